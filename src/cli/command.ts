@@ -1,0 +1,45 @@
+import type { OptionSpec, ParsedArgs } from "./args.js";
+
+/** Where a command writes; tests pass their own. */
+export interface CliIO {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+}
+
+/** One CLI subcommand: its help text is generated from this declaration. */
+export interface CliCommand {
+  /** Words after `albedo`, e.g. ["skills", "list"]. */
+  readonly path: readonly string[];
+  readonly summary: string;
+  /** Positional part of the usage line, e.g. "NAME [RESOURCE]". */
+  readonly usage: string;
+  readonly options: readonly OptionSpec[];
+  /** Returns the process exit code. */
+  run(args: ParsedArgs, io: CliIO): Promise<number>;
+}
+
+export const HELP_OPTION: OptionSpec = { name: "help", short: "h", help: "show this help" };
+export const JSON_OPTION: OptionSpec = { name: "json", help: "machine-readable output" };
+export const WORKSPACE_OPTION: OptionSpec = {
+  name: "workspace",
+  value: "DIR",
+  help: "workspace directory (default: the current directory)",
+};
+
+/** Renders `--help` for one command. */
+export function commandHelp(command: CliCommand): string {
+  const lines = [`usage: albedo ${command.path.join(" ")}${command.usage ? ` ${command.usage}` : ""} [options]`, "", command.summary, "", "options:"];
+  for (const spec of [...command.options, HELP_OPTION]) {
+    const flag = `${spec.short ? `-${spec.short}, ` : ""}--${spec.name}${spec.value ? ` ${spec.value}` : ""}`;
+    lines.push(`  ${flag.padEnd(26)} ${spec.help}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes a JSON document followed by a newline. */
+export function writeJson(io: CliIO, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

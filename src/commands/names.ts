@@ -1,0 +1,9 @@
+/** Built-in command names without the slash; built-ins always win over skills (C-2). */
+export const BUILTIN_COMMAND_NAMES: readonly string[] = ["help", "reload", "model", "skills", "status"];
+
+const BUILTINS = new Set(BUILTIN_COMMAND_NAMES);
+
+/** The slash command for a skill: `/<name>`, or `/skill:<name>` when a built-in has that name. */
+export function skillCommandName(skillName: string): string {
+  return BUILTINS.has(skillName) ? `/skill:${skillName}` : `/${skillName}`;
+}
