@@ -1,5 +1,7 @@
+import { BUILTIN_COMMANDS } from "./builtins.js";
+
 /** Built-in command names without the slash; built-ins always win over skills (C-2). */
-export const BUILTIN_COMMAND_NAMES: readonly string[] = ["help", "reload", "model", "skills", "status"];
+export const BUILTIN_COMMAND_NAMES: readonly string[] = Object.freeze(BUILTIN_COMMANDS.map((command) => command.name.slice(1)));
 
 const BUILTINS = new Set(BUILTIN_COMMAND_NAMES);
 
