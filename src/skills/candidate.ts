@@ -1,0 +1,126 @@
+import { realpath } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { decodeUtf8, parseSkillDocument } from "./frontmatter.js";
+import { fileKind, identityOf, isProblem, probe, readBoundedFile } from "./files.js";
+import { MAX_SKILL_FILE_BYTES } from "./limits.js";
+import type { Diagnostic, FileIdentity, OptionalFields, Problem, Scope } from "./types.js";
+import { validateSkillFields } from "./validate.js";
+
+/** Where a candidate stands after discovery (S-7). */
+export type CandidateStatus = "valid" | "invalid" | "shadowed";
+
+/** One immediate child of a root, examined (D-3 builds its management rows from these). */
+export interface Candidate {
+  /** The child's own (link) name. */
+  readonly dirName: string;
+  readonly scope: Scope;
+  /** Index of the root in discoveryRoots() order, 0-based. */
+  readonly rootIndex: number;
+  /** Installed skill directory: through the root, not the link target. */
+  readonly dir: string;
+  /** Installed SKILL.md path. */
+  readonly source: string;
+  readonly resolvedDir?: string;
+  readonly resolvedSource?: string;
+  readonly dirIdentity?: FileIdentity;
+  readonly sourceIdentity?: FileIdentity;
+  readonly size?: number;
+  /** Frontmatter name (NFKC), the preference key; present when it could be read as a string. */
+  readonly name?: string;
+  readonly description?: string;
+  readonly optional?: OptionalFields;
+  readonly status: CandidateStatus;
+  /** Installed SKILL.md path of the winner, when shadowed. */
+  readonly shadowedBy?: string;
+  /** This candidate's own problems (errors make it invalid; warnings leave it valid). */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Name of the required skill file inside a skill directory. */
+export const SKILL_FILE = "SKILL.md";
+
+function diag(severity: Diagnostic["severity"], path: string, problem: Problem): Diagnostic {
+  return { severity, path, code: problem.code, message: problem.message };
+}
+
+/**
+ * Examines one root child: directory, SKILL.md, frontmatter, fields. Never throws and never
+ * blocks on special files; every failure is a diagnostic on the returned candidate.
+ */
+export async function examineCandidate(root: string, dirName: string, scope: Scope, rootIndex: number): Promise<Candidate> {
+  const dir = join(root, dirName);
+  const source = join(dir, SKILL_FILE);
+  const base = { dirName, scope, rootIndex, dir, source };
+  const invalid = (path: string, ...problems: Problem[]): Candidate => ({
+    ...base,
+    status: "invalid",
+    diagnostics: problems.map((p) => diag("error", path, p)),
+  });
+
+  const dirProbe = await probe(dir);
+  if (dirProbe.kind === "missing") return invalid(dir, { code: "broken_link", message: `${dir}: vanished while being examined` });
+  if (dirProbe.kind === "problem") return invalid(dir, dirProbe.problem);
+  if (!dirProbe.stats.isDirectory()) {
+    return invalid(dir, { code: "not_directory", message: `${dir} is ${fileKind(dirProbe.stats)}; a skill must be a directory` });
+  }
+  let resolvedDir: string;
+  try {
+    resolvedDir = await realpath(dir);
+  } catch {
+    return invalid(dir, { code: "unreadable", message: `${dir}: cannot resolve its real path` });
+  }
+  const pinned = { ...base, resolvedDir, dirIdentity: identityOf(dirProbe.stats) };
+
+  const fileProbe = await probe(source);
+  if (fileProbe.kind === "missing") return { ...invalid(source, await missingFileProblem(dir)), ...pinned };
+  if (fileProbe.kind === "problem") return { ...invalid(source, fileProbe.problem), ...pinned };
+  const file = await readBoundedFile(source, MAX_SKILL_FILE_BYTES);
+  if (isProblem(file)) return { ...invalid(source, file), ...pinned };
+  const sized = { ...pinned, resolvedSource: file.resolvedPath, sourceIdentity: file.identity, size: file.size };
+  if (file.truncated) {
+    return {
+      ...invalid(source, {
+        code: "file_too_large",
+        message: `SKILL.md is ${file.size} bytes; the limit is MAX_SKILL_FILE_BYTES = ${MAX_SKILL_FILE_BYTES}`,
+      }),
+      ...sized,
+    };
+  }
+  return judge(sized, file.bytes);
+}
+
+/** Why a skill directory has no usable SKILL.md. */
+async function missingFileProblem(dir: string): Promise<Problem> {
+  const lower = await probe(join(dir, "skill.md"));
+  if (lower.kind === "found") {
+    return { code: "lowercase_skill_md", message: `${dir} has skill.md but discovery needs SKILL.md; rename the file` };
+  }
+  return { code: "missing_skill_md", message: `${dir} has no SKILL.md` };
+}
+
+type Examined = Omit<Candidate, "status" | "diagnostics" | "name" | "description" | "optional">;
+
+/** Parses and validates bytes already read; the candidate is valid when no error was found. */
+function judge(candidate: Examined, bytes: Buffer): Candidate {
+  const text = decodeUtf8(bytes);
+  if (text === undefined) {
+    return { ...candidate, status: "invalid", diagnostics: [diag("error", candidate.source, { code: "invalid_utf8", message: "SKILL.md is not valid UTF-8" })] };
+  }
+  const parsed = parseSkillDocument(text);
+  if (parsed.fields === undefined) {
+    return { ...candidate, status: "invalid", diagnostics: parsed.problems.map((p) => diag("error", candidate.source, p)) };
+  }
+  const checked = validateSkillFields(parsed.fields, basename(candidate.dir), { strict: false });
+  const diagnostics = [
+    ...checked.errors.map((p) => diag("error", candidate.source, p)),
+    ...checked.warnings.map((p) => diag("warning", candidate.source, p)),
+  ];
+  return {
+    ...candidate,
+    ...(checked.name === undefined ? {} : { name: checked.name }),
+    ...(checked.description === undefined ? {} : { description: checked.description }),
+    optional: checked.optional,
+    status: checked.errors.length === 0 ? "valid" : "invalid",
+    diagnostics,
+  };
+}

@@ -1,0 +1,106 @@
+import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
+import { MAX_FRONTMATTER_BYTES, MAX_YAML_ALIAS_COUNT } from "./limits.js";
+import type { Problem } from "./types.js";
+
+/** A SKILL.md split into frontmatter values and body; `fields` is undefined when parsing failed. */
+export interface ParsedSkillDocument {
+  readonly fields: Record<string, unknown> | undefined;
+  readonly body: string;
+  readonly problems: Problem[];
+}
+
+/** The only explicit tags a failsafe document may carry. */
+const FAILSAFE_TAGS = new Set(["tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"]);
+
+const DELIMITER = /^---$/;
+
+/** Decodes bytes as strict UTF-8; returns undefined when they are not valid UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Splits a SKILL.md text into frontmatter and body and parses the frontmatter; never throws. */
+export function parseSkillDocument(text: string): ParsedSkillDocument {
+  const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const lines = source.split(/\r?\n/);
+  if (lines.length === 0 || !DELIMITER.test(lines[0]!)) {
+    return failed("", { code: "frontmatter_missing", message: "SKILL.md must start with a line `---` opening the YAML frontmatter" });
+  }
+  const close = lines.findIndex((line, i) => i > 0 && DELIMITER.test(line));
+  if (close < 0) {
+    return failed("", { code: "frontmatter_unterminated", message: "the frontmatter is not closed by a line `---`" });
+  }
+  const yamlText = lines.slice(1, close).join("\n");
+  const body = lines.slice(close + 1).join("\n").trim();
+  const bytes = Buffer.byteLength(yamlText, "utf8");
+  if (bytes > MAX_FRONTMATTER_BYTES) {
+    return failed(body, {
+      code: "frontmatter_too_large",
+      message: `frontmatter is ${bytes} bytes; the limit is MAX_FRONTMATTER_BYTES = ${MAX_FRONTMATTER_BYTES}`,
+    });
+  }
+  const { fields, problems } = parseFrontmatterYaml(yamlText);
+  return { fields, body, problems };
+}
+
+function failed(body: string, problem: Problem): ParsedSkillDocument {
+  return { fields: undefined, body, problems: [problem] };
+}
+
+/** Parses frontmatter YAML with the failsafe schema; fields is undefined when any problem was found. */
+function parseFrontmatterYaml(yamlText: string): { fields: Record<string, unknown> | undefined; problems: Problem[] } {
+  const problems: Problem[] = [];
+  let doc;
+  try {
+    doc = parseDocument(yamlText, { schema: "failsafe", logLevel: "error", uniqueKeys: true });
+  } catch (error) {
+    return { fields: undefined, problems: [{ code: "yaml_error", message: `invalid YAML: ${messageOf(error)}` }] };
+  }
+  for (const error of doc.errors) problems.push({ code: "yaml_error", message: `invalid YAML: ${firstLine(error.message)}` });
+  problems.push(...structureProblems(doc));
+  if (problems.length > 0) return { fields: undefined, problems };
+  if (!isMap(doc.contents)) {
+    return { fields: undefined, problems: [{ code: "frontmatter_not_mapping", message: "the frontmatter must be a YAML mapping of fields" }] };
+  }
+  try {
+    return { fields: doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT }) as Record<string, unknown>, problems };
+  } catch (error) {
+    if (/alias count/i.test(messageOf(error))) {
+      return {
+        fields: undefined,
+        problems: [{ code: "yaml_alias_limit", message: `YAML aliases expand past MAX_YAML_ALIAS_COUNT = ${MAX_YAML_ALIAS_COUNT}` }],
+      };
+    }
+    return { fields: undefined, problems: [{ code: "yaml_error", message: `invalid YAML: ${firstLine(messageOf(error))}` }] };
+  }
+}
+
+/** Explicit non-failsafe tags and non-scalar mapping keys, each reported once per node. */
+function structureProblems(doc: ReturnType<typeof parseDocument>): Problem[] {
+  const problems: Problem[] = [];
+  visit(doc, {
+    Node(_key, node) {
+      if (node.tag !== undefined && !FAILSAFE_TAGS.has(node.tag)) {
+        problems.push({ code: "yaml_tag", message: `YAML tag ${node.tag} is not allowed; only plain strings, mappings and sequences are` });
+      }
+    },
+    Pair(_key, pair) {
+      if (isPair(pair) && pair.key !== null && !isScalar(pair.key)) {
+        problems.push({ code: "yaml_error", message: "invalid YAML: mapping keys must be plain strings" });
+      }
+    },
+  });
+  return problems;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0]!.trim();
+}

@@ -1,0 +1,17 @@
+export type * from "./types.js";
+export * from "./limits.js";
+export { parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
+export { validateSkillFields, normalizeName, KNOWN_FIELDS, type FieldValidation } from "./validate.js";
+export { validateSkillPath, SKILL_FILE_NAMES, type SkillValidation } from "./check.js";
+export { discoveryRoots, type DiscoveryOptions, type DiscoveryRoot } from "./roots.js";
+export { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
+export { SKILL_FILE, type Candidate, type CandidateStatus } from "./candidate.js";
+export { discoverCatalog, findSkill } from "./snapshot.js";
+export { discoverInstructions, INSTRUCTION_FILE } from "./instructions.js";
+export { renderSkillsPrompt, renderInstructions, humanSize } from "./prompt.js";
+export { identityOf, readBoundedFile, type BoundedFile } from "./files.js";
+export { listResources, MAX_RESOURCES, MAX_RESOURCE_ENTRIES, MAX_RESOURCE_DIAGNOSTICS, type ResourceListing } from "./resources.js";
+export { readResource, DEFAULT_READ_LIMIT, MAX_READ_LIMIT, MAX_RESOURCE_BYTES, type ReadResult } from "./read.js";
+export { checkResourcePath, MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "./resourcePath.js";
+export { checkPinned } from "./pinning.js";
+export { prepareActivation, type Activation, type ActivationArguments } from "./activation.js";

@@ -1,0 +1,20 @@
+/** Bounds of one discovery (S-6) and of one SKILL.md (S-3, S-4). Defined once; tests hit each edge. */
+
+/** Candidate entries examined per discovery, over all roots together. */
+export const MAX_CANDIDATES = 128;
+/** Diagnostics kept in one catalog (the note saying how many were dropped included). */
+export const MAX_DIAGNOSTICS = 64;
+/** Bytes of YAML between the two `---` lines. */
+export const MAX_FRONTMATTER_BYTES = 64 * 1024;
+/** Bytes of one SKILL.md; a larger file is a diagnostic and is never read in full. */
+export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+/** Bytes kept of one instruction file (S-11); the rest is cut and flagged. */
+export const MAX_INSTRUCTION_BYTES = 64 * 1024;
+/** Unicode code points in a skill name. */
+export const MAX_NAME_LENGTH = 64;
+/** Unicode code points in a description. */
+export const MAX_DESCRIPTION_LENGTH = 1024;
+/** Unicode code points in `compatibility`. */
+export const MAX_COMPATIBILITY_LENGTH = 500;
+/** Alias resolutions allowed while turning frontmatter YAML into values (billion-laughs guard). */
+export const MAX_YAML_ALIAS_COUNT = 100;

@@ -1,0 +1,83 @@
+import type { BigIntStats } from "node:fs";
+import { realpath, stat } from "node:fs/promises";
+import { AppError } from "../errors/index.js";
+import { isProblem, readBoundedFile } from "./files.js";
+import { decodeUtf8, parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
+import { MAX_SKILL_FILE_BYTES } from "./limits.js";
+import type { FileIdentity, SkillEntry } from "./types.js";
+import { normalizeName } from "./validate.js";
+
+/**
+ * Checks that a skill still matches what its snapshot pinned (R-4, S-9); resolves to nothing.
+ * Throws AppError "reload_required" naming the skill when its directory or SKILL.md resolves
+ * elsewhere, was replaced or vanished, or its name/description changed; "limit_exceeded" when
+ * SKILL.md has grown past MAX_SKILL_FILE_BYTES.
+ */
+export async function checkPinned(entry: SkillEntry): Promise<void> {
+  await readPinnedDocument(entry);
+}
+
+/** Like checkPinned, and returns the SKILL.md as parsed at this call (same inode, so in-place edits show). */
+export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkillDocument> {
+  await checkPinnedDirectory(entry);
+  const file = await readBoundedFile(entry.source, MAX_SKILL_FILE_BYTES);
+  if (isProblem(file)) throw reloadRequired(entry, file.message);
+  if (file.resolvedPath !== entry.resolvedSource) {
+    throw reloadRequired(entry, `SKILL.md now resolves to ${file.resolvedPath} instead of ${entry.resolvedSource}`);
+  }
+  if (!sameIdentity(file.identity, entry.sourceIdentity)) throw reloadRequired(entry, "SKILL.md was replaced by another file");
+  if (file.truncated) {
+    throw new AppError(
+      "limit_exceeded",
+      `SKILL.md of skill "${entry.name}" is ${file.size} bytes; the limit is MAX_SKILL_FILE_BYTES = ${MAX_SKILL_FILE_BYTES}`,
+      { skill: entry.name, limit: "MAX_SKILL_FILE_BYTES", value: file.size },
+    );
+  }
+  const text = decodeUtf8(file.bytes);
+  if (text === undefined) throw reloadRequired(entry, "SKILL.md is no longer valid UTF-8");
+  const document = parseSkillDocument(text);
+  if (!sameMetadata(entry, document.fields)) throw reloadRequired(entry, "its name or description changed");
+  return document;
+}
+
+async function checkPinnedDirectory(entry: SkillEntry): Promise<void> {
+  let real: string;
+  let stats: BigIntStats;
+  try {
+    real = await realpath(entry.dir);
+    stats = await stat(entry.dir, { bigint: true });
+  } catch (error) {
+    throw reloadRequired(entry, `its directory ${entry.dir} cannot be resolved (${codeOf(error)})`);
+  }
+  if (real !== entry.resolvedDir) throw reloadRequired(entry, `its directory now resolves to ${real} instead of ${entry.resolvedDir}`);
+  if (!stats.isDirectory() || !sameIdentity({ dev: stats.dev.toString(), ino: stats.ino.toString() }, entry.dirIdentity)) {
+    throw reloadRequired(entry, "its directory was replaced");
+  }
+}
+
+/** Compares the required fields the way discovery derived them (name NFKC-normalised and trimmed, description trimmed). */
+function sameMetadata(entry: SkillEntry, fields: Record<string, unknown> | undefined): boolean {
+  const name = fields?.name;
+  const description = fields?.description;
+  return (
+    typeof name === "string" &&
+    typeof description === "string" &&
+    normalizeName(name.trim()) === entry.name &&
+    description.trim() === entry.description
+  );
+}
+
+function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : String(error);
+}
+
+function reloadRequired(entry: SkillEntry, reason: string): AppError {
+  return new AppError("reload_required", `skill "${entry.name}" changed on disk (${reason}); reload the session to use it`, {
+    skill: entry.name,
+  });
+}

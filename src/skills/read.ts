@@ -1,0 +1,138 @@
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { AppError } from "../errors/index.js";
+import { decodeUtf8 } from "./frontmatter.js";
+import { checkPinned } from "./pinning.js";
+import { NotRegularFileError, openRegular, readRange, type OpenedFile } from "./regularFile.js";
+import { SKILL_FILE } from "./candidate.js";
+import { checkResourcePath } from "./resourcePath.js";
+import type { SkillEntry } from "./types.js";
+
+/** Bytes per page when the caller gives no limit (R-2). */
+export const DEFAULT_READ_LIMIT = 16384;
+/** Largest page a caller may ask for, in bytes; a larger limit is refused, not clamped (R-2). */
+export const MAX_READ_LIMIT = 65536;
+/** Largest resource that may be read at all, in bytes (R-2). */
+export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
+
+/** One page of a resource (R-2). `next_offset` is null when the page reaches the end. */
+export interface ReadResult {
+  readonly content: string;
+  readonly encoding: "utf-8" | "base64";
+  readonly size: number;
+  readonly offset: number;
+  readonly next_offset: number | null;
+  readonly truncated: boolean;
+}
+
+/**
+ * Reads one byte range of a skill resource, checking arguments and path before any disk access and
+ * the skill's pins before the read. Throws AppError: "invalid_params" (bad offset/limit/path, not a
+ * regular file), "limit_exceeded" (limit > MAX_READ_LIMIT, resource > MAX_RESOURCE_BYTES),
+ * "not_found", "forbidden", or "reload_required" (R-4).
+ */
+export async function readResource(
+  entry: SkillEntry,
+  resource: string = SKILL_FILE,
+  offset: number = 0,
+  limit: number = DEFAULT_READ_LIMIT,
+): Promise<ReadResult> {
+  checkPageBounds(offset, limit);
+  const segments = checkResourcePath(resource);
+  await checkPinned(entry);
+  const opened = await openResource(entry, resource, join(entry.dir, ...segments));
+  try {
+    const size = Number(opened.stats.size);
+    if (size > MAX_RESOURCE_BYTES) {
+      throw new AppError(
+        "limit_exceeded",
+        `resource "${resource}" of skill "${entry.name}" is ${size} bytes; the limit is MAX_RESOURCE_BYTES = ${MAX_RESOURCE_BYTES}`,
+        { limit: "MAX_RESOURCE_BYTES", value: size },
+      );
+    }
+    const wanted = Math.max(0, Math.min(limit, size - offset));
+    const bytes = wanted === 0 ? Buffer.alloc(0) : await readRange(opened.handle, offset, wanted);
+    // A short read means the file shrank under us: treat it as the end rather than loop.
+    const atEnd = offset + bytes.length >= size || bytes.length < wanted;
+    const page = encodePage(bytes, atEnd);
+    const end = offset + page.consumed;
+    const next = atEnd ? null : end;
+    return { content: page.content, encoding: page.encoding, size, offset, next_offset: next, truncated: next !== null };
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** Refuses offsets and limits that are not in range, before anything touches the disk. */
+function checkPageBounds(offset: number, limit: number): void {
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new AppError("invalid_params", `offset must be a non-negative integer, got ${String(offset)}`);
+  }
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new AppError("invalid_params", `limit must be a positive integer, got ${String(limit)}`);
+  }
+  if (limit > MAX_READ_LIMIT) {
+    throw new AppError("limit_exceeded", `limit ${limit} is larger than MAX_READ_LIMIT = ${MAX_READ_LIMIT} bytes`, {
+      limit: "MAX_READ_LIMIT",
+      value: limit,
+    });
+  }
+}
+
+interface EncodedPage {
+  readonly content: string;
+  readonly encoding: "utf-8" | "base64";
+  /** Bytes of the page the content stands for; next_offset resumes right after them. */
+  readonly consumed: number;
+}
+
+/**
+ * Text when the page is valid UTF-8 without NUL bytes (ending before any sequence the page cuts
+ * in two), else base64 of every byte read. Always consumes at least one byte of a non-empty page.
+ */
+export function encodePage(bytes: Buffer, atEnd: boolean): EncodedPage {
+  if (bytes.length === 0) return { content: "", encoding: "utf-8", consumed: 0 };
+  const keep = atEnd ? bytes.length : completeLength(bytes);
+  if (keep > 0) {
+    const text = decodeUtf8(bytes.subarray(0, keep));
+    if (text !== undefined && !text.includes("\0")) return { content: text, encoding: "utf-8", consumed: keep };
+  }
+  return { content: bytes.toString("base64"), encoding: "base64", consumed: bytes.length };
+}
+
+/** Length of `bytes` without a trailing UTF-8 sequence that the page cut short. */
+export function completeLength(bytes: Uint8Array): number {
+  const length = bytes.length;
+  for (let back = 1; back <= 4 && back <= length; back++) {
+    const byte = bytes[length - back]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    return back < sequenceLength(byte) ? length - back : length;
+  }
+  return length;
+}
+
+/** Bytes a UTF-8 sequence starting with `lead` should have (1 for ASCII and stray bytes). */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0) return 4;
+  if (lead >= 0xe0) return 3;
+  if (lead >= 0xc0) return 2;
+  return 1;
+}
+
+/** Opens the resource as a regular file, mapping filesystem failures to wire errors. */
+async function openResource(entry: SkillEntry, resource: string, path: string): Promise<OpenedFile> {
+  const what = `resource "${resource}" of skill "${entry.name}"`;
+  try {
+    return await openRegular(path);
+  } catch (error) {
+    if (error instanceof NotRegularFileError) throw new AppError("invalid_params", `${what} is ${error.kind}, not a regular file`);
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      const dangling = await lstat(path).then((s) => s.isSymbolicLink(), () => false);
+      throw new AppError("not_found", dangling ? `${what} is a broken symbolic link` : `${what} does not exist`);
+    }
+    if (code === "ELOOP") throw new AppError("not_found", `${what} resolves through a cycle of symbolic links`);
+    if (code === "EACCES" || code === "EPERM") throw new AppError("forbidden", `${what} cannot be read: permission denied`);
+    throw error;
+  }
+}

@@ -1,0 +1,47 @@
+import { AppError } from "../errors/index.js";
+
+/** Directory levels below the skill directory that listing descends into and reads may name (R-1). */
+export const MAX_RESOURCE_DEPTH = 16;
+/** UTF-16 code units in one resource path as written. */
+export const MAX_RESOURCE_PATH_LENGTH = 4096;
+
+/**
+ * Checks a resource path as written, touching no disk (R-3), and returns its segments.
+ * Throws AppError "invalid_params" unless it is a non-empty relative `/`-separated path with no
+ * empty, `.` or `..` segment, NUL byte or backslash; "limit_exceeded" when it is longer than
+ * MAX_RESOURCE_PATH_LENGTH or nests deeper than MAX_RESOURCE_DEPTH directories.
+ */
+export function checkResourcePath(resource: unknown): string[] {
+  if (typeof resource !== "string") throw refused(`resource must be a string, got ${typeof resource}`);
+  if (resource.length === 0) throw refused("resource must be a non-empty relative path");
+  if (resource.length > MAX_RESOURCE_PATH_LENGTH) {
+    throw new AppError(
+      "limit_exceeded",
+      `resource path is ${resource.length} characters; the limit is MAX_RESOURCE_PATH_LENGTH = ${MAX_RESOURCE_PATH_LENGTH}`,
+      { limit: "MAX_RESOURCE_PATH_LENGTH", value: resource.length },
+    );
+  }
+  const shown = JSON.stringify(resource);
+  if (resource.includes("\0")) throw refused(`resource ${shown} contains a NUL byte`);
+  if (resource.includes("\\")) throw refused(`resource ${shown} contains a backslash; use "/" between segments`);
+  if (resource.startsWith("/")) throw refused(`resource ${shown} is absolute; give a path relative to the skill directory`);
+  const segments = resource.split("/");
+  for (const segment of segments) {
+    if (segment === "") throw refused(`resource ${shown} has an empty segment`);
+    if (segment === "..") throw refused(`resource ${shown} climbs out with ".."`);
+    // "." is harmless to the OS but would give one file two names; listing never produces it.
+    if (segment === ".") throw refused(`resource ${shown} has a "." segment; write the path without it`);
+  }
+  if (segments.length - 1 > MAX_RESOURCE_DEPTH) {
+    throw new AppError(
+      "limit_exceeded",
+      `resource ${shown} is ${segments.length - 1} directories deep; the limit is MAX_RESOURCE_DEPTH = ${MAX_RESOURCE_DEPTH}`,
+      { limit: "MAX_RESOURCE_DEPTH", value: segments.length - 1 },
+    );
+  }
+  return segments;
+}
+
+function refused(message: string): AppError {
+  return new AppError("invalid_params", message);
+}

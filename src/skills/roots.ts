@@ -1,0 +1,34 @@
+import { join, resolve } from "node:path";
+import { installDir } from "../settings/paths.js";
+import type { Scope } from "./types.js";
+
+/** Where one discovery looks: the session's workspace, the user's home, the package install. */
+export interface DiscoveryOptions {
+  readonly workspace: string;
+  readonly home: string;
+  /** Defaults to installDir(). */
+  readonly install?: string;
+}
+
+/** One directory whose immediate children are skill candidates (S-1). */
+export interface DiscoveryRoot {
+  readonly path: string;
+  readonly scope: Scope;
+  /** Position in precedence order, 0 first. */
+  readonly index: number;
+}
+
+/** The five roots of S-1, in precedence order, as absolute installed paths. */
+export function discoveryRoots(options: DiscoveryOptions): readonly DiscoveryRoot[] {
+  const workspace = resolve(options.workspace);
+  const home = resolve(options.home);
+  const install = resolve(options.install ?? installDir());
+  const layout: [string, Scope][] = [
+    [join(workspace, ".albedo", "skills"), "workspace"],
+    [join(workspace, ".agents", "skills"), "workspace"],
+    [join(home, ".albedo", "skills"), "user"],
+    [join(home, ".agents", "skills"), "user"],
+    [join(install, "priv", "skills"), "builtin"],
+  ];
+  return layout.map(([path, scope], index) => ({ path, scope, index }));
+}

@@ -1,0 +1,79 @@
+import { createHash } from "node:crypto";
+import { resolve } from "node:path";
+import { skillCommandName } from "../commands/names.js";
+import type { Candidate } from "./candidate.js";
+import { boundDiagnostics, compareText } from "./diagnostics.js";
+import { discoverCandidates } from "./discovery.js";
+import { discoverInstructions } from "./instructions.js";
+import type { DiscoveryOptions } from "./roots.js";
+import type { CatalogSnapshot, Diagnostic, SkillEntry } from "./types.js";
+
+/** JSON with object keys sorted at every level: the byte form the revision hashes. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).sort(compareText);
+    const parts = keys
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Freezes an object graph in place and returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function entryOf(candidate: Candidate): SkillEntry {
+  return {
+    name: candidate.name!,
+    description: candidate.description!,
+    source: candidate.source,
+    command: skillCommandName(candidate.name!),
+    scope: candidate.scope,
+    dir: candidate.dir,
+    resolvedDir: candidate.resolvedDir!,
+    resolvedSource: candidate.resolvedSource!,
+    dirIdentity: candidate.dirIdentity!,
+    sourceIdentity: candidate.sourceIdentity!,
+    size: candidate.size!,
+    optional: candidate.optional ?? {},
+  };
+}
+
+/** What a candidate contributes to the session catalog's diagnostics (S-7: silent cross-scope shadowing). */
+function catalogDiagnostics(candidate: Candidate): readonly Diagnostic[] {
+  if (candidate.status !== "shadowed") return candidate.diagnostics;
+  return candidate.diagnostics.filter((d) => d.code === "collision");
+}
+
+/** Runs one discovery of skills and instruction files into a deep-frozen snapshot (S-9). Never throws for bad files. */
+export async function discoverCatalog(options: DiscoveryOptions): Promise<CatalogSnapshot> {
+  const workspace = resolve(options.workspace);
+  const home = resolve(options.home);
+  const found = await discoverCandidates(options);
+  const instructions = await discoverInstructions(workspace, home);
+  const skills = found.candidates
+    .filter((c) => c.status === "valid")
+    .map(entryOf)
+    .sort((a, b) => compareText(a.name, b.name));
+  const diagnostics = boundDiagnostics(
+    [...found.diagnostics, ...found.candidates.flatMap(catalogDiagnostics), ...instructions.diagnostics],
+    workspace,
+  );
+  const body = { workspace, home, skills, diagnostics, instructions: instructions.files };
+  const revision = createHash("sha256").update(canonicalJson(body)).digest("hex");
+  return deepFreeze({ revision, ...body });
+}
+
+/** The skill of that name in the snapshot (name compared after NFKC), or undefined. */
+export function findSkill(snapshot: CatalogSnapshot, name: string): SkillEntry | undefined {
+  const wanted = name.normalize("NFKC");
+  return snapshot.skills.find((s) => s.name === wanted);
+}

@@ -1,0 +1,165 @@
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { AppError } from "../../src/errors/index.js";
+import { prepareActivation } from "../../src/skills/activation.js";
+import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
+import { MAX_SKILL_FILE_BYTES } from "../../src/skills/limits.js";
+import { checkPinned } from "../../src/skills/pinning.js";
+import { readResource } from "../../src/skills/read.js";
+import { listResources } from "../../src/skills/resources.js";
+import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+
+const temps = new TempDirs();
+afterEach(() => temps.cleanup());
+
+function sandbox() {
+  const base = temps.make("albedo-pinning-");
+  const dirs = layout(base);
+  return { base, ...dirs, skills: roots.wsAlbedo(dirs.workspace) };
+}
+
+async function entryOf(dirs: { workspace: string; home: string; install: string }, name = "demo"): Promise<SkillEntry> {
+  const entry = findSkill(await discoverCatalog(dirs), name);
+  if (entry === undefined) throw new Error(`skill ${name} not discovered`);
+  return entry;
+}
+
+/** Every access path must refuse with reload_required naming the skill. */
+async function expectReloadRequired(entry: SkillEntry): Promise<void> {
+  const calls: (() => Promise<unknown>)[] = [
+    () => checkPinned(entry),
+    () => readResource(entry),
+    () => readResource(entry, "references/a.md"),
+    () => listResources(entry),
+    () => prepareActivation(entry, ""),
+  ];
+  for (const call of calls) {
+    const error = await call().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("reload_required");
+    expect((error as AppError).message).toContain(`"${entry.name}"`);
+  }
+}
+
+/** A linked skill: store copies A and B, the installed name is a link to A. */
+function linkedLayout() {
+  const box = sandbox();
+  const a = writeSkill(join(box.base, "store-a"), "demo");
+  writeFile(join(a, "references", "a.md"), "a");
+  const b = join(box.base, "store-b", "demo");
+  cpSync(a, b, { recursive: true });
+  mkdirSync(box.skills, { recursive: true });
+  symlinkSync(a, join(box.skills, "demo"));
+  return { box, a, b, installed: join(box.skills, "demo") };
+}
+
+function retarget(link: string, target: string): void {
+  symlinkSync(target, `${link}.new`);
+  renameSync(`${link}.new`, link);
+}
+
+describe("R-4 pinning", () => {
+  it("passes while nothing changed", async () => {
+    const { box } = linkedLayout();
+    const entry = await entryOf(box);
+    await expect(checkPinned(entry)).resolves.toBeUndefined();
+    expect((await readResource(entry, "references/a.md")).content).toBe("a");
+  });
+
+  it("requires reload when the skill directory link is retargeted to an identical copy", async () => {
+    const { box, b, installed } = linkedLayout();
+    const entry = await entryOf(box);
+    retarget(installed, b);
+    await expectReloadRequired(entry);
+  });
+
+  it("requires reload when a linked SKILL.md is retargeted", async () => {
+    const box = sandbox();
+    const dir = join(box.skills, "demo");
+    writeFile(join(dir, "references", "a.md"), "a");
+    writeFile(join(box.base, "one", "SKILL.md"), skillText("demo"));
+    writeFile(join(box.base, "two", "SKILL.md"), skillText("demo"));
+    symlinkSync(join(box.base, "one", "SKILL.md"), join(dir, "SKILL.md"));
+    const entry = await entryOf(box);
+    retarget(join(dir, "SKILL.md"), join(box.base, "two", "SKILL.md"));
+    await expectReloadRequired(entry);
+  });
+
+  it("requires reload when SKILL.md is replaced by renaming a new file over it", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    writeFile(join(dir, "references", "a.md"), "a");
+    const entry = await entryOf(box);
+    writeFileSync(join(dir, "SKILL.md.tmp"), readFileSync(join(dir, "SKILL.md")));
+    renameSync(join(dir, "SKILL.md.tmp"), join(dir, "SKILL.md"));
+    await expectReloadRequired(entry);
+  });
+
+  it("requires reload when the skill directory is replaced by a renamed copy", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    writeFile(join(dir, "references", "a.md"), "a");
+    const entry = await entryOf(box);
+    cpSync(dir, `${dir}.copy`, { recursive: true });
+    rmSync(dir, { recursive: true });
+    renameSync(`${dir}.copy`, dir);
+    await expectReloadRequired(entry);
+  });
+
+  it("requires reload when the skill vanished", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    const entry = await entryOf(box);
+    rmSync(dir, { recursive: true });
+    await expectReloadRequired(entry);
+  });
+
+  it("requires reload when name or description changes in place", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    writeFile(join(dir, "references", "a.md"), "a");
+    const entry = await entryOf(box);
+    writeFileSync(join(dir, "SKILL.md"), skillText("demo", "A different description."));
+    await expectReloadRequired(entry);
+    writeFileSync(join(dir, "SKILL.md"), skillText("other"));
+    await expectReloadRequired(entry);
+    writeFileSync(join(dir, "SKILL.md"), "no frontmatter any more\n");
+    await expectReloadRequired(entry);
+  });
+
+  it("keeps an in-place body edit readable without reload", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    const entry = await entryOf(box);
+    const edited = skillText("demo", undefined, "license: MIT\n", "# demo\n\nNew steps, edited in place.\n");
+    writeFileSync(join(dir, "SKILL.md"), edited);
+    await expect(checkPinned(entry)).resolves.toBeUndefined();
+    expect((await readResource(entry)).content).toBe(edited);
+    expect((await prepareActivation(entry, "")).instructions).toBe("# demo\n\nNew steps, edited in place.");
+  });
+
+  it("refuses with limit_exceeded when SKILL.md grows past MAX_SKILL_FILE_BYTES in place", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    const entry = await entryOf(box);
+    truncateSync(join(dir, "SKILL.md"), MAX_SKILL_FILE_BYTES + 1);
+    const error = await checkPinned(entry).then(() => undefined, (e: unknown) => e);
+    expect((error as AppError).code).toBe("limit_exceeded");
+    expect((error as AppError).message).toContain("MAX_SKILL_FILE_BYTES");
+  });
+
+  it("resolves resource links at each list and read, without requiring reload", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    writeFile(join(box.base, "v1", "guide.md"), "version one");
+    writeFile(join(box.base, "v2", "guide.md"), "version two");
+    writeFile(join(box.base, "v2", "extra.md"), "extra");
+    symlinkSync(join(box.base, "v1"), join(dir, "docs"));
+    const entry = await entryOf(box);
+    expect((await listResources(entry)).resources).toEqual(["SKILL.md", "docs/guide.md"]);
+    retarget(join(dir, "docs"), join(box.base, "v2"));
+    expect((await listResources(entry)).resources).toEqual(["SKILL.md", "docs/extra.md", "docs/guide.md"]);
+    expect((await readResource(entry, "docs/guide.md")).content).toBe("version two");
+  });
+});

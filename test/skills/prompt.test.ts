@@ -1,0 +1,58 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { humanSize, renderSkillsPrompt } from "../../src/skills/prompt.js";
+import { discoverCatalog } from "../../src/skills/snapshot.js";
+import { layout, roots, skillText, TempDirs, writeSkill } from "./fixtures.js";
+
+const temps = new TempDirs();
+afterEach(() => temps.cleanup());
+
+describe("O-4 S-8 catalog block", () => {
+  it("lists name, one-line description, size, command and source, XML-escaped", async () => {
+    const t = layout(temps.make());
+    const text = skillText("pdf-processing", ">\n  Fill <forms> & merge\n  \"PDF\" files", "", "x".repeat(3100));
+    writeSkill(roots.wsAlbedo(t.workspace), "pdf-processing", text);
+    writeSkill(roots.wsAlbedo(t.workspace), "status");
+    const snapshot = await discoverCatalog(t);
+    const size = humanSize(Buffer.byteLength(text));
+    expect(size).toBe("3.1 KB");
+    expect(renderSkillsPrompt(snapshot)).toBe(
+      [
+        "<available_skills>",
+        "<skill>",
+        "<name>pdf-processing</name>",
+        "<description>Fill &lt;forms&gt; &amp; merge &quot;PDF&quot; files</description>",
+        "<size>3.1 KB</size>",
+        "<command>/pdf-processing</command>",
+        `<location>${join(roots.wsAlbedo(t.workspace), "pdf-processing", "SKILL.md")}</location>`,
+        "</skill>",
+        "<skill>",
+        "<name>status</name>",
+        "<description>Does status things.</description>",
+        `<size>${humanSize(Buffer.byteLength(skillText("status")))}</size>`,
+        "<command>/skill:status</command>",
+        `<location>${join(roots.wsAlbedo(t.workspace), "status", "SKILL.md")}</location>`,
+        "</skill>",
+        "</available_skills>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("is absent (empty string), not an empty block, when there are no skills", async () => {
+    expect(renderSkillsPrompt(await discoverCatalog(layout(temps.make())))).toBe("");
+  });
+
+  it("never includes the body or optional fields", async () => {
+    const t = layout(temps.make());
+    writeSkill(roots.wsAlbedo(t.workspace), "quiet", skillText("quiet", "d", "license: SECRET-LICENSE\n", "BODY-MARKER\n"));
+    const block = renderSkillsPrompt(await discoverCatalog(t));
+    expect(block).toContain("<name>quiet</name>");
+    expect(block).not.toContain("BODY-MARKER");
+    expect(block).not.toContain("SECRET-LICENSE");
+  });
+
+  it("humanSize formats bytes, KB and MB", () => {
+    expect([humanSize(0), humanSize(1023), humanSize(1024), humanSize(3174), humanSize(5 * 1024 * 1024)]).toEqual(["0 B", "1023 B", "1.0 KB", "3.1 KB", "5.0 MB"]);
+  });
+});
