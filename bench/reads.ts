@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { discoverCatalog, findSkill, readResource } from "../src/skills/index.js";
+import { median, percentile } from "./stats.js";
 
 /** Reads measured in one run. */
 export const BENCH_READS = 1000;
@@ -35,11 +36,10 @@ export async function benchReads(): Promise<Record<string, number>> {
       micros.push((performance.now() - t0) * 1000);
     }
     const totalMs = performance.now() - started;
-    micros.sort((a, b) => a - b);
     return {
       reads: BENCH_READS,
-      median_us: Math.round(micros[Math.floor(micros.length / 2)]!),
-      p95_us: Math.round(micros[Math.floor(micros.length * 0.95)]!),
+      median_us: Math.round(median(micros)),
+      p95_us: Math.round(percentile(micros, 95)),
       total_ms: Math.round(totalMs),
     };
   } finally {

@@ -3,14 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { discoverCatalog, MAX_CANDIDATES } from "../src/skills/index.js";
+import { median, percentile, round } from "./stats.js";
 
 /** Discoveries timed per run; the first few warm the file cache and are discarded. */
 const DISCOVERY_RUNS = 30;
 const WARMUP_RUNS = 3;
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 /** Times full discoveries of a temp tree of MAX_CANDIDATES (128) valid skills; returns median and p95 in ms. */
 export async function benchDiscovery(): Promise<Record<string, number>> {
@@ -33,9 +30,7 @@ export async function benchDiscovery(): Promise<Record<string, number>> {
       if (snapshot.skills.length !== MAX_CANDIDATES) throw new Error(`bench tree gave ${snapshot.skills.length} skills, expected ${MAX_CANDIDATES}`);
       if (run >= WARMUP_RUNS) times.push(elapsed);
     }
-    times.sort((a, b) => a - b);
-    const round = (ms: number) => Math.round(ms * 100) / 100;
-    return { skills: MAX_CANDIDATES, runs: DISCOVERY_RUNS, median_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)) };
+    return { skills: MAX_CANDIDATES, runs: DISCOVERY_RUNS, median_ms: round(median(times)), p95_ms: round(percentile(times, 95)) };
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

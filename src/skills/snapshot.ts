@@ -67,9 +67,21 @@ export async function discoverCatalog(options: DiscoveryOptions): Promise<Catalo
     [...found.diagnostics, ...found.candidates.flatMap(catalogDiagnostics), ...instructions.diagnostics],
     workspace,
   );
-  const body = { workspace, home, skills, diagnostics, instructions: instructions.files };
+  return sealSnapshot({ workspace, home, skills, diagnostics, instructions: instructions.files });
+}
+
+function sealSnapshot(body: Omit<CatalogSnapshot, "revision">): CatalogSnapshot {
   const revision = createHash("sha256").update(canonicalJson(body)).digest("hex");
   return deepFreeze({ revision, ...body });
+}
+
+/**
+ * A new snapshot holding only the skills `keep` accepts (enablement, K-8), with its own revision.
+ * Filtering after precedence means a disabled winner never exposes a shadowed duplicate (D-3).
+ */
+export function selectSkills(snapshot: CatalogSnapshot, keep: (entry: SkillEntry) => boolean, options: { instructions: boolean } = { instructions: true }): CatalogSnapshot {
+  const { revision: _revision, ...body } = snapshot;
+  return sealSnapshot({ ...body, skills: body.skills.filter(keep), instructions: options.instructions ? body.instructions : [] });
 }
 
 /** The skill of that name in the snapshot (name compared after NFKC), or undefined. */

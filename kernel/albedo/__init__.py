@@ -1,0 +1,101 @@
+"""albedo's kernel package: `skills` and `commands` backed by the runtime over JSON-RPC.
+
+Load it as an IPython extension (`--ext albedo`, `%load_ext albedo`) or import it from a plain
+script; both read ALBEDO_RPC_ENDPOINT and ALBEDO_RPC_TOKEN from the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Optional, Tuple
+
+from ._cells import CellTasks
+from ._errors import (
+    AlbedoError,
+    Cancelled,
+    Conflict,
+    Forbidden,
+    InvalidParams,
+    KernelDied,
+    LimitExceeded,
+    NotFound,
+    ProtocolError,
+    ReloadRequired,
+    RpcTimeout,
+)
+from ._namespaces import Commands, Skills, mint
+from ._transport import CANCEL, Channel
+
+CATALOG_AT_LOAD_DEADLINE_S = 10.0
+NOT_CONFIGURED = (
+    "albedo: ALBEDO_RPC_ENDPOINT and ALBEDO_RPC_TOKEN are not set; start this kernel from albedo "
+    "(or the 'albedo (Python)' kernelspec) so it can reach a session"
+)
+
+__all__ = [
+    "AlbedoError", "Cancelled", "Conflict", "Forbidden", "InvalidParams", "KernelDied", "LimitExceeded",
+    "NotFound", "ProtocolError", "ReloadRequired", "RpcTimeout", "skills", "commands", "load_ipython_extension",
+]
+
+SKILLS_OFF = "albedo: the skills extension is off for this session, so there is no `skills` namespace"
+
+_session: Optional[Tuple[Channel, Skills, Commands]] = None
+_cells = CellTasks()
+
+
+def _connect() -> Tuple[Channel, Skills, Commands]:
+    global _session
+    if _session is None:
+        channel = Channel.from_env()
+        if channel is None:
+            raise ImportError(NOT_CONFIGURED)
+        commands = Commands(channel)
+        try:
+            mint(commands, channel.call_sync("commands.catalog", {}, deadline=CATALOG_AT_LOAD_DEADLINE_S))
+        except AlbedoError as error:
+            print(f"albedo: no typed command methods ({error}); use commands.invoke()", file=sys.stderr)
+        _session = (channel, Skills(channel), commands)
+    return _session
+
+
+def _skills_enabled() -> bool:
+    # The session lists its extensions (K-8); without the variable (a plain %load_ext) assume both.
+    return "skills" in os.environ.get("ALBEDO_EXTENSIONS", "python,skills").split(",")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "skills" and not _skills_enabled():
+        raise ImportError(SKILLS_OFF)
+    if name in ("skills", "commands"):
+        _, skills, commands = _connect()
+        return skills if name == "skills" else commands
+    raise AttributeError(f"module 'albedo' has no attribute {name!r}")
+
+
+def _on_notification(method: str, params: Any) -> None:
+    if method == CANCEL and isinstance(params, dict):
+        _cells.cancel(params.get("cell"))
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """Puts `skills` and `commands` into the user namespace (no history entry) and listens for cancels."""
+    try:
+        channel, skills, commands = _connect()
+    except ImportError as error:
+        print(str(error), file=sys.stderr)
+        return
+    ip.push({"skills": skills, "commands": commands} if _skills_enabled() else {"commands": commands}, interactive=False)
+    ip.events.register("pre_run_cell", _cells.pre_run_cell)
+    ip.events.register("post_run_cell", _cells.post_run_cell)
+    channel.on_notification = _on_notification
+    channel.listen()
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """Stops listening for cancels; the namespaces stay usable for calls."""
+    for event, callback in (("pre_run_cell", _cells.pre_run_cell), ("post_run_cell", _cells.post_run_cell)):
+        try:
+            ip.events.unregister(event, callback)
+        except ValueError:
+            pass

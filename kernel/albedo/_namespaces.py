@@ -1,0 +1,129 @@
+"""The `skills` and `commands` objects; every method is one JSON-RPC call to the runtime."""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+from typing import Any, Callable, Dict, List, Optional, Union
+
+from ._transport import Channel
+
+RESERVED_NAMES = frozenset({"catalog", "invoke", "help"})
+
+
+class Skills:
+    """The session's skills: list(), read(name, resource, offset, limit), resources(name)."""
+
+    def __init__(self, channel: Channel):
+        self._channel = channel
+
+    def list(self) -> Any:
+        """The catalog entries of the session's snapshot."""
+        return self._channel.call("skills.list", {})
+
+    def read(self, name: str, resource: str = "SKILL.md", offset: int = 0, limit: int = 16384) -> Any:
+        """One byte range of a skill resource: {content, encoding, size, offset, next_offset, truncated}."""
+        params = {"name": name, "resource": resource, "offset": offset, "limit": limit}
+        return self._channel.call("skills.read", params)
+
+    def resources(self, name: str) -> Any:
+        """The relative resource paths of a skill, with diagnostics."""
+        return self._channel.call("skills.resources", {"name": name})
+
+    def __repr__(self) -> str:
+        return "<albedo skills: list(), read(name, resource='SKILL.md', offset=0, limit=16384), resources(name)>"
+
+
+class Commands:
+    """The session's commands: catalog(), invoke(name, arguments), and one typed method per model command."""
+
+    def __init__(self, channel: Channel):
+        self._channel = channel
+        self._typed: List[str] = []
+
+    def catalog(self) -> Any:
+        """Every command of the current snapshot with its argument details."""
+        return self._channel.call("commands.catalog", {})
+
+    def invoke(self, name: str, arguments: Union[str, Dict[str, Any]] = "") -> Any:
+        """Runs a command by slash name with raw argument text or a dict of named arguments."""
+        return self._channel.call("commands.invoke", {"name": name, "arguments": arguments})
+
+    def __repr__(self) -> str:
+        typed = ", ".join(self._typed) or "none"
+        return f"<albedo commands: catalog(), invoke(name, arguments); typed: {typed}>"
+
+
+def method_name(slash_name: str) -> Optional[str]:
+    """The Python name for a slash command, or None when it cannot be a method name."""
+    name = slash_name[1:] if slash_name.startswith("/") else slash_name
+    name = name.replace("-", "_")
+    if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name in RESERVED_NAMES:
+        return None
+    if hasattr(Commands, name):
+        return None
+    return name
+
+
+def mint(commands: Commands, catalog: Any) -> List[str]:
+    """Adds one typed method per model-callable command of `catalog` to `commands`; returns the names."""
+    declarations = catalog.get("commands", []) if isinstance(catalog, dict) else []
+    candidates: Dict[str, List[Dict[str, Any]]] = {}
+    for declaration in declarations:
+        if not isinstance(declaration, dict) or "model" not in (declaration.get("callers") or []):
+            continue
+        name = method_name(str(declaration.get("name", "")))
+        if name is not None:
+            candidates.setdefault(name, []).append(declaration)
+    minted = []
+    for name, found in sorted(candidates.items()):
+        if len(found) != 1:
+            continue  # colliding names stay reachable through invoke() only
+        method = _typed_method(commands._channel, name, found[0])
+        if method is not None:
+            setattr(commands, name, method)
+            minted.append(name)
+    commands._typed = minted
+    return minted
+
+
+def _typed_method(channel: Channel, name: str, declaration: Dict[str, Any]) -> Optional[Callable[..., Any]]:
+    slash_name = str(declaration["name"])
+    arguments = [a for a in declaration.get("arguments") or [] if isinstance(a, dict)]
+    wire_names = {}
+    parameters = []
+    optional_seen = False
+    for argument in arguments:
+        wire = str(argument.get("name", ""))
+        python = wire.replace("-", "_")
+        if not python.isidentifier() or keyword.iskeyword(python) or python in wire_names:
+            return None
+        wire_names[python] = wire
+        optional_seen = optional_seen or not argument.get("required")
+        # After an optional argument the rest take a default too; the runtime still checks required ones.
+        default = None if optional_seen else inspect.Parameter.empty
+        parameters.append(inspect.Parameter(python, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default))
+    signature = inspect.Signature(parameters)
+
+    def typed(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        values = {wire_names[key]: value for key, value in bound.arguments.items() if value is not None}
+        return channel.call("commands.invoke", {"name": slash_name, "arguments": values})
+
+    typed.__signature__ = signature  # type: ignore[attr-defined]
+    typed.__name__ = name
+    typed.__qualname__ = f"commands.{name}"
+    typed.__doc__ = _docstring(slash_name, declaration, arguments)
+    return typed
+
+
+def _docstring(slash_name: str, declaration: Dict[str, Any], arguments: List[Dict[str, Any]]) -> str:
+    lines = [str(declaration.get("description", "")).strip() or slash_name, ""]
+    if arguments:
+        lines.append("Arguments:")
+        for argument in arguments:
+            need = "required" if argument.get("required") else "optional"
+            lines.append(f"    {argument.get('name')} ({need}): {argument.get('help', '')}")
+        lines.append("")
+    lines.append(f"Runs {slash_name} through commands.invoke; await it in a notebook cell.")
+    return "\n".join(lines)

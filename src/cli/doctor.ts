@@ -1,0 +1,33 @@
+import { JSON_OPTION, writeJson, type CliCommand } from "./command.js";
+import { listKernelSpecs } from "../kernel/kernelspecs.js";
+import { runDoctor, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
+
+async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
+  const listing = await listKernelSpecs(env);
+  return { names: listing.specs.map((entry) => entry.name), problems: listing.problems.map((p) => p.message) };
+}
+
+function render(report: DoctorReport): string {
+  const width = Math.max(...report.checks.map((check) => check.name.length));
+  const lines = report.checks.flatMap((check) => [
+    `${check.status.padEnd(5)} ${check.name.padEnd(width)}  ${check.detail}`,
+    ...(check.fix ? [`${" ".repeat(width + 7)}fix: ${check.fix}`] : []),
+  ]);
+  const failed = report.checks.filter((check) => check.status === "fail").length;
+  const warned = report.checks.filter((check) => check.status === "warn").length;
+  lines.push("", `albedo doctor: ${failed} failed, ${warned} warning${warned === 1 ? "" : "s"}, ${report.checks.length - failed - warned} ok`);
+  return `${lines.join("\n")}\n`;
+}
+
+export const doctorCommand: CliCommand = {
+  path: ["doctor"],
+  summary: "check Node, the Python interpreter, ipykernel, kernelspecs, the state dir and bubblewrap, each with a fix",
+  usage: "",
+  options: [JSON_OPTION],
+  async run(args, io) {
+    const report = await runDoctor({ env: io.env, kernelSpecs: kernelSpecSummary });
+    if (args.options.has("json")) writeJson(io, report);
+    else io.stdout.write(render(report));
+    return report.ok ? 0 : 1;
+  },
+};

@@ -1,0 +1,57 @@
+import { resolve } from "node:path";
+import { stringOption } from "./args.js";
+import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { managedVenvDir, setupPython, venvPython, type PhaseEvent, type SetupResult } from "../python/index.js";
+
+/** Progress on a terminal: one line per phase with its elapsed seconds; pip's output only when verbose. */
+function progress(io: CliIO, verbose: boolean): { onPhase?: (event: PhaseEvent) => void; onOutput?: (chunk: Buffer) => void } {
+  const tty = io.stderr.isTTY === true;
+  if (!tty && !verbose) return {};
+  const seconds = (ms = 0): string => `${(ms / 1000).toFixed(1)} s`;
+  return {
+    onPhase: (event) => {
+      if (event.state === "start") io.stderr.write(`albedo setup: ${event.description}${verbose ? "\n" : " ... "}`);
+      else io.stderr.write(`${verbose ? `albedo setup: ${event.description}: ` : ""}${event.state === "done" ? "done" : "failed"} (${seconds(event.elapsedMs)})\n`);
+    },
+    ...(verbose ? { onOutput: (chunk: Buffer) => void io.stderr.write(chunk) } : {}),
+  };
+}
+
+function summary(result: SetupResult, defaultVenv: boolean): string {
+  const versions = `ipykernel ${result.ipykernel ?? "?"}, pyzmq ${result.pyzmq ?? "?"}`;
+  const seconds = (result.elapsedMs / 1000).toFixed(1);
+  const hint = defaultVenv ? "" : `; to use it, set ALBEDO_PYTHON=${result.python}`;
+  if (result.action === "already") return `albedo setup: already set up: ${result.venv} has ${versions}${hint}\n`;
+  return `albedo setup: ready in ${seconds} s: ${result.venv} has ${versions}${hint}\n`;
+}
+
+export const setupCommand: CliCommand = {
+  path: ["setup"],
+  summary: "create the managed Python environment (a venv with ipykernel and pyzmq) that kernels run in",
+  usage: "",
+  options: [
+    { name: "python", value: "PATH", help: "interpreter that creates the venv (default: python3 on PATH)" },
+    { name: "venv", value: "DIR", help: "venv directory (default: <install>/.venv)" },
+    { name: "verbose", short: "v", help: "show pip's own output" },
+    JSON_OPTION,
+  ],
+  async run(args, io) {
+    const venvOption = stringOption(args, "venv");
+    const basePython = stringOption(args, "python");
+    const result = await setupPython({
+      env: io.env,
+      ...(venvOption !== undefined ? { venvDir: resolve(io.cwd, venvOption) } : {}),
+      ...(basePython !== undefined ? { basePython: basePython.includes("/") ? resolve(io.cwd, basePython) : basePython } : {}),
+      ...progress(io, args.options.has("verbose")),
+    });
+    const isDefault = resolve(result.venv) === resolve(managedVenvDir());
+    if (args.options.has("json")) {
+      writeJson(io, { ...result, ...(isDefault ? {} : { hint: `ALBEDO_PYTHON=${venvPython(result.venv)}` }) });
+    } else if (result.error) {
+      io.stderr.write(`albedo setup: ${result.error.message}\n  fix: ${result.error.fix}\n`);
+    } else {
+      io.stdout.write(summary(result, isDefault));
+    }
+    return result.ok ? 0 : 1;
+  },
+};

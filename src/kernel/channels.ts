@@ -1,0 +1,76 @@
+/**
+ * The four message sockets of one kernel connection (K-2): shell, control and stdin are DEALERs,
+ * iopub is a SUB. Every received message passes signature verification before delivery.
+ */
+import type { KernelMessage } from "@jupyterlab/services";
+import * as zmq from "zeromq";
+import { channelAddress, type ConnectionInfo } from "./connection.js";
+import type { Signer } from "./signing.js";
+import { deserialize, serialize } from "./wire.js";
+
+export type SendChannel = "shell" | "control" | "stdin";
+type ReceiveChannel = SendChannel | "iopub";
+
+export interface ChannelHandlers {
+  onMessage(message: KernelMessage.IMessage): void;
+  /** A received message that failed framing or signature checks; it was not delivered. */
+  onDropped(channel: ReceiveChannel, reason: string): void;
+}
+
+export class KernelChannels {
+  private readonly dealers: Record<SendChannel, zmq.Dealer>;
+  private readonly iopub: zmq.Subscriber;
+  private readonly sendChains: Record<SendChannel, Promise<void>>;
+  private closed = false;
+
+  /**
+   * Connects all four sockets. The shell and stdin DEALERs share `sessionId` as routing id because
+   * the kernel routes input_request to the identity that sent the execute_request. iopub subscribes
+   * to everything and to `welcomeTopic` as well: ipykernel may not welcome a lone "" subscription.
+   */
+  constructor(info: ConnectionInfo, private readonly signer: Signer, sessionId: string, welcomeTopic: string, private readonly handlers: ChannelHandlers) {
+    const dealer = (channel: SendChannel): zmq.Dealer => {
+      const socket = new zmq.Dealer({ linger: 0, routingId: sessionId });
+      socket.connect(channelAddress(info, channel));
+      return socket;
+    };
+    this.dealers = { shell: dealer("shell"), control: dealer("control"), stdin: dealer("stdin") };
+    this.iopub = new zmq.Subscriber({ linger: 0 });
+    this.iopub.subscribe("");
+    this.iopub.subscribe(welcomeTopic);
+    this.iopub.connect(channelAddress(info, "iopub"));
+    this.sendChains = { shell: Promise.resolve(), control: Promise.resolve(), stdin: Promise.resolve() };
+    for (const channel of ["shell", "control", "stdin"] as const) void this.readLoop(channel, this.dealers[channel]);
+    void this.readLoop("iopub", this.iopub);
+  }
+
+  /** Signs and queues `message` on `channel`; sends on one socket never overlap (zeromq allows one at a time). */
+  send(channel: SendChannel, message: KernelMessage.IMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`kernel channels are closed; cannot send ${message.header.msg_type}`));
+    const frames = serialize(message, this.signer);
+    const socket = this.dealers[channel];
+    const sent = this.sendChains[channel].then(() => socket.send(frames));
+    this.sendChains[channel] = sent.catch(() => undefined);
+    return sent;
+  }
+
+  /** Closes every socket without lingering; idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const socket of [...Object.values(this.dealers), this.iopub]) socket.close();
+  }
+
+  private async readLoop(channel: ReceiveChannel, socket: zmq.Dealer | zmq.Subscriber): Promise<void> {
+    try {
+      for await (const frames of socket) {
+        if (this.closed) return;
+        const decoded = deserialize(frames, this.signer, channel);
+        if (decoded.ok) this.handlers.onMessage(decoded.message);
+        else this.handlers.onDropped(channel, decoded.reason);
+      }
+    } catch (error) {
+      if (!this.closed) this.handlers.onDropped(channel, `socket read failed: ${String(error)}`);
+    }
+  }
+}

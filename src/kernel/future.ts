@@ -1,0 +1,119 @@
+/**
+ * An execution in flight: outputs stream in from iopub, and `done` settles only once both the
+ * shell `execute_reply` and the iopub `idle` status for this request arrived (either order).
+ */
+import type { KernelMessage } from "@jupyterlab/services";
+import { Emitter } from "./emitter.js";
+import type { Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
+
+/** Outputs kept for the async iterator while nobody drains it; older ones are dropped beyond this. */
+export const MAX_PENDING_OUTPUTS = 10_000;
+
+const OUTPUT_TYPES: ReadonlySet<string> = new Set([
+  "stream", "display_data", "update_display_data", "execute_result", "error", "clear_output",
+]);
+
+export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
+  readonly msgId: string;
+  /** Resolves with the execute_reply content (its `status` may be "error"); rejects when the kernel dies or is stopped. */
+  readonly done: Promise<ExecuteReply>;
+  /** Outputs dropped from the iterator's queue because nobody drained it (MAX_PENDING_OUTPUTS). */
+  droppedOutputs = 0;
+  private reply: ExecuteReply | undefined;
+  private idle = false;
+  private failure: unknown;
+  private settled = false;
+  private resolveDone!: (reply: ExecuteReply) => void;
+  private rejectDone!: (error: unknown) => void;
+  private readonly outputs = new Emitter<ExecuteOutput>();
+  private readonly pending: ExecuteOutput[] = [];
+  private wake: (() => void) | undefined;
+
+  constructor(readonly request: KernelMessage.IExecuteRequestMsg, readonly options: ExecuteOptions = {}) {
+    this.msgId = request.header.msg_id;
+    this.done = new Promise((resolve, reject) => {
+      this.resolveDone = resolve;
+      this.rejectDone = reject;
+    });
+    // Callers that only iterate still see the failure; an unobserved `done` must not crash the process.
+    this.done.catch(() => undefined);
+  }
+
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
+  /** Calls `listener` for each output from now on. */
+  onOutput(listener: (output: ExecuteOutput) => void): Disposable {
+    return this.outputs.on(listener);
+  }
+
+  /** Handles an iopub message whose parent is this request; returns whether it was an output. */
+  handleIOPub(message: KernelMessage.IIOPubMessage): boolean {
+    if (message.header.msg_type === "status") {
+      if ((message as KernelMessage.IStatusMsg).content.execution_state === "idle") this.markIdle();
+      return false;
+    }
+    if (!OUTPUT_TYPES.has(message.header.msg_type)) return false;
+    this.push(message as ExecuteOutput);
+    return true;
+  }
+
+  /** Records the shell execute_reply for this request. */
+  handleReply(message: KernelMessage.IExecuteReplyMsg): void {
+    this.reply = message.content;
+    this.settleIfComplete();
+  }
+
+  /** Fails the execution (kernel death, restart, shutdown); no effect once settled. */
+  fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.failure = error;
+    this.rejectDone(error);
+    this.wakeIterator();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<ExecuteOutput> {
+    for (;;) {
+      const next = this.pending.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (this.settled) {
+        if (this.failure !== undefined) throw this.failure;
+        return;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  private markIdle(): void {
+    this.idle = true;
+    this.settleIfComplete();
+  }
+
+  private settleIfComplete(): void {
+    if (this.settled || this.reply === undefined || !this.idle) return;
+    this.settled = true;
+    this.resolveDone(this.reply);
+    this.wakeIterator();
+  }
+
+  private push(output: ExecuteOutput): void {
+    this.pending.push(output);
+    if (this.pending.length > MAX_PENDING_OUTPUTS) {
+      this.pending.shift();
+      this.droppedOutputs += 1;
+    }
+    this.outputs.fire(output);
+    this.wakeIterator();
+  }
+
+  private wakeIterator(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Interfaces of the kernel domain: what a caller passes to start a kernel and what it observes.
+ * The implementation lives in client.ts (the state machine) and the files it composes.
+ */
+import type { KernelMessage } from "@jupyterlab/services";
+
+/** How to start one kernel; produced from a kernelspec or a configured Python interpreter. */
+export interface KernelLaunchSpec {
+  /** Command line; contains the literal `{connection_file}` placeholder, as kernelspec argv does. */
+  readonly argv: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly interruptMode: "signal" | "message";
+  readonly displayName?: string;
+}
+
+export type KernelTransport = "ipc" | "tcp";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** Logger hook; the kernel domain never writes to the console itself. */
+export type KernelLog = (level: LogLevel, message: string, data?: Readonly<Record<string, unknown>>) => void;
+
+export interface StartKernelOptions {
+  readonly spec: KernelLaunchSpec;
+  /** Directory for the connection file and IPC sockets; created with mode 0700 when absent. */
+  readonly runDir: string;
+  /** Working directory of the kernel process (the workspace). */
+  readonly cwd: string;
+  /** Appended to the spec's argv, e.g. ["--ext", "albedo"]. */
+  readonly extraArgv?: readonly string[];
+  /** Merged over the process environment and the spec's env. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+  /** Default "ipc"; "tcp" binds 127.0.0.1 on free ports. */
+  readonly transport?: KernelTransport;
+  /** Rewrites the final argv just before spawn (the sandbox prefixes bwrap here). */
+  readonly wrap?: (argv: string[]) => string[];
+  readonly log?: KernelLog;
+}
+
+/**
+ * Client lifecycle. `ready` is entered once per boot (kernel_info reply and iopub welcome both
+ * seen); `busy`/`idle` then follow the kernel's iopub status; `dead` means the process exited or
+ * its heartbeat stopped without being asked to; `stopped` is final.
+ */
+export type KernelStatus = "starting" | "ready" | "busy" | "idle" | "restarting" | "dead" | "stopped";
+
+export interface StatusEvent {
+  readonly status: KernelStatus;
+  /** Why the kernel is dead or restarting, in words. */
+  readonly reason?: string;
+}
+
+/** The iopub messages that make up an execution's output. */
+export type ExecuteOutput =
+  | KernelMessage.IStreamMsg
+  | KernelMessage.IDisplayDataMsg
+  | KernelMessage.IUpdateDisplayDataMsg
+  | KernelMessage.IExecuteResultMsg
+  | KernelMessage.IErrorMsg
+  | KernelMessage.IClearOutputMsg;
+
+export type ExecuteReply = KernelMessage.IExecuteReplyMsg["content"];
+export type KernelInfo = KernelMessage.IInfoReply;
+export type CompleteReply = KernelMessage.ICompleteReplyMsg["content"];
+
+/** Answers an `input_request` (Python's input()/getpass()). */
+export type InputHandler = (prompt: string, password: boolean) => Promise<string>;
+
+export interface ExecuteOptions {
+  readonly silent?: boolean;
+  readonly storeHistory?: boolean;
+  /** Defaults to whether `onInput` is given. */
+  readonly allowStdin?: boolean;
+  readonly onInput?: InputHandler;
+  readonly userExpressions?: Readonly<Record<string, string>>;
+}
+
+/** Removes a listener. */
+export interface Disposable {
+  dispose(): void;
+}
+
+/** What interrupt observers learn: the execution running when the interrupt was sent. */
+export interface InterruptEvent {
+  readonly msgId?: string;
+}

@@ -1,0 +1,51 @@
+/**
+ * Builders for the requests this client sends. Shapes and ids come from `@jupyterlab/services`
+ * (`KernelMessage.createMessage`); only the header's protocol version is raised to the one we speak.
+ */
+import { KernelMessage } from "@jupyterlab/services";
+
+/** Protocol version written into our headers (ipykernel 7 also reports 5.3; features come from supported_features). */
+export const PROTOCOL_VERSION = "5.3";
+
+function stamp<T extends KernelMessage.IMessage>(message: T): T {
+  message.header.version = PROTOCOL_VERSION;
+  return message;
+}
+
+/** An execute_request on shell. */
+export function executeRequest(session: string, content: KernelMessage.IExecuteRequestMsg["content"]): KernelMessage.IExecuteRequestMsg {
+  return stamp(KernelMessage.createMessage<KernelMessage.IExecuteRequestMsg>({ session, channel: "shell", msgType: "execute_request", content }));
+}
+
+/** A kernel_info_request on shell. */
+export function kernelInfoRequest(session: string): KernelMessage.IInfoRequestMsg {
+  return stamp(KernelMessage.createMessage<KernelMessage.IInfoRequestMsg>({ session, channel: "shell", msgType: "kernel_info_request", content: {} }));
+}
+
+/** A complete_request on shell. */
+export function completeRequest(session: string, code: string, cursorPos: number): KernelMessage.ICompleteRequestMsg {
+  return stamp(KernelMessage.createMessage<KernelMessage.ICompleteRequestMsg>({ session, channel: "shell", msgType: "complete_request", content: { code, cursor_pos: cursorPos } }));
+}
+
+/** An interrupt_request on control (kernels whose interrupt_mode is "message"). */
+export function interruptRequest(session: string): KernelMessage.IInterruptRequestMsg {
+  return stamp(KernelMessage.createMessage<KernelMessage.IInterruptRequestMsg>({ session, channel: "control", msgType: "interrupt_request", content: {} }));
+}
+
+/** The input_reply answering `request`. */
+export function inputReply(session: string, request: KernelMessage.IInputRequestMsg, value: string): KernelMessage.IInputReplyMsg {
+  return stamp(KernelMessage.createMessage<KernelMessage.IInputReplyMsg>({
+    session, channel: "stdin", msgType: "input_reply", content: { status: "ok", value }, parentHeader: request.header,
+  }));
+}
+
+/**
+ * A shutdown_request on control. The services package has no message type for it (its kernels shut
+ * down over REST), so the header and layout come from createMessage and only the type is renamed.
+ */
+export function shutdownRequest(session: string, restart: boolean): KernelMessage.IMessage {
+  const message = interruptRequest(session) as unknown as KernelMessage.IMessage;
+  (message.header as { msg_type: string }).msg_type = "shutdown_request";
+  (message as { content: unknown }).content = { restart };
+  return message;
+}

@@ -1,0 +1,16 @@
+export { OperationsStore, type OperationLookup, type OperationsStoreOptions, type RecoveryReport } from "./store.js";
+export type { Admission, AdmitResult, ReceiptBody } from "./admission.js";
+export { ADMISSION_ERRORS, type AdmissionErrorCode, type AdmissionRefusal } from "./errors.js";
+export { activationBlock, type AdmitInput, type CommandInput, type MessageInput, type TurnTexts } from "./input.js";
+export type { DeliveryStatus, Turn, TurnOutcome, TurnState } from "./turns.js";
+export { newOperationId, parseUuidV7 } from "./uuidv7.js";
+export { canonicalJson } from "./canonical.js";
+export { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
+export {
+  MAX_INPUT_NAME_LENGTH,
+  MAX_INPUT_TEXT_BYTES,
+  MAX_QUEUED_INPUTS,
+  OPERATION_FUTURE_SKEW_MS,
+  OPERATIONS_BUSY_TIMEOUT_MS,
+  RECEIPT_TTL_MS,
+} from "./limits.js";

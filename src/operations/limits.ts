@@ -1,0 +1,14 @@
+/** Bounds and deadlines of the operations store (O-1). */
+
+/** How long a receipt is kept, counted from the time inside its operation id: 7 days. */
+export const RECEIPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** How far in the future an operation id's time may lie (client clock skew): 5 minutes. */
+export const OPERATION_FUTURE_SKEW_MS = 5 * 60 * 1000;
+/** Inputs of one session waiting for their turn (pending turns). */
+export const MAX_QUEUED_INPUTS = 32;
+/** Bytes of one message's text, and of one command's argument text. */
+export const MAX_INPUT_TEXT_BYTES = 256 * 1024;
+/** Characters of a session id, a command name, or an operation id as received. */
+export const MAX_INPUT_NAME_LENGTH = 256;
+/** How long a write waits for another connection's lock on the database file. */
+export const OPERATIONS_BUSY_TIMEOUT_MS = 5_000;

@@ -1,0 +1,66 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Migrations as code: entry i brings the database from version i to i + 1. Append only; never
+ * edit an entry that has shipped.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE receipts (
+    operation_id   TEXT PRIMARY KEY,
+    session_id     TEXT NOT NULL,
+    request_key    TEXT NOT NULL,
+    status         INTEGER NOT NULL,
+    response_json  TEXT NOT NULL,
+    id_time_ms     INTEGER NOT NULL,
+    admitted_at_ms INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX receipts_by_id_time ON receipts (id_time_ms);
+
+  CREATE TABLE inputs (
+    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    operation_id   TEXT NOT NULL UNIQUE,
+    session_id     TEXT NOT NULL,
+    input_json     TEXT NOT NULL,
+    admitted_at_ms INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE turns (
+    turn_id        TEXT PRIMARY KEY,
+    operation_id   TEXT NOT NULL UNIQUE REFERENCES inputs (operation_id),
+    session_id     TEXT NOT NULL,
+    seq            INTEGER NOT NULL,
+    visible_text   TEXT NOT NULL,
+    model_input    TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('pending', 'running', 'committed', 'cancelled', 'abandoned')),
+    outcome_json   TEXT,
+    created_at_ms  INTEGER NOT NULL,
+    updated_at_ms  INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX turns_by_session_state ON turns (session_id, state, seq);
+  `,
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the database to SCHEMA_VERSION in one immediate transaction; returns the version found
+ * before. Throws when the file was written by a newer albedo (a higher version than this code knows).
+ */
+export function migrate(db: Database.Database): number {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL) STRICT");
+  return db
+    .transaction((): number => {
+      const row = db.prepare("SELECT version FROM schema_version").get() as { version: number } | undefined;
+      const found = row?.version ?? 0;
+      if (found > SCHEMA_VERSION) {
+        throw new Error(`operations database has schema version ${found}; this albedo knows only up to ${SCHEMA_VERSION}`);
+      }
+      for (let version = found; version < SCHEMA_VERSION; version += 1) db.exec(MIGRATIONS[version]!);
+      if (row === undefined) db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(SCHEMA_VERSION);
+      else db.prepare("UPDATE schema_version SET version = ?").run(SCHEMA_VERSION);
+      return found;
+    })
+    .immediate();
+}

@@ -1,0 +1,167 @@
+import Database from "better-sqlite3";
+import { AppError } from "../errors/index.js";
+import { checkNewOperation, lookupReceipt, normaliseId, recordAdmission, type AdmitResult, type ReceiptBody } from "./admission.js";
+import type { AdmitInput } from "./input.js";
+import { OPERATIONS_BUSY_TIMEOUT_MS, RECEIPT_TTL_MS } from "./limits.js";
+import { migrate } from "./schema.js";
+import { ALLOWED_FROM, deliveryOf, turnFromRow, type DeliveryStatus, type Turn, type TurnOutcome, type TurnRow } from "./turns.js";
+import { parseUuidV7 } from "./uuidv7.js";
+
+export interface OperationsStoreOptions {
+  /** The clock (Unix ms); tests inject one. */
+  readonly now?: () => number;
+}
+
+/** What `getOperation` knows about an id. */
+export type OperationLookup =
+  | {
+      readonly found: true;
+      readonly receipt: { readonly status: number; readonly body: ReceiptBody };
+      readonly delivery: DeliveryStatus;
+      readonly turn: Turn;
+    }
+  | { readonly found: false; readonly reason: "not_found" | "expired" };
+
+/** Counts from restart recovery (O-2). */
+export interface RecoveryReport {
+  /** Turns that were running when the previous process died, now abandoned. */
+  readonly abandoned: number;
+  /** Admitted inputs still waiting for their turn. */
+  readonly pending: number;
+}
+
+const TURN_COLUMNS = "turn_id, operation_id, session_id, visible_text, model_input, state, outcome_json, created_at_ms, updated_at_ms";
+
+/** The durable record of admitted inputs, their receipts and their turns: one SQLite file in WAL mode. */
+export class OperationsStore {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly now: () => number,
+  ) {}
+
+  /** Opens (creating and migrating as needed) the database at `file`. Throws on an unusable file or a newer schema. */
+  static open(file: string, options: OperationsStoreOptions = {}): OperationsStore {
+    const db = new Database(file, { timeout: OPERATIONS_BUSY_TIMEOUT_MS });
+    try {
+      db.pragma("journal_mode = WAL");
+      // FULL: a receipt must survive power loss once the 202 is sent, not only a process crash.
+      db.pragma("synchronous = FULL");
+      db.pragma("foreign_keys = ON");
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new OperationsStore(db, options.now ?? Date.now);
+  }
+
+  /**
+   * Admits one input for a session (O-1): a known id answers from its receipt before any check;
+   * otherwise id, time, shape and queue bound are checked and receipt, input and turn are written in
+   * one transaction. Returns the answer to send; refusals are values. `input` is re-checked here
+   * because it usually comes straight from a request body.
+   */
+  admit(sessionId: string, input: AdmitInput): AdmitResult {
+    const body: object = typeof input === "object" && input !== null ? input : {};
+    return this.db
+      .transaction((): AdmitResult => {
+        const now = this.now();
+        return lookupReceipt(this.db, sessionId, body, now) ?? checkNewOperation(this.db, sessionId, body, now) ?? recordAdmission(this.db, sessionId, input, now);
+      })
+      .immediate();
+  }
+
+  /** The stored answer for an already admitted id (same as `admit` would give), or undefined; writes nothing. */
+  replay(sessionId: string, input: AdmitInput): AdmitResult | undefined {
+    return lookupReceipt(this.db, sessionId, input, this.now());
+  }
+
+  /** The receipt, delivery status and turn of an operation; expired once its id is older than RECEIPT_TTL_MS. */
+  getOperation(operationId: string): OperationLookup {
+    const id = normaliseId({ operationId });
+    const idTime = id === undefined ? undefined : parseUuidV7(id);
+    if (id === undefined || idTime === undefined) return { found: false, reason: "not_found" };
+    if (idTime < this.now() - RECEIPT_TTL_MS) return { found: false, reason: "expired" };
+    const receipt = this.db.prepare("SELECT status, response_json FROM receipts WHERE operation_id = ?").get(id) as
+      | { status: number; response_json: string }
+      | undefined;
+    const row = this.db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE operation_id = ?`).get(id) as TurnRow | undefined;
+    if (receipt === undefined || row === undefined) return { found: false, reason: "not_found" };
+    const turn = turnFromRow(row);
+    return { found: true, receipt: { status: receipt.status, body: JSON.parse(receipt.response_json) as ReceiptBody }, delivery: deliveryOf(turn.state), turn };
+  }
+
+  /** The input as admitted (with its stored activation), or undefined for an unknown id. */
+  getInput(operationId: string): AdmitInput | undefined {
+    const row = this.db.prepare("SELECT input_json FROM inputs WHERE operation_id = ?").get(normaliseId({ operationId }) ?? "") as
+      | { input_json: string }
+      | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.input_json) as AdmitInput);
+  }
+
+  /** One turn, or undefined. */
+  getTurn(turnId: string): Turn | undefined {
+    const row = this.db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE turn_id = ?`).get(turnId) as TurnRow | undefined;
+    return row === undefined ? undefined : turnFromRow(row);
+  }
+
+  /** A session's turns in admission order. */
+  listTurns(sessionId: string): Turn[] {
+    const rows = this.db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY seq`).all(sessionId) as TurnRow[];
+    return rows.map(turnFromRow);
+  }
+
+  /** The oldest pending turn of a session, or undefined when none waits. */
+  nextPendingTurn(sessionId: string): Turn | undefined {
+    const row = this.db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND state = 'pending' ORDER BY seq LIMIT 1`).get(sessionId) as
+      | TurnRow
+      | undefined;
+    return row === undefined ? undefined : turnFromRow(row);
+  }
+
+  /** Moves a pending turn to running; returns it. Throws AppError "not_found" or "conflict" (data.state) otherwise. */
+  markRunning(turnId: string): Turn {
+    return this.transition(turnId, "running", null);
+  }
+
+  /** Ends a turn: committed (from running) or cancelled (from pending or running). Throws like markRunning. */
+  complete(turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>): Turn {
+    return this.transition(turnId, outcome.state, JSON.stringify(outcome));
+  }
+
+  /** After a restart (O-2): every running turn becomes abandoned; pending ones stay queued. Returns the counts. */
+  recoverAfterRestart(): RecoveryReport {
+    return this.db
+      .transaction((): RecoveryReport => {
+        const outcome = JSON.stringify({ state: "abandoned", reason: "the runtime restarted while this turn was running" } satisfies TurnOutcome);
+        const abandoned = this.db.prepare("UPDATE turns SET state = 'abandoned', outcome_json = ?, updated_at_ms = ? WHERE state = 'running'").run(outcome, this.now()).changes;
+        const pending = (this.db.prepare("SELECT COUNT(*) AS n FROM turns WHERE state = 'pending'").get() as { n: number }).n;
+        return { abandoned, pending };
+      })
+      .immediate();
+  }
+
+  /** Deletes receipts whose id is older than RECEIPT_TTL_MS at `now`; returns how many. Inputs and turns stay as history. */
+  pruneExpired(now: number = this.now()): number {
+    return this.db.prepare("DELETE FROM receipts WHERE id_time_ms < ?").run(now - RECEIPT_TTL_MS).changes;
+  }
+
+  /** Closes the database; the store is unusable afterwards. */
+  close(): void {
+    this.db.close();
+  }
+
+  private transition(turnId: string, next: keyof typeof ALLOWED_FROM, outcomeJson: string | null): Turn {
+    return this.db
+      .transaction((): Turn => {
+        const turn = this.getTurn(turnId);
+        if (turn === undefined) throw new AppError("not_found", `no turn ${turnId}`, { turnId });
+        if (!ALLOWED_FROM[next].includes(turn.state)) {
+          throw new AppError("conflict", `turn ${turnId} is ${turn.state}; it cannot become ${next}`, { turnId, state: turn.state });
+        }
+        this.db.prepare("UPDATE turns SET state = ?, outcome_json = ?, updated_at_ms = ? WHERE turn_id = ?").run(next, outcomeJson, this.now(), turnId);
+        return this.getTurn(turnId)!;
+      })
+      .immediate();
+  }
+}

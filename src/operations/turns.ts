@@ -1,0 +1,67 @@
+/** The states of a turn; only pending → running → committed, and pending/running → cancelled, are allowed. */
+export type TurnState = "pending" | "running" | "committed" | "cancelled" | "abandoned";
+
+/** Where an admitted input stands as seen by its sender (O-1). */
+export type DeliveryStatus = "pending" | "committed" | "cancelled";
+
+/** How a turn ended; "abandoned" is set only by restart recovery (O-2). */
+export type TurnOutcome =
+  | { readonly state: "committed"; readonly reply?: string }
+  | { readonly state: "cancelled"; readonly reason?: string }
+  | { readonly state: "abandoned"; readonly reason: string };
+
+/** The one turn an admitted input yields. */
+export interface Turn {
+  readonly turnId: string;
+  readonly operationId: string;
+  readonly sessionId: string;
+  /** What the transcript shows: the message, or the slash text as typed (C-6). */
+  readonly visibleText: string;
+  /** What the model is given: the message, or the JSON activation block of a skill (C-6). */
+  readonly modelInput: string;
+  readonly state: TurnState;
+  readonly outcome?: TurnOutcome;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A turn row as SQLite returns it. */
+export interface TurnRow {
+  readonly turn_id: string;
+  readonly operation_id: string;
+  readonly session_id: string;
+  readonly visible_text: string;
+  readonly model_input: string;
+  readonly state: TurnState;
+  readonly outcome_json: string | null;
+  readonly created_at_ms: number;
+  readonly updated_at_ms: number;
+}
+
+export function turnFromRow(row: TurnRow): Turn {
+  const turn = {
+    turnId: row.turn_id,
+    operationId: row.operation_id,
+    sessionId: row.session_id,
+    visibleText: row.visible_text,
+    modelInput: row.model_input,
+    state: row.state,
+    createdAt: row.created_at_ms,
+    updatedAt: row.updated_at_ms,
+  };
+  return row.outcome_json === null ? turn : { ...turn, outcome: JSON.parse(row.outcome_json) as TurnOutcome };
+}
+
+/** The delivery status a sender sees for a turn in `state`. */
+export function deliveryOf(state: TurnState): DeliveryStatus {
+  if (state === "committed") return "committed";
+  if (state === "cancelled" || state === "abandoned") return "cancelled";
+  return "pending";
+}
+
+/** The states a turn may leave for `next` (complete / cancel). */
+export const ALLOWED_FROM: Readonly<Record<"running" | "committed" | "cancelled", readonly TurnState[]>> = {
+  running: ["pending"],
+  committed: ["running"],
+  cancelled: ["pending", "running"],
+};

@@ -1,0 +1,143 @@
+import { accessSync, constants, statSync, type Stats } from "node:fs";
+import { dirname } from "node:path";
+import { stateDir } from "../settings/paths.js";
+import {
+  describeModule,
+  fixFor,
+  ipykernelMeetsMinimum,
+  label,
+  PythonUnavailableError,
+  resolvePython,
+  type PythonSettings,
+  type PythonStatus,
+} from "./interpreter.js";
+import { detectSandbox } from "../sandbox/index.js";
+import { compareVersions, MIN_IPYKERNEL_MAJOR } from "./requirements.js";
+
+/** Oldest Node.js the runtime supports (package.json "engines"). */
+export const MIN_NODE_VERSION = "20.19.0";
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+export interface DoctorCheck {
+  readonly name: string;
+  readonly status: CheckStatus;
+  readonly detail: string;
+  /** What to do about a warn or fail; null when the check passed. */
+  readonly fix: string | null;
+}
+
+export interface DoctorReport {
+  /** True when no check failed (warnings allowed). */
+  readonly ok: boolean;
+  readonly checks: readonly DoctorCheck[];
+}
+
+/** What doctor needs to know about kernelspecs; supplied by the kernel domain. */
+export interface KernelSpecSummary {
+  readonly names: readonly string[];
+  readonly problems: readonly string[];
+}
+
+export interface DoctorOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly settings?: PythonSettings;
+  readonly kernelSpecs: (env: NodeJS.ProcessEnv) => Promise<KernelSpecSummary>;
+  /** Node version to judge; default the running one. */
+  readonly nodeVersion?: string;
+}
+
+const ok = (name: string, detail: string): DoctorCheck => ({ name, status: "ok", detail, fix: null });
+const problem = (name: string, status: "warn" | "fail", detail: string, fix: string): DoctorCheck => ({ name, status, detail, fix });
+
+/** Runs every check in a fixed order; never throws for a failed check (it is reported). */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [checkNode(options.nodeVersion ?? process.versions.node)];
+  checks.push(...(await checkPython(options.env, options.settings)));
+  checks.push(await checkKernelSpecs(options));
+  checks.push(checkStateDir(stateDir(options.env)));
+  checks.push(checkBubblewrap(options.env));
+  return { ok: checks.every((check) => check.status !== "fail"), checks };
+}
+
+function checkNode(version: string): DoctorCheck {
+  if (compareVersions(version, MIN_NODE_VERSION) >= 0) return ok("node", `Node.js ${version}`);
+  return problem("node", "fail", `Node.js ${version} is older than ${MIN_NODE_VERSION}`, `install Node.js ${MIN_NODE_VERSION} or newer`);
+}
+
+async function checkPython(env: NodeJS.ProcessEnv, settings?: PythonSettings): Promise<DoctorCheck[]> {
+  let status: PythonStatus;
+  try {
+    status = await resolvePython(env, settings);
+  } catch (error) {
+    if (!(error instanceof PythonUnavailableError)) throw error;
+    const skipped = "not checked: no usable Python interpreter";
+    return [problem("python", "fail", error.message, error.fix), problem("ipykernel", "fail", skipped, error.fix), problem("pyzmq", "fail", skipped, error.fix)];
+  }
+  const python = ok("python", `${label(status)} (Python ${status.pythonVersion})`);
+  const ipykernel = ipykernelMeetsMinimum(status.ipykernel)
+    ? ok("ipykernel", `ipykernel ${status.ipykernel.version ?? "?"}`)
+    : problem("ipykernel", "fail", `ipykernel>=${MIN_IPYKERNEL_MAJOR} needed, found ${describeModule(status.ipykernel)}`, fixFor(status));
+  const pyzmq = status.pyzmq.importable
+    ? ok("pyzmq", `pyzmq ${status.pyzmq.version ?? "?"}`)
+    : problem("pyzmq", "fail", `pyzmq ${describeModule(status.pyzmq)}`, fixFor(status));
+  return [python, ipykernel, pyzmq];
+}
+
+async function checkKernelSpecs(options: DoctorOptions): Promise<DoctorCheck> {
+  const { names, problems } = await options.kernelSpecs(options.env);
+  if (problems.length > 0) {
+    return problem("kernelspecs", "warn", `found ${names.length > 0 ? names.join(", ") : "none usable"}; ${problems.length} malformed: ${problems.join("; ")}`, "fix or remove the kernel.json files named above");
+  }
+  if (names.length === 0) {
+    return problem("kernelspecs", "warn", "no Jupyter kernelspecs found (not needed: sessions use the managed interpreter unless a kernelspec is named)", "to run sessions on a named kernelspec, install one, e.g. `python -m ipykernel install --user`");
+  }
+  return ok("kernelspecs", names.join(", "));
+}
+
+/** Judges the state dir without creating it: a group/world-writable dir would let others plant tokens or sockets. */
+export function checkStateDir(dir: string): DoctorCheck {
+  const stat = statOrUndefined(dir);
+  if (stat === undefined) {
+    let ancestor = dirname(dir);
+    while (statOrUndefined(ancestor) === undefined && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+    if (writableDir(ancestor)) return ok("state-dir", `${dir} does not exist yet; it will be created under ${ancestor}`);
+    return problem("state-dir", "fail", `${dir} does not exist and ${ancestor} is not a writable directory`, "set ALBEDO_HOME to a directory you own, or create this one with mode 0700");
+  }
+  if (!stat.isDirectory()) return problem("state-dir", "fail", `${dir} is not a directory`, "move it aside, or set ALBEDO_HOME to another directory");
+  if ((stat.mode & 0o022) !== 0) {
+    return problem("state-dir", "fail", `${dir} is group- or world-writable (mode ${(stat.mode & 0o777).toString(8)})`, `chmod 700 ${dir}`);
+  }
+  if (!writableDir(dir)) return problem("state-dir", "fail", `${dir} is not writable by this user`, `fix its owner or permissions, or set ALBEDO_HOME to a directory you own`);
+  return ok("state-dir", `${dir} (mode ${(stat.mode & 0o777).toString(8)})`);
+}
+
+// The sandbox domain's own probe, so doctor reports exactly what a kernel start would find.
+function checkBubblewrap(env: NodeJS.ProcessEnv): DoctorCheck {
+  const found = detectSandbox(env);
+  if (found.usable) return ok("bubblewrap", `${found.bwrap} can create a sandbox here${found.prlimit ? "" : " (prlimit not found: no resource limits)"}`);
+  if (found.missing) return problem("bubblewrap", "warn", `${found.reason}: kernels will run without a sandbox (setting sandbox: auto)`, "apt-get install bubblewrap");
+  return problem(
+    "bubblewrap",
+    "warn",
+    found.reason,
+    "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ an AppArmor profile for bwrap), or set sandbox to off",
+  );
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function writableDir(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK | constants.X_OK);
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

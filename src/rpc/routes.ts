@@ -1,0 +1,59 @@
+/** What a handler learns about the call it serves. */
+export interface CallContext {
+  readonly method: string;
+  /** The Jupyter parent msg_id of the cell that made the call, when the kernel sent one. */
+  readonly cell: string | undefined;
+  /** Aborted when the call times out, its cell is cancelled, the kernel dies or the server closes. */
+  readonly signal: AbortSignal;
+}
+
+/** Serves one method. Params are untrusted JSON: the handler validates them (AppError invalid_params). */
+export type RouteHandler = (params: Readonly<Record<string, unknown>>, context: CallContext) => Promise<unknown>;
+
+/** A handler with an optional deadline of its own, in milliseconds, instead of the server default. */
+export interface RouteSpec {
+  readonly handler: RouteHandler;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * An immutable method -> route map built once per catalog snapshot (K-5). The server swaps whole
+ * tables (K-7); nothing adds or removes a route in place.
+ */
+export class RouteTable {
+  private readonly routes: ReadonlyMap<string, RouteSpec>;
+
+  private constructor(routes: Map<string, RouteSpec>) {
+    this.routes = routes;
+    Object.freeze(this);
+  }
+
+  /** Builds a table; throws when a method name is empty or a timeout is not a positive integer. */
+  static of(routes: Readonly<Record<string, RouteHandler | RouteSpec>>): RouteTable {
+    const map = new Map<string, RouteSpec>();
+    for (const [method, route] of Object.entries(routes)) {
+      const spec = typeof route === "function" ? { handler: route } : route;
+      if (method === "") throw new Error("route method names must be non-empty");
+      if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
+        throw new Error(`route ${method}: timeoutMs must be a positive integer, got ${spec.timeoutMs}`);
+      }
+      map.set(method, Object.freeze({ ...spec }));
+    }
+    return new RouteTable(map);
+  }
+
+  /** The empty table: every call answers method-not-found. */
+  static empty(): RouteTable {
+    return RouteTable.of({});
+  }
+
+  /** The route for `method`, or undefined when the table has none. */
+  get(method: string): RouteSpec | undefined {
+    return this.routes.get(method);
+  }
+
+  /** Method names, sorted. */
+  methods(): string[] {
+    return [...this.routes.keys()].sort();
+  }
+}

@@ -1,0 +1,166 @@
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { Router } from "zeromq";
+import type { AppErrorCode } from "../errors/index.js";
+import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher, type RpcLogger } from "./dispatcher.js";
+import { RouteTable } from "./routes.js";
+
+/**
+ * ZeroMQ's own inbound cap, in bytes: a peer sending a bigger frame is disconnected by libzmq before
+ * the frame is buffered whole. Frames between RPC_MAX_MESSAGE_BYTES and this cap get an error reply.
+ */
+export const RPC_HARD_MESSAGE_BYTES = 8 * RPC_MAX_MESSAGE_BYTES;
+/** Longest Unix socket path the kernel can connect to (sun_path is 108 bytes with its NUL). */
+export const MAX_IPC_PATH_BYTES = 107;
+/** File name of the socket inside the session's run directory. */
+export const RPC_SOCKET_NAME = "rpc";
+/** Bytes of randomness in a session token (hex-encoded on the wire). */
+export const RPC_TOKEN_BYTES = 32;
+/** Margin the kernel waits beyond the server deadline before giving up on its own. */
+export const RPC_CLIENT_DEADLINE_MARGIN_MS = 5_000;
+
+export interface RpcServerOptions {
+  /** The session's private run directory (0700); the socket file is created inside it. */
+  readonly runDir: string;
+  readonly routes?: RouteTable;
+  readonly logger?: RpcLogger;
+  readonly callTimeoutMs?: number;
+}
+
+function stderrLogger(level: string, message: string, fields?: Record<string, unknown>): void {
+  const { stack: _stack, ...shown } = fields ?? {};
+  process.stderr.write(`albedo ${level}: ${message} ${JSON.stringify(shown)}\n`);
+}
+
+/** Returns the socket path for `runDir`; throws when it is longer than a Unix socket allows. */
+export function rpcSocketPath(runDir: string): string {
+  const socketPath = path.join(path.resolve(runDir), RPC_SOCKET_NAME);
+  const bytes = Buffer.byteLength(socketPath, "utf8");
+  if (bytes > MAX_IPC_PATH_BYTES) {
+    throw new Error(
+      `RPC socket path ${socketPath} is ${bytes} bytes; Unix sockets allow at most ${MAX_IPC_PATH_BYTES} ` +
+        "(MAX_IPC_PATH_BYTES): use a shorter state dir (ALBEDO_HOME)",
+    );
+  }
+  return socketPath;
+}
+
+/**
+ * One session's JSON-RPC channel (K-4, K-6): a ZeroMQ ROUTER on `ipc://<runDir>/rpc` that only
+ * answers peers presenting this session's random token.
+ */
+export class RpcServer {
+  readonly socketPath: string;
+  readonly endpoint: string;
+  readonly token: string;
+  private readonly dispatcher: RpcDispatcher;
+  private readonly logger: RpcLogger;
+  private readonly callTimeoutMs: number;
+  private socket: Router | undefined;
+  private sending: Promise<void> = Promise.resolve();
+  private loop: Promise<void> = Promise.resolve();
+  private state: "new" | "running" | "closed" = "new";
+
+  /** Prepares the server; throws when the socket path is too long. Nothing is bound until start(). */
+  constructor(options: RpcServerOptions) {
+    this.socketPath = rpcSocketPath(options.runDir);
+    this.endpoint = `ipc://${this.socketPath}`;
+    this.token = randomBytes(RPC_TOKEN_BYTES).toString("hex");
+    this.logger = options.logger ?? stderrLogger;
+    this.callTimeoutMs = options.callTimeoutMs ?? RPC_CALL_TIMEOUT_MS;
+    this.dispatcher = new RpcDispatcher({
+      token: this.token,
+      routes: options.routes ?? RouteTable.empty(),
+      send: (peer, text) => this.send(peer, text),
+      logger: this.logger,
+      callTimeoutMs: this.callTimeoutMs,
+    });
+  }
+
+  /** Binds the socket and starts serving; throws when binding fails or the server was started or closed. */
+  async start(): Promise<void> {
+    if (this.state !== "new") throw new Error(`RpcServer.start: server is already ${this.state}`);
+    this.state = "running";
+    const socket = new Router({ maxMessageSize: RPC_HARD_MESSAGE_BYTES, linger: 0 });
+    this.socket = socket;
+    try {
+      await socket.bind(this.endpoint);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    this.loop = this.receiveLoop(socket);
+  }
+
+  /** The environment a kernel needs to reach this server (read by kernel/albedo). */
+  kernelEnv(): Record<string, string> {
+    return {
+      ALBEDO_RPC_ENDPOINT: this.endpoint,
+      ALBEDO_RPC_TOKEN: this.token,
+      ALBEDO_RPC_DEADLINE_MS: String(this.callTimeoutMs + RPC_CLIENT_DEADLINE_MARGIN_MS),
+      ALBEDO_RPC_MAX_MESSAGE_BYTES: String(RPC_MAX_MESSAGE_BYTES),
+    };
+  }
+
+  /** The current route table. */
+  get routes(): RouteTable {
+    return this.dispatcher.routes;
+  }
+
+  /** Number of calls in flight. */
+  get pendingCount(): number {
+    return this.dispatcher.pendingCount;
+  }
+
+  /** Swaps the route table in one step (K-7). */
+  swapRoutes(table: RouteTable): void {
+    this.dispatcher.swapRoutes(table);
+  }
+
+  /** Fails the cell's pending calls with `cancelled` and tells the kernel to cancel it; returns the count failed. */
+  cancelCell(cell: string, reason?: string): number {
+    return this.dispatcher.cancelCell(cell, reason);
+  }
+
+  /** Fails every pending call with `code`; returns the count failed. */
+  failAll(code: AppErrorCode, message: string): number {
+    return this.dispatcher.failAll(code, message);
+  }
+
+  /** Aborts pending handlers, closes the socket and removes its file. Idempotent; never throws. */
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.dispatcher.close();
+    const socket = this.socket;
+    this.socket = undefined;
+    if (socket !== undefined) {
+      await this.sending;
+      socket.close();
+      await this.loop;
+    }
+    await rm(this.socketPath, { force: true });
+  }
+
+  private send(peer: string, text: string): void {
+    const socket = this.socket;
+    if (socket === undefined) return;
+    // A zeromq socket allows one send in flight; chain them.
+    this.sending = this.sending
+      .then(() => socket.send([Buffer.from(peer, "hex"), text]))
+      .catch((error: unknown) => {
+        if (this.state === "running") this.logger("warn", "rpc: reply not sent", { peer, error: String(error) });
+      });
+  }
+
+  private async receiveLoop(socket: Router): Promise<void> {
+    try {
+      for await (const [identity, ...frames] of socket) {
+        if (identity !== undefined) this.dispatcher.receive(identity.toString("hex"), frames);
+      }
+    } catch (error) {
+      if (this.state === "running") this.logger("error", "rpc: receive loop stopped", { error: String(error) });
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { AppError } from "../errors/index.js";
+import { RouteTable, type RouteHandler } from "../rpc/index.js";
+import { findSkill, listResources, readResource, type SkillEntry } from "../skills/index.js";
+import { runCommand, type CommandHost } from "./commandRunner.js";
+import { onlyParams, optionalInt, optionalString, stringParam } from "./params.js";
+import type { SessionView } from "./view.js";
+
+/** Reload can walk up to MAX_CANDIDATES skill trees; it gets longer than an ordinary call. */
+export const RELOAD_ROUTE_TIMEOUT_MS = 60_000;
+
+function skillOf(view: SessionView, params: Readonly<Record<string, unknown>>, method: string): SkillEntry {
+  const name = stringParam(params, "name", method);
+  const entry = findSkill(view.snapshot, name);
+  if (entry === undefined) throw new AppError("not_found", `no skill named "${name}" in this session's catalog`);
+  return entry;
+}
+
+function skillRoutes(view: SessionView): Record<string, RouteHandler> {
+  return {
+    "skills.list": async (params) => {
+      onlyParams(params, [], "skills.list");
+      return {
+        revision: view.snapshot.revision,
+        skills: view.snapshot.skills.map(({ name, description, source, command }) => ({ name, description, source, command })),
+      };
+    },
+    "skills.read": async (params) => {
+      onlyParams(params, ["name", "resource", "offset", "limit"], "skills.read");
+      const entry = skillOf(view, params, "skills.read");
+      return readResource(entry, optionalString(params, "resource", "skills.read"), optionalInt(params, "offset", "skills.read"), optionalInt(params, "limit", "skills.read"));
+    },
+    "skills.resources": async (params) => {
+      onlyParams(params, ["name"], "skills.resources");
+      return listResources(skillOf(view, params, "skills.resources"));
+    },
+  };
+}
+
+/**
+ * The route table of one view (K-5): `commands.*` always, `skills.*` only while the skills
+ * extension is on (K-8). Every handler reads the view it was built with, never a newer one (K-7).
+ */
+export function buildRoutes(view: SessionView, host: CommandHost): RouteTable {
+  const commandRoutes: Record<string, RouteHandler> = {
+    "commands.catalog": async (params) => {
+      onlyParams(params, [], "commands.catalog");
+      return { revision: view.commands.revision, commands: view.commands.commands };
+    },
+    "commands.invoke": async (params) => {
+      onlyParams(params, ["name", "arguments"], "commands.invoke");
+      return runCommand(view, host, stringParam(params, "name", "commands.invoke"), params.arguments, "model");
+    },
+  };
+  const routes = view.extensions.skills ? { ...commandRoutes, ...skillRoutes(view) } : commandRoutes;
+  return RouteTable.of({
+    ...routes,
+    "commands.invoke": { handler: routes["commands.invoke"]!, timeoutMs: RELOAD_ROUTE_TIMEOUT_MS },
+  });
+}

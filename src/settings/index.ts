@@ -1,0 +1,33 @@
+export { installDir, homeDir, stateDir } from "./paths.js";
+export {
+  validateSettings,
+  skillNameProblem,
+  MAX_KERNEL_FIELD_LENGTH,
+  MAX_KERNEL_POOL,
+  MAX_SETTINGS_SKILL_NAME_LENGTH,
+  MAX_SETTINGS_SKILL_NAMES,
+  type KernelSettings,
+  type LimitsSettings,
+  type SandboxMode,
+  type Settings,
+  type SettingsProblem,
+  type SettingsScope,
+  type SettingsValidation,
+  type SkillsSettings,
+  type Switch,
+} from "./schema.js";
+export { SettingsFileError, type SettingsFileFault } from "./errors.js";
+export { ABSENT_REVISION, MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
+export { SETTINGS_LOCK_FILE, SETTINGS_LOCK_RETRY_MS, SETTINGS_LOCK_TIMEOUT_MS, withSettingsLock } from "./lock.js";
+export { SETTINGS_FILE_MODE } from "./atomicWrite.js";
+export {
+  globalSettingsTarget,
+  projectSettingsTarget,
+  readSettings,
+  updateSettings,
+  SETTINGS_FILE_NAME,
+  type SettingsTarget,
+  type UpdateOptions,
+} from "./store.js";
+export { DEFAULT_SKILL_SWITCH, effectiveEnablement, type DecidingScope, type Enablement, type ScopedSettings } from "./precedence.js";
+export { patchSkills, type SkillsPatch } from "./patch.js";

@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import { link, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AppError } from "../errors/index.js";
+import { Mutex } from "./mutex.js";
+import { isProcessAlive } from "./pids.js";
+
+/** How long a settings writer waits for the state dir's lock before giving up. */
+export const SETTINGS_LOCK_TIMEOUT_MS = 10_000;
+/** Pause between two attempts at a lock file another process holds. */
+export const SETTINGS_LOCK_RETRY_MS = 5;
+/** Name of the cross-process lock file inside the state dir. */
+export const SETTINGS_LOCK_FILE = "settings.lock";
+
+const mutexes = new Map<string, Mutex>();
+
+/**
+ * Runs `fn` holding the state dir's settings lock: an in-process mutex, then a lock file created
+ * with O_EXCL. A lock file whose holder pid is dead is broken. Throws AppError "timeout" when the
+ * lock is not had within SETTINGS_LOCK_TIMEOUT_MS; otherwise returns or throws what `fn` does.
+ */
+export async function withSettingsLock<T>(stateDir: string, fn: () => Promise<T>): Promise<T> {
+  const dir = resolve(stateDir);
+  const lockPath = join(dir, SETTINGS_LOCK_FILE);
+  const deadline = Date.now() + SETTINGS_LOCK_TIMEOUT_MS;
+  let mutex = mutexes.get(dir);
+  if (!mutex) mutexes.set(dir, (mutex = new Mutex()));
+  await mutex.acquire(SETTINGS_LOCK_TIMEOUT_MS, () => timeoutError(lockPath, "another writer in this process"));
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const token = await acquireLockFile(lockPath, deadline);
+    try {
+      return await fn();
+    } finally {
+      await releaseLockFile(lockPath, token);
+    }
+  } finally {
+    mutex.release();
+    if (mutex.idle) mutexes.delete(dir);
+  }
+}
+
+/** Creates the lock file; returns the content written, which names this holder. */
+async function acquireLockFile(lockPath: string, deadline: number): Promise<string> {
+  const content = JSON.stringify({ pid: process.pid, token: randomBytes(8).toString("hex") });
+  for (;;) {
+    try {
+      const handle = await open(lockPath, "wx", 0o600);
+      try {
+        await handle.writeFile(content);
+      } finally {
+        await handle.close();
+      }
+      return content;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    if (await breakIfStale(lockPath)) continue;
+    if (Date.now() >= deadline) throw timeoutError(lockPath, await holderOf(lockPath));
+    await sleep(SETTINGS_LOCK_RETRY_MS);
+  }
+}
+
+async function releaseLockFile(lockPath: string, content: string): Promise<void> {
+  // Only remove the file if it is still ours: a peer may have (wrongly) broken and retaken it.
+  if ((await readOrUndefined(lockPath)) === content) await unlink(lockPath).catch(() => undefined);
+}
+
+/**
+ * Removes the lock file when its holder is dead; true when the caller should retry at once.
+ * The file is first renamed aside, so two processes breaking the same stale lock cannot delete
+ * a fresh one: whoever moved a lock that was not the stale one puts it back.
+ */
+async function breakIfStale(lockPath: string): Promise<boolean> {
+  const seen = await readOrUndefined(lockPath);
+  if (seen === undefined) return true;
+  if (!(await isStale(lockPath, seen))) return false;
+  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    await rename(lockPath, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw error;
+  }
+  if ((await readOrUndefined(aside)) !== seen) await link(aside, lockPath).catch(() => undefined);
+  await unlink(aside).catch(() => undefined);
+  return true;
+}
+
+async function isStale(lockPath: string, content: string): Promise<boolean> {
+  const pid = pidOf(content);
+  if (pid !== undefined) return !isProcessAlive(pid);
+  // A holder that died between creating the file and writing its pid leaves it empty or partial.
+  const stats = await stat(lockPath).catch(() => undefined);
+  return stats !== undefined && Date.now() - stats.mtimeMs > SETTINGS_LOCK_TIMEOUT_MS;
+}
+
+function pidOf(content: string): number | undefined {
+  try {
+    const pid = (JSON.parse(content) as { pid?: unknown }).pid;
+    return typeof pid === "number" && Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+
+async function holderOf(lockPath: string): Promise<string> {
+  const pid = pidOf((await readOrUndefined(lockPath)) ?? "");
+  return pid === undefined ? "an unknown holder" : `process ${pid}`;
+}
+
+async function readOrUndefined(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function timeoutError(lockPath: string, holder: string): AppError {
+  return new AppError("timeout", `settings lock ${lockPath} not acquired within ${SETTINGS_LOCK_TIMEOUT_MS} ms (SETTINGS_LOCK_TIMEOUT_MS); held by ${holder}`, {
+    lockFile: lockPath,
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * The one schema of a settings file (D-4), shared by the global, project and session scopes.
+ * Unknown top-level fields are kept (newer or other tools may own them); unknown fields inside a
+ * known section are refused, since a typo there would silently change nothing.
+ */
+
+export type SettingsScope = "global" | "project" | "session";
+export type Switch = "on" | "off";
+export type SandboxMode = "auto" | "required" | "off";
+
+export interface SkillsSettings {
+  /** Only in the global scope: what an unnamed skill gets. */
+  readonly default?: Switch;
+  readonly on?: readonly string[];
+  readonly off?: readonly string[];
+}
+
+export interface KernelSettings {
+  readonly pool?: number;
+  readonly kernelspec?: string;
+  readonly python?: string;
+}
+
+export interface LimitsSettings {
+  readonly memoryMB?: number;
+  readonly processes?: number;
+  readonly openFiles?: number;
+}
+
+export interface Settings {
+  readonly skills?: SkillsSettings;
+  readonly sandbox?: SandboxMode;
+  readonly kernel?: KernelSettings;
+  readonly limits?: LimitsSettings;
+  readonly network?: boolean;
+  readonly [field: string]: unknown;
+}
+
+/** One thing wrong with a settings value; `path` is a dotted path such as `skills.on[2]`. */
+export interface SettingsProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type SettingsValidation =
+  | { readonly ok: true; readonly settings: Settings }
+  | { readonly ok: false; readonly problems: readonly SettingsProblem[] };
+
+/** Unicode code points in a skill name listed in `on` / `off` (the S-4 name bound). */
+export const MAX_SETTINGS_SKILL_NAME_LENGTH = 64;
+/** Names in one `on` or `off` list. */
+export const MAX_SETTINGS_SKILL_NAMES = 1024;
+/** Largest pre-started kernel pool (K-11). */
+export const MAX_KERNEL_POOL = 8;
+/** Length of `kernel.kernelspec` and `kernel.python`. */
+export const MAX_KERNEL_FIELD_LENGTH = 4096;
+
+const SANDBOX_MODES: readonly string[] = ["auto", "required", "off"];
+const SWITCHES: readonly string[] = ["on", "off"];
+
+type Problems = SettingsProblem[];
+type Record_ = Readonly<Record<string, unknown>>;
+
+/** Checks a parsed JSON value against the schema for `scope`; returns the typed value or every problem found. */
+export function validateSettings(value: unknown, scope: SettingsScope): SettingsValidation {
+  const problems: Problems = [];
+  if (!isRecord(value)) {
+    problems.push({ path: "", message: `settings must be a JSON object, got ${describe(value)}` });
+    return { ok: false, problems };
+  }
+  if ("skills" in value) checkSkills(value.skills, scope, problems);
+  if ("sandbox" in value) checkEnum(value.sandbox, SANDBOX_MODES, "sandbox", problems);
+  if ("kernel" in value) checkKernel(value.kernel, problems);
+  if ("limits" in value) checkLimits(value.limits, problems);
+  if ("network" in value && typeof value.network !== "boolean") {
+    problems.push({ path: "network", message: `must be true or false, got ${describe(value.network)}` });
+  }
+  return problems.length === 0 ? { ok: true, settings: value as Settings } : { ok: false, problems };
+}
+
+function checkSkills(value: unknown, scope: SettingsScope, problems: Problems): void {
+  if (!checkSection(value, "skills", ["default", "on", "off"], problems)) return;
+  if ("default" in value) {
+    if (scope !== "global") problems.push({ path: "skills.default", message: `only the global settings may set a default, not the ${scope} scope` });
+    else checkEnum(value.default, SWITCHES, "skills.default", problems);
+  }
+  const on = "on" in value ? checkNames(value.on, "skills.on", problems) : [];
+  const off = "off" in value ? checkNames(value.off, "skills.off", problems) : [];
+  const offSet = new Set(off);
+  on.forEach((name, index) => {
+    if (offSet.has(name)) problems.push({ path: `skills.on[${index}]`, message: `"${name}" is listed in both on and off` });
+  });
+}
+
+/** Returns the valid names of the list so the on/off overlap check still runs when some are bad. */
+function checkNames(value: unknown, path: string, problems: Problems): string[] {
+  if (!Array.isArray(value)) {
+    problems.push({ path, message: `must be a list of skill names, got ${describe(value)}` });
+    return [];
+  }
+  if (value.length > MAX_SETTINGS_SKILL_NAMES) {
+    problems.push({ path, message: `lists ${value.length} names; at most ${MAX_SETTINGS_SKILL_NAMES} (MAX_SETTINGS_SKILL_NAMES) are allowed` });
+    return [];
+  }
+  const names: string[] = [];
+  value.forEach((item: unknown, index) => {
+    const message = skillNameProblem(item);
+    if (message) problems.push({ path: `${path}[${index}]`, message });
+    else names.push(item as string);
+  });
+  return names;
+}
+
+/** Why `value` cannot be a skill name in a settings list, or undefined when it can. */
+export function skillNameProblem(value: unknown): string | undefined {
+  if (typeof value !== "string") return `a skill name must be a string, got ${describe(value)}`;
+  if (value.trim().length === 0) return "a skill name must not be empty";
+  const length = [...value].length;
+  if (length > MAX_SETTINGS_SKILL_NAME_LENGTH) {
+    return `skill name has ${length} characters; at most ${MAX_SETTINGS_SKILL_NAME_LENGTH} (MAX_SETTINGS_SKILL_NAME_LENGTH)`;
+  }
+  return undefined;
+}
+
+function checkKernel(value: unknown, problems: Problems): void {
+  if (!checkSection(value, "kernel", ["pool", "kernelspec", "python"], problems)) return;
+  if ("pool" in value) checkInteger(value.pool, "kernel.pool", 0, MAX_KERNEL_POOL, problems);
+  for (const key of ["kernelspec", "python"] as const) {
+    if (!(key in value)) continue;
+    const field = value[key];
+    if (typeof field !== "string" || field.length === 0 || field.length > MAX_KERNEL_FIELD_LENGTH) {
+      problems.push({ path: `kernel.${key}`, message: `must be a non-empty string of at most ${MAX_KERNEL_FIELD_LENGTH} characters, got ${describe(field)}` });
+    }
+  }
+}
+
+function checkLimits(value: unknown, problems: Problems): void {
+  if (!checkSection(value, "limits", ["memoryMB", "processes", "openFiles"], problems)) return;
+  for (const key of ["memoryMB", "processes", "openFiles"] as const) {
+    if (key in value) checkInteger(value[key], `limits.${key}`, 1, Number.MAX_SAFE_INTEGER, problems);
+  }
+}
+
+/** True when `value` is an object holding only `allowed` keys; records a problem per stray key. */
+function checkSection(value: unknown, path: string, allowed: readonly string[], problems: Problems): value is Record_ {
+  if (!isRecord(value)) {
+    problems.push({ path, message: `must be an object, got ${describe(value)}` });
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) problems.push({ path: `${path}.${key}`, message: `unknown field; ${path} allows ${allowed.join(", ")}` });
+  }
+  return true;
+}
+
+function checkEnum(value: unknown, allowed: readonly string[], path: string, problems: Problems): void {
+  if (typeof value !== "string" || !allowed.includes(value)) {
+    problems.push({ path, message: `must be one of ${allowed.map((item) => `"${item}"`).join(", ")}, got ${describe(value)}` });
+  }
+}
+
+function checkInteger(value: unknown, path: string, min: number, max: number, problems: Problems): void {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    problems.push({ path, message: `must be an integer from ${min} to ${max}, got ${describe(value)}` });
+  }
+}
+
+function isRecord(value: unknown): value is Record_ {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return typeof value === "object" ? "an object" : typeof value;
+}

@@ -1,0 +1,88 @@
+import { join } from "node:path";
+import { AppError } from "../errors/index.js";
+import { removeOrphanTemps, writeFileAtomic } from "./atomicWrite.js";
+import { withSettingsLock } from "./lock.js";
+import { MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
+import { validateSettings, type Settings } from "./schema.js";
+
+/** File name of a settings file in the state dir and in `<workspace>/.albedo`. */
+export const SETTINGS_FILE_NAME = "settings.json";
+
+/** A settings file on disk, its scope, and the state dir whose lock guards its writes. */
+export interface SettingsTarget {
+  readonly file: string;
+  readonly scope: "global" | "project";
+  readonly stateDir: string;
+}
+
+/** The global settings file, `<stateDir>/settings.json`. */
+export function globalSettingsTarget(stateDir: string): SettingsTarget {
+  return { file: join(stateDir, SETTINGS_FILE_NAME), scope: "global", stateDir };
+}
+
+/** The project settings file, `<workspace>/.albedo/settings.json`, written under the state dir's lock. */
+export function projectSettingsTarget(workspace: string, stateDir: string): SettingsTarget {
+  return { file: join(workspace, ".albedo", SETTINGS_FILE_NAME), scope: "project", stateDir };
+}
+
+/** Reads one target (no lock: writes are atomic renames). Throws SettingsFileError when the file is unusable. */
+export function readSettings(target: SettingsTarget): Promise<SettingsSnapshot> {
+  return readSettingsFile(target.file, target.scope);
+}
+
+export interface UpdateOptions {
+  /** The revision the caller last saw; a different current revision fails with AppError "conflict". */
+  readonly expectedRevision?: string;
+}
+
+/**
+ * Applies `mutate` to the current settings under the state dir's lock and writes the result
+ * atomically (0600). Returns the new snapshot. Throws, leaving the file untouched:
+ * SettingsFileError when the current file is unusable; AppError "conflict" (data.currentRevision)
+ * on a stale expectedRevision; AppError "invalid_params" (data.problems) when the result breaks
+ * the schema; AppError "limit_exceeded" when it is over MAX_SETTINGS_BYTES; AppError "timeout"
+ * when the lock is not had in time.
+ */
+export function updateSettings(
+  target: SettingsTarget,
+  mutate: (current: Settings) => Settings,
+  options: UpdateOptions = {},
+): Promise<SettingsSnapshot> {
+  return withSettingsLock(target.stateDir, async () => {
+    await removeOrphanTemps(target.file);
+    const current = await readSettingsFile(target.file, target.scope);
+    if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
+      throw new AppError("conflict", `settings file ${target.file} changed since revision ${options.expectedRevision}`, {
+        file: target.file,
+        expectedRevision: options.expectedRevision,
+        currentRevision: current.revision,
+      });
+    }
+    const text = serialize(target, mutate(structuredClone(current.settings)));
+    if (text === current.text) return current;
+    await writeFileAtomic(target.file, text);
+    return { settings: JSON.parse(text) as Settings, revision: settingsRevision(text), text };
+  });
+}
+
+/** The text to write for `next`, validated as it will be read back (after a JSON round trip). */
+function serialize(target: SettingsTarget, next: Settings): string {
+  const json = JSON.stringify(next, null, 2) as string | undefined;
+  const text = json === undefined ? "" : json + "\n";
+  const checked = validateSettings(json === undefined ? undefined : JSON.parse(json), target.scope);
+  if (!checked.ok) {
+    throw new AppError("invalid_params", `new settings for ${target.file} are invalid: ${checked.problems.map((p) => `${p.path || "(top)"}: ${p.message}`).join("; ")}`, {
+      file: target.file,
+      problems: checked.problems,
+    });
+  }
+  const size = Buffer.byteLength(text);
+  if (size > MAX_SETTINGS_BYTES) {
+    throw new AppError("limit_exceeded", `new settings for ${target.file} are ${size} bytes; at most ${MAX_SETTINGS_BYTES} (MAX_SETTINGS_BYTES)`, {
+      file: target.file,
+      limit: MAX_SETTINGS_BYTES,
+      value: size,
+    });
+  }
+  return text;
+}

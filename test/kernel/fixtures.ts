@@ -1,0 +1,84 @@
+/** Real kernels in short-lived temp dirs; every test removes what it made. */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startKernel, type KernelClient, type KernelLaunchSpec, type StartKernelOptions, type StatusEvent } from "../../src/kernel/index.js";
+import { testPython } from "./python.js";
+
+export interface LogRecord {
+  readonly level: string;
+  readonly message: string;
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+export function ipykernelSpec(interruptMode: KernelLaunchSpec["interruptMode"] = "signal"): KernelLaunchSpec {
+  return { argv: [testPython(), "-m", "ipykernel_launcher", "-f", "{connection_file}"], interruptMode };
+}
+
+/** A temp dir (short, for IPC paths) removed by `cleanup`. */
+export async function tempDir(cleanups: Array<() => Promise<void>>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "ak-"));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface TestKernel {
+  readonly client: KernelClient;
+  readonly runDir: string;
+  readonly logs: LogRecord[];
+  readonly statuses: StatusEvent[];
+}
+
+/** Starts a real ipykernel whose shutdown and run dir removal are registered in `cleanups`. */
+export async function startTestKernel(
+  cleanups: Array<() => Promise<void>>,
+  overrides: Partial<StartKernelOptions> = {},
+): Promise<TestKernel> {
+  const dir = await tempDir(cleanups);
+  const logs: LogRecord[] = [];
+  const runDir = join(dir, "run");
+  const client = await startKernel({
+    spec: ipykernelSpec(),
+    runDir,
+    cwd: dir,
+    log: (level, message, data) => logs.push({ level, message, data }),
+    ...overrides,
+  });
+  cleanups.push(() => client.shutdown());
+  const statuses: StatusEvent[] = [];
+  client.onStatus((event) => statuses.push(event));
+  return { client, runDir, logs, statuses };
+}
+
+/** Runs the registered cleanups newest first. */
+export async function runCleanups(cleanups: Array<() => Promise<void>>): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+}
+
+/** True while a process with `pid` exists. */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Polls `check` until it holds or `ms` pass; returns its last answer. */
+export async function eventually(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** The concatenated stream text of a list of outputs. */
+export function streamText(outputs: ReadonlyArray<{ header: { msg_type: string }; content: unknown }>): string {
+  return outputs
+    .filter((output) => output.header.msg_type === "stream")
+    .map((output) => (output.content as { text: string }).text)
+    .join("");
+}

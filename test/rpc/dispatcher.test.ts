@@ -1,0 +1,283 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AppError } from "../../src/errors/index.js";
+import {
+  APP_ERROR_NUMBERS,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  RPC_CANCEL_METHOD,
+  RPC_MAX_MESSAGE_BYTES,
+  RouteTable,
+  RpcDispatcher,
+  appErrorCode,
+  type CallContext,
+  type RouteHandler,
+} from "../../src/rpc/index.js";
+import { recordingLogger, until } from "./helpers.js";
+
+const TOKEN = "a".repeat(64);
+
+const open: RpcDispatcher[] = [];
+afterEach(() => {
+  for (const d of open.splice(0)) d.close();
+});
+
+/** An in-memory peer: frames go straight into the dispatcher, replies land in `sent`. */
+function pair(routes: RouteTable, callTimeoutMs?: number) {
+  const sent: { peer: string; message: any }[] = [];
+  const { logger, entries } = recordingLogger();
+  const dispatcher = new RpcDispatcher({
+    token: TOKEN,
+    routes,
+    logger,
+    callTimeoutMs,
+    send: (peer, text) => sent.push({ peer, message: JSON.parse(text) }),
+  });
+  open.push(dispatcher);
+  const raw = (body: string | Buffer, token = TOKEN, peer = "p1") =>
+    dispatcher.receive(peer, [Buffer.from(token), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+  const call = (id: number, method: string, params?: unknown, cell?: string) =>
+    raw(JSON.stringify({ jsonrpc: "2.0", id, method, params, cell }));
+  const reply = async (id: number) => {
+    await until(() => sent.some((s) => s.message.id === id));
+    return sent.find((s) => s.message.id === id)!.message;
+  };
+  return { dispatcher, sent, entries, raw, call, reply };
+}
+
+/** A handler that waits until released (or aborted), recording its context. */
+function gate(answer: unknown) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const contexts: CallContext[] = [];
+  const handler: RouteHandler = async (_params, context) => {
+    contexts.push(context);
+    await Promise.race([
+      released,
+      new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason))),
+    ]);
+    return answer;
+  };
+  return { handler, release, contexts };
+}
+
+describe("K-4 error code table", () => {
+  it("maps every AppError code to one fixed number in the application range", () => {
+    const numbers = Object.values(APP_ERROR_NUMBERS);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    for (const [code, number] of Object.entries(APP_ERROR_NUMBERS)) {
+      expect(number).toBeLessThanOrEqual(-32001);
+      expect(number).toBeGreaterThanOrEqual(-32099);
+      expect(appErrorCode(number)).toBe(code);
+    }
+    expect(APP_ERROR_NUMBERS.not_found).toBe(-32002);
+    expect(appErrorCode(-32601)).toBeUndefined();
+  });
+});
+
+describe("K-4 JSON-RPC decoding", () => {
+  it("answers a request with its handler's result and passes the cell tag", async () => {
+    const seen: CallContext[] = [];
+    const p = pair(RouteTable.of({ echo: async (params, context) => (seen.push(context), params) }));
+    p.call(1, "echo", { x: 1 }, "cell-1");
+    expect(await p.reply(1)).toEqual({ jsonrpc: "2.0", id: 1, result: { x: 1 } });
+    expect(seen[0]?.cell).toBe("cell-1");
+    expect(seen[0]?.method).toBe("echo");
+  });
+
+  it("answers -32601 for an unknown method", async () => {
+    const p = pair(RouteTable.empty());
+    p.call(2, "nope.nothing");
+    expect((await p.reply(2)).error).toMatchObject({ code: METHOD_NOT_FOUND, message: expect.stringContaining("nope.nothing") });
+  });
+
+  it("answers -32700 for malformed JSON or UTF-8 and -32600 for a bad shape, never crashing", async () => {
+    const p = pair(RouteTable.empty());
+    p.raw("{not json");
+    p.raw("[1,2]");
+    p.raw(JSON.stringify({ jsonrpc: "1.0", id: 3, method: "x" }));
+    p.raw(JSON.stringify({ jsonrpc: "2.0", id: 4, method: 7 }));
+    p.raw(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "x", cell: 12 }));
+    p.raw(Buffer.from([0xff, 0xfe, 0x00]));
+    p.raw(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), Buffer.from([0xc3]), Buffer.from('"}')]));
+    await until(() => p.sent.length === 7);
+    const codes = p.sent.map((s) => s.message.error.code);
+    expect(codes).toEqual([PARSE_ERROR, INVALID_REQUEST, INVALID_REQUEST, INVALID_REQUEST, INVALID_REQUEST, PARSE_ERROR, PARSE_ERROR]);
+    expect(p.sent[6]?.message.error.message).toContain("UTF-8");
+    expect(p.sent[2]?.message.id).toBe(3);
+  });
+
+  it("answers -32602 when params are not a named-parameter object", async () => {
+    const p = pair(RouteTable.of({ echo: async (params) => params }));
+    p.call(6, "echo", [1, 2]);
+    expect((await p.reply(6)).error.code).toBe(INVALID_PARAMS);
+  });
+
+  it("maps a handler's AppError to its application code with message and data", async () => {
+    const p = pair(
+      RouteTable.of({
+        read: async () => {
+          throw new AppError("reload_required", "skill demo changed on disk", { skill: "demo" });
+        },
+      }),
+    );
+    p.call(7, "read", {});
+    expect((await p.reply(7)).error).toEqual({ code: -32001, message: "skill demo changed on disk", data: { skill: "demo" } });
+  });
+
+  it("answers -32603 with a generic message for other exceptions and logs the detail", async () => {
+    const p = pair(
+      RouteTable.of({
+        boom: async () => {
+          throw new Error("secret /home/path detail");
+        },
+      }),
+    );
+    p.call(8, "boom", {});
+    const error = (await p.reply(8)).error;
+    expect(error.code).toBe(INTERNAL_ERROR);
+    expect(JSON.stringify(error)).not.toContain("secret");
+    expect(p.entries.some((e) => e.level === "error" && String(e.fields?.error).includes("secret"))).toBe(true);
+  });
+
+  it("ignores notifications other than hello without replying", async () => {
+    const p = pair(RouteTable.of({ echo: async (params) => params }));
+    p.raw(JSON.stringify({ jsonrpc: "2.0", method: "echo", params: {} }));
+    p.call(9, "echo", {});
+    await p.reply(9);
+    expect(p.sent).toHaveLength(1);
+  });
+});
+
+describe("K-6 token check", () => {
+  it("refuses a wrong or missing token with forbidden, runs nothing, and logs", async () => {
+    let ran = 0;
+    const p = pair(RouteTable.of({ echo: async () => ++ran }));
+    p.raw(JSON.stringify({ jsonrpc: "2.0", id: 10, method: "echo" }), "b".repeat(64));
+    p.dispatcher.receive("p1", [Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 11, method: "echo" }))]);
+    await until(() => p.sent.length === 2);
+    expect(p.sent.map((s) => s.message.error.code)).toEqual([APP_ERROR_NUMBERS.forbidden, APP_ERROR_NUMBERS.forbidden]);
+    expect(p.sent[0]?.message.id).toBe(10);
+    expect(ran).toBe(0);
+    expect(p.entries.filter((e) => e.level === "warn" && e.message.includes("token"))).toHaveLength(2);
+  });
+});
+
+describe("B oversized RPC messages", () => {
+  it("refuses a frame over RPC_MAX_MESSAGE_BYTES before parsing, naming the limit and size", async () => {
+    const p = pair(RouteTable.of({ echo: async (params) => params }));
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 12, method: "echo", params: { s: "x".repeat(RPC_MAX_MESSAGE_BYTES) } });
+    p.raw(body);
+    await until(() => p.sent.length === 1);
+    const error = p.sent[0]!.message.error;
+    expect(error.code).toBe(APP_ERROR_NUMBERS.limit_exceeded);
+    expect(error.message).toContain("RPC_MAX_MESSAGE_BYTES");
+    expect(error.message).toContain(String(Buffer.byteLength(body)));
+  });
+
+  it("accepts a frame exactly at the limit", async () => {
+    const p = pair(RouteTable.of({ echo: async () => "ok" }));
+    const shell = JSON.stringify({ jsonrpc: "2.0", id: 13, method: "echo", params: { s: "" } });
+    const body = shell.replace('"s":""', `"s":"${"x".repeat(RPC_MAX_MESSAGE_BYTES - Buffer.byteLength(shell))}"`);
+    expect(Buffer.byteLength(body)).toBe(RPC_MAX_MESSAGE_BYTES);
+    p.raw(body);
+    expect((await p.reply(13)).result).toBe("ok");
+  });
+
+  it("refuses a reply over the limit with limit_exceeded instead of sending it", async () => {
+    const p = pair(RouteTable.of({ big: async () => "y".repeat(RPC_MAX_MESSAGE_BYTES) }));
+    p.call(14, "big", {});
+    const error = (await p.reply(14)).error;
+    expect(error.code).toBe(APP_ERROR_NUMBERS.limit_exceeded);
+    expect(error.message).toMatch(/^reply of \d+ bytes exceeds RPC_MAX_MESSAGE_BYTES/);
+  });
+});
+
+describe("K-4 timeouts", () => {
+  it("aborts the handler and answers timeout after the default deadline", async () => {
+    const slow = gate("late");
+    const p = pair(RouteTable.of({ slow: slow.handler }), 50);
+    p.call(15, "slow", {});
+    const error = (await p.reply(15)).error;
+    expect(error.code).toBe(APP_ERROR_NUMBERS.timeout);
+    expect(slow.contexts[0]?.signal.aborted).toBe(true);
+    slow.release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(p.sent).toHaveLength(1);
+  });
+
+  it("uses a route's own deadline over the default", async () => {
+    const slow = gate("late");
+    const p = pair(RouteTable.of({ slow: { handler: slow.handler, timeoutMs: 30 } }), 60_000);
+    p.call(16, "slow", {});
+    expect((await p.reply(16)).error.data).toEqual({ timeoutMs: 30 });
+  });
+});
+
+describe("K-4 cancellation", () => {
+  it("cancelCell fails that cell's calls at once, aborts their handlers and notifies the kernel", async () => {
+    const slow = gate("late");
+    const p = pair(RouteTable.of({ slow: slow.handler }));
+    p.raw(JSON.stringify({ jsonrpc: "2.0", method: "albedo/hello" }), TOKEN, "kernel");
+    p.call(17, "slow", {}, "cell-A");
+    p.call(18, "slow", {}, "cell-B");
+    await until(() => slow.contexts.length === 2);
+    expect(p.dispatcher.cancelCell("cell-A", "interrupted by the user")).toBe(1);
+    expect((await p.reply(17)).error).toMatchObject({ code: APP_ERROR_NUMBERS.cancelled, message: expect.stringContaining("interrupted") });
+    expect(slow.contexts[0]?.signal.aborted).toBe(true);
+    expect(slow.contexts[1]?.signal.aborted).toBe(false);
+    expect(p.sent.find((s) => s.message.method === RPC_CANCEL_METHOD)).toEqual({
+      peer: "kernel",
+      message: { jsonrpc: "2.0", method: RPC_CANCEL_METHOD, params: { cell: "cell-A" } },
+    });
+    expect(p.dispatcher.pendingCount).toBe(1);
+  });
+
+  it("failAll fails every pending call with the given code", async () => {
+    const slow = gate("late");
+    const p = pair(RouteTable.of({ slow: slow.handler }));
+    p.call(19, "slow", {});
+    p.call(20, "slow", {});
+    await until(() => slow.contexts.length === 2);
+    expect(p.dispatcher.failAll("kernel_died", "the kernel exited")).toBe(2);
+    expect((await p.reply(19)).error.code).toBe(APP_ERROR_NUMBERS.kernel_died);
+    expect((await p.reply(20)).error.message).toBe("the kernel exited");
+  });
+});
+
+describe("K-7 route swap", () => {
+  it("a call in flight finishes on its table while a later call sees the new one", async () => {
+    const slowA = gate("answer from A");
+    const tableA = RouteTable.of({ "skills.list": slowA.handler });
+    const tableB = RouteTable.of({ "skills.list": async () => "answer from B" });
+    const p = pair(tableA);
+    p.call(21, "skills.list", {});
+    await until(() => slowA.contexts.length === 1);
+    p.dispatcher.swapRoutes(tableB);
+    expect(p.dispatcher.routes).toBe(tableB);
+    p.call(22, "skills.list", {});
+    expect((await p.reply(22)).result).toBe("answer from B");
+    slowA.release();
+    expect((await p.reply(21)).result).toBe("answer from A");
+  });
+
+  it("a method only the new table has is unknown before the swap and served after", async () => {
+    const p = pair(RouteTable.empty());
+    p.call(23, "ext.thing", {});
+    expect((await p.reply(23)).error.code).toBe(METHOD_NOT_FOUND);
+    p.dispatcher.swapRoutes(RouteTable.of({ "ext.thing": async () => 1 }));
+    p.call(24, "ext.thing", {});
+    expect((await p.reply(24)).result).toBe(1);
+  });
+});
+
+describe("K-5 route table", () => {
+  it("is immutable and validates timeouts", () => {
+    const table = RouteTable.of({ b: async () => 1, a: { handler: async () => 2, timeoutMs: 5 } });
+    expect(table.methods()).toEqual(["a", "b"]);
+    expect(Object.isFrozen(table)).toBe(true);
+    expect(() => RouteTable.of({ x: { handler: async () => 1, timeoutMs: 0 } })).toThrow(/timeoutMs/);
+  });
+});

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RpcServer } from "../../src/rpc/index.js";
+import { type FakeCall, declaration, fakeRoutes } from "./fake-session.js";
+import { makeRunDir, until } from "./helpers.js";
+import { KernelHarness } from "./kernel-harness.js";
+
+/** Generous bound for an interrupted cell to end, against its 100 s sleep. */
+const CANCELLED_CELL_DEADLINE_S = 10;
+
+const HANG = "/hang";
+
+describe("kernel side (real ipykernel)", () => {
+  const calls: FakeCall[] = [];
+  const run = makeRunDir();
+  let server: RpcServer;
+  let kernel: KernelHarness;
+
+  beforeAll(async () => {
+    const demo = declaration("/demo", { arguments: [{ name: "text", help: "t", required: true }] });
+    const routes = fakeRoutes([demo, declaration(HANG)], calls, { never: HANG });
+    server = new RpcServer({ runDir: run.dir, logger: () => {}, routes });
+    await server.start();
+    kernel = await KernelHarness.start(server.kernelEnv(), true);
+  });
+
+  afterAll(async () => {
+    await kernel?.close();
+    await server?.close();
+    run.remove();
+  });
+
+  describe("K-3 namespaces", () => {
+    it("skills and commands exist at first cell, importable from albedo, with no input history entry", async () => {
+      const cell = await kernel.run(
+        [
+          "import json",
+          "from albedo import skills as s, commands as c",
+          "ip = get_ipython()",
+          "session = list(ip.history_manager.get_range(ip.history_manager.session_number, raw=True))",
+          "print(json.dumps({'same': s is skills and c is commands, 'ih': _ih, 'in_len': len(In),",
+          "  'history': [entry[2] for entry in session], 'typed': callable(commands.demo)}))",
+        ].join("\n"),
+      );
+      expect(cell.status).toBe("ok");
+      const out = JSON.parse(cell.stdout);
+      expect(out.same).toBe(true);
+      expect(out.ih).toHaveLength(2);
+      expect(out.ih[0]).toBe("");
+      expect(out.in_len).toBe(2);
+      expect(out.history).toEqual([out.ih[1]]);
+      expect(out.typed).toBe(true);
+    });
+
+    it("an awaited call carries its cell's msg_id", async () => {
+      const cell = await kernel.run("r = await commands.demo('hi')\nprint(r['arguments']['text'])");
+      expect(cell.stdout.trim()).toBe("hi");
+      const call = calls.findLast((c) => c.method === "commands.invoke");
+      expect(call?.context.cell).toBe(cell.msg_id);
+    });
+  });
+
+  describe("K-4 interrupt cancels the cell", () => {
+    it("an interrupted `await commands.x()` whose handler never answers ends, and the handler is aborted", async () => {
+      const started = await kernel.start(`print("calling", flush=True)\nawait commands.invoke("${HANG}")`, "calling");
+      await until(() => calls.some((c) => c.params.name === HANG && c.context.cell === started.msg_id));
+      const handler = calls.find((c) => c.params.name === HANG)!;
+      await kernel.interrupt();
+      expect(server.cancelCell(started.msg_id, "interrupted by the user")).toBe(1);
+      const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+      expect(ended).toMatchObject({ finished: true, status: "error" });
+      expect(["CancelledError", "Cancelled"]).toContain(ended.ename);
+      expect(handler.context.signal.aborted).toBe(true);
+    });
+
+    it("an interrupted `await asyncio.sleep(100)` ends and the kernel keeps working", async () => {
+      const code = `import asyncio\nawait skills.list()\nprint("sleeping", flush=True)\nawait asyncio.sleep(100)`;
+      const started = await kernel.start(code, "sleeping");
+      expect(started.error).toBeUndefined();
+      await kernel.interrupt();
+      server.cancelCell(started.msg_id);
+      const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+      expect(ended).toMatchObject({ finished: true, status: "error", ename: "CancelledError" });
+      const after = await kernel.run("print(len(await skills.list()) > 0)");
+      expect(after).toMatchObject({ status: "ok", stdout: "True\n" });
+    });
+  });
+});
+
+
+describe("K-13 %load_ext albedo in an existing kernel", () => {
+  const run = makeRunDir();
+  let server: RpcServer | undefined;
+  const kernels: KernelHarness[] = [];
+
+  afterAll(async () => {
+    for (const kernel of kernels) await kernel.close();
+    await server?.close();
+    run.remove();
+  });
+
+  it("injects skills and commands when the endpoint and token are set, adding only the user's own cells to history", async () => {
+    server = new RpcServer({ runDir: run.dir, logger: () => {}, routes: fakeRoutes([declaration("/demo")], []) });
+    await server.start();
+    const kernel = await KernelHarness.start(server.kernelEnv(), false);
+    kernels.push(kernel);
+    expect((await kernel.run("print('commands' in dir())")).stdout).toBe("False\n");
+    expect((await kernel.run("%load_ext albedo")).status).toBe("ok");
+    const after = await kernel.run("import json; print(json.dumps({'typed': callable(commands.demo), 'ih': len(_ih)}))");
+    expect(JSON.parse(after.stdout)).toEqual({ typed: true, ih: 4 });
+    expect((await kernel.run("r = await skills.list()\nprint(r['method'])")).stdout).toBe("skills.list\n");
+  });
+
+  it("says clearly what is missing when the endpoint and token are not set", async () => {
+    const kernel = await KernelHarness.start({ ALBEDO_RPC_ENDPOINT: undefined, ALBEDO_RPC_TOKEN: undefined }, false);
+    kernels.push(kernel);
+    const cell = await kernel.run("%load_ext albedo");
+    expect(cell.status).toBe("ok");
+    expect(cell.stderr).toContain("ALBEDO_RPC_ENDPOINT and ALBEDO_RPC_TOKEN are not set");
+    expect((await kernel.run("print('commands' in dir())")).stdout).toBe("False\n");
+  });
+});

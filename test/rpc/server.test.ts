@@ -1,0 +1,97 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Dealer } from "zeromq";
+import {
+  APP_ERROR_NUMBERS,
+  MAX_IPC_PATH_BYTES,
+  RPC_HARD_MESSAGE_BYTES,
+  RPC_MAX_MESSAGE_BYTES,
+  RouteTable,
+  RpcServer,
+} from "../../src/rpc/index.js";
+import { type LogEntry, makeRunDir, recordingLogger } from "./helpers.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startServer(routes: RouteTable): Promise<{ server: RpcServer; entries: LogEntry[] }> {
+  const run = makeRunDir();
+  cleanups.push(run.remove);
+  const { logger, entries } = recordingLogger();
+  const server = new RpcServer({ runDir: run.dir, routes, logger });
+  cleanups.push(() => server.close());
+  await server.start();
+  return { server, entries };
+}
+
+function dealer(endpoint: string): Dealer {
+  const socket = new Dealer({ linger: 0, receiveTimeout: 10_000 });
+  socket.connect(endpoint);
+  cleanups.push(() => socket.close());
+  return socket;
+}
+
+async function roundTrip(socket: Dealer, token: string, request: object | Buffer): Promise<any> {
+  const body = Buffer.isBuffer(request) ? request : JSON.stringify({ jsonrpc: "2.0", ...request });
+  await socket.send([token, body]);
+  const [reply] = await socket.receive();
+  return JSON.parse(reply!.toString());
+}
+
+describe("K-4 RPC server over ZeroMQ", () => {
+  it("serves a call on ipc://<runDir>/rpc and removes the socket file on close, idempotently", async () => {
+    const { server } = await startServer(RouteTable.of({ "skills.list": async () => ({ skills: [] }) }));
+    expect(server.endpoint).toBe(`ipc://${server.socketPath}`);
+    expect(path.basename(server.socketPath)).toBe("rpc");
+    expect(server.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(existsSync(server.socketPath)).toBe(true);
+    const reply = await roundTrip(dealer(server.endpoint), server.token, { id: 1, method: "skills.list" });
+    expect(reply).toEqual({ jsonrpc: "2.0", id: 1, result: { skills: [] } });
+    await server.close();
+    await server.close();
+    expect(existsSync(server.socketPath)).toBe(false);
+  });
+
+  it("refuses a run dir whose socket path would exceed MAX_IPC_PATH_BYTES", () => {
+    const runDir = path.join("/tmp", "d".repeat(MAX_IPC_PATH_BYTES));
+    expect(() => new RpcServer({ runDir })).toThrow(/MAX_IPC_PATH_BYTES/);
+  });
+
+  it("answers an oversized frame with limit_exceeded and keeps serving", async () => {
+    const { server } = await startServer(RouteTable.of({ echo: async (params) => params }));
+    const socket = dealer(server.endpoint);
+    const big = Buffer.alloc(RPC_MAX_MESSAGE_BYTES + 1, 0x20);
+    const refused = await roundTrip(socket, server.token, big);
+    expect(refused.error.code).toBe(APP_ERROR_NUMBERS.limit_exceeded);
+    expect(refused.error.data).toMatchObject({ limit: "RPC_MAX_MESSAGE_BYTES", size: RPC_MAX_MESSAGE_BYTES + 1 });
+    expect((await roundTrip(socket, server.token, { id: 2, method: "echo", params: { a: 1 } })).result).toEqual({ a: 1 });
+  });
+
+  it("drops a peer sending more than RPC_HARD_MESSAGE_BYTES without buffering it, and stays up", async () => {
+    const { server } = await startServer(RouteTable.of({ echo: async (params) => params }));
+    const hostile = dealer(server.endpoint);
+    await hostile.send([server.token, Buffer.alloc(RPC_HARD_MESSAGE_BYTES + 1, 0x20)]);
+    const other = dealer(server.endpoint);
+    expect((await roundTrip(other, server.token, { id: 3, method: "echo", params: {} })).result).toEqual({});
+    hostile.receiveTimeout = 300;
+    await expect(hostile.receive()).rejects.toThrow();
+  });
+});
+
+describe("K-6 isolation", () => {
+  it("a client with session A's address and session B's token is refused and logged; A's routes never run", async () => {
+    let reachedA = 0;
+    const a = await startServer(RouteTable.of({ "skills.list": async () => ++reachedA }));
+    const b = await startServer(RouteTable.of({ "skills.list": async () => "B" }));
+    expect(a.server.token).not.toBe(b.server.token);
+    expect(a.server.endpoint).not.toBe(b.server.endpoint);
+    const reply = await roundTrip(dealer(a.server.endpoint), b.server.token, { id: 4, method: "skills.list" });
+    expect(reply).toMatchObject({ id: 4, error: { code: APP_ERROR_NUMBERS.forbidden } });
+    expect(reachedA).toBe(0);
+    expect(a.entries.some((e) => e.level === "warn" && e.message.includes("wrong token"))).toBe(true);
+    expect((await roundTrip(dealer(b.server.endpoint), b.server.token, { id: 5, method: "skills.list" })).result).toBe("B");
+  });
+});

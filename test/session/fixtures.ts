@@ -1,0 +1,66 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Session, type SessionOptions } from "../../src/session/index.js";
+
+/** A temp workspace, home and state dir for one session test; `cleanup` removes them. */
+export interface SessionDirs {
+  readonly root: string;
+  readonly workspace: string;
+  readonly home: string;
+  readonly stateDir: string;
+  cleanup(): Promise<void>;
+}
+
+export async function sessionDirs(): Promise<SessionDirs> {
+  // Short prefix: IPC socket paths live under the state dir and Unix limits them to ~107 bytes.
+  const root = await mkdtemp(join(tmpdir(), "alb-"));
+  const dirs = { root, workspace: join(root, "ws"), home: join(root, "home"), stateDir: join(root, "state") };
+  await Promise.all([mkdir(dirs.workspace), mkdir(dirs.home), mkdir(dirs.stateDir)]);
+  return { ...dirs, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** Writes a valid skill under <workspace>/.agents/skills/<name>. */
+export async function writeSkill(workspace: string, name: string, body = `Do the ${name} thing.`, description = `The ${name} skill.`): Promise<string> {
+  const dir = join(workspace, ".agents", "skills", name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`);
+  return dir;
+}
+
+/** Opens a session on the dirs, with the test's environment. */
+export function openSession(dirs: SessionDirs, extra: Partial<SessionOptions> = {}): Promise<Session> {
+  return Session.open({
+    workspace: dirs.workspace,
+    home: dirs.home,
+    stateDir: dirs.stateDir,
+    env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
+    ...extra,
+  });
+}
+
+/** Runs code and returns its stdout text; throws with the traceback when the cell fails. */
+export async function run(session: Session, code: string): Promise<string> {
+  const future = session.execute(code);
+  let out = "";
+  const errors: string[] = [];
+  future.onOutput((output) => {
+    const content = output.content as { name?: string; text?: string; data?: Record<string, string>; ename?: string; evalue?: string };
+    if (output.header.msg_type === "stream" && content.name === "stdout") out += content.text ?? "";
+    if (output.header.msg_type === "execute_result") out += `${content.data?.["text/plain"] ?? ""}\n`;
+    if (output.header.msg_type === "error") errors.push(`${content.ename}: ${content.evalue}`);
+  });
+  const reply = await future.done;
+  if (reply.status !== "ok") throw new Error(`cell failed: ${errors.join("\n") || reply.status}`);
+  return out;
+}
+
+/** Whether a process id is alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

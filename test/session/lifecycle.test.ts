@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Session } from "../../src/session/index.js";
+import { alive, openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+
+/** Liveness bound for waits in this file: far above the expected time, far below a hung cell (100 s). */
+const WAIT_MS = 20_000;
+
+let dirs: SessionDirs | undefined;
+let session: Session | undefined;
+
+afterEach(async () => {
+  await session?.close();
+  await dirs?.cleanup();
+  session = undefined;
+  dirs = undefined;
+});
+
+async function waitFor(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("K-4 interrupt ends an awaiting cell", () => {
+  it("interrupts `await asyncio.sleep(100)` and the session stays usable", async () => {
+    dirs = await sessionDirs();
+    session = await openSession(dirs);
+    const future = session.execute("import asyncio\nawait asyncio.sleep(100)");
+    await waitFor(() => session!.kernel.status === "busy", "the cell to start");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    await session.interrupt();
+    const reply = await future.done;
+    expect(reply.status).toBe("error");
+    expect(Date.now() - started).toBeLessThan(WAIT_MS);
+    expect(await run(session, "print('still here')")).toBe("still here\n");
+  });
+});
+
+describe("K-9 supervision", () => {
+  it("fails the running execution when the kernel is killed, restarts it and re-injects the namespaces", async () => {
+    dirs = await sessionDirs();
+    await writeSkill(dirs.workspace, "demo");
+    session = await openSession(dirs);
+    const firstPid = session.kernel.pid!;
+    const future = session.execute("import time\ntime.sleep(100)");
+    await waitFor(() => session!.kernel.status === "busy", "the cell to start");
+    process.kill(firstPid, "SIGKILL");
+    await expect(future.done).rejects.toThrow(/died|exit|killed/i);
+    await waitFor(() => session!.kernel.status === "idle" || session!.kernel.status === "ready", "the restarted kernel");
+    expect(session.kernel.pid).not.toBe(firstPid);
+    expect(alive(firstPid)).toBe(false);
+    const out = await run(session, "print(type(skills).__name__, (await commands.demo('x'))['name'])");
+    expect(out.trim()).toBe("Skills demo");
+  });
+
+  it("leaves no process, socket or run dir after close", async () => {
+    dirs = await sessionDirs();
+    session = await openSession(dirs);
+    const pid = session.kernel.pid!;
+    const runDir = session.runDir;
+    expect((await readdir(runDir)).length).toBeGreaterThan(0);
+    await session.close();
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(runDir)).toBe(false);
+    expect(await readdir(join(dirs.stateDir, "run"))).toEqual([]);
+  });
+});
