@@ -43,3 +43,9 @@ export function commandHelp(command: CliCommand): string {
 export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+export const SANDBOX_OPTION: OptionSpec = {
+  name: "sandbox",
+  value: "MODE",
+  help: "kernel sandbox for this run: auto, required or off (default: the global setting, else auto)",
+};

@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { completeCommand, findCommand, parseSlashLine } from "../commands/index.js";
 import type { Session } from "../session/index.js";
-import { type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
+import { SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
 import { renderOutput, renderValue } from "./render.js";
 
@@ -137,7 +137,7 @@ export const consoleCommand: CliCommand = {
   path: ["console"],
   summary: "interactive console on a session: Python cells, slash commands with completion, /reload session",
   usage: "",
-  options: [WORKSPACE_OPTION],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION],
   async run(args, io) {
     const session = await openEmbeddedSession(args, io);
     const console = new Console(session, io);

@@ -1,6 +1,7 @@
 import { Session } from "../session/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
-import type { ParsedArgs } from "./args.js";
+import { stringOption, UsageError, type ParsedArgs } from "./args.js";
+import { SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
 import { workspaceOf } from "./workspace.js";
@@ -8,6 +9,7 @@ import { workspaceOf } from "./workspace.js";
 /** Opens an in-process session (D-5) with boot progress on a terminal's stderr. */
 export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<Session> {
   const workspace = await workspaceOf(args, io);
+  const sandbox = sandboxOf(args);
   const done = startProgress(io.stderr, "albedo: starting the kernel");
   try {
     const session = await Session.open({
@@ -15,6 +17,7 @@ export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<
       home: homeDir(io.env),
       stateDir: stateDir(io.env),
       env: io.env,
+      ...(sandbox ? { sandbox } : {}),
       log: (level, message, data) => {
         if (level === "warn" || level === "error") io.stderr.write(`albedo ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
       },
@@ -25,4 +28,12 @@ export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<
     done("albedo: the kernel did not start");
     throw error;
   }
+}
+
+/** The --sandbox override, when given; a value outside auto|required|off is a usage error. */
+export function sandboxOf(args: ParsedArgs): SandboxMode | undefined {
+  const given = stringOption(args, "sandbox");
+  if (given === undefined) return undefined;
+  if (!(SANDBOX_MODES as readonly string[]).includes(given)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}, got "${given}"`);
+  return given as SandboxMode;
 }

@@ -14,6 +14,6 @@ export {
 } from "./kernelspecs.js";
 export type {
   CompleteReply, Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply, InputHandler, InterruptEvent, KernelInfo,
-  KernelLaunchSpec, KernelLog, KernelStatus, KernelTransport, LogLevel, StartKernelOptions, StatusEvent,
+  KernelLaunchSpec, KernelLog, KernelWrap, KernelStatus, KernelTransport, LogLevel, StartKernelOptions, StatusEvent,
 } from "./kernel.js";
 export type { SupervisorEvents } from "./supervisor.js";

@@ -59,8 +59,8 @@ export class KernelInstance {
     const connectionFile = await writeConnectionFile(options.runDir, info);
     let process: KernelProcess;
     try {
-      const argv = kernelArgv(options.spec.argv, connectionFile, options.extraArgv, options.wrap);
       const env = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...options.extraEnv };
+      const argv = kernelArgv(options.spec.argv, connectionFile, options.extraArgv, options.wrap, env);
       handlers.log("info", "starting kernel", { argv, transport: info.transport });
       process = KernelProcess.launch({ argv, env, cwd: options.cwd, log: handlers.log });
     } catch (error) {

@@ -15,6 +15,12 @@ export interface KernelLaunchSpec {
 
 export type KernelTransport = "ipc" | "tcp";
 
+/**
+ * Rewrites the kernel's argv just before spawn. It sees the environment the process will get,
+ * because a sandbox that clears the environment must pass the kernel's variables on itself.
+ */
+export type KernelWrap = (argv: string[], env: Readonly<Record<string, string | undefined>>) => string[];
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 /** Logger hook; the kernel domain never writes to the console itself. */
@@ -33,7 +39,7 @@ export interface StartKernelOptions {
   /** Default "ipc"; "tcp" binds 127.0.0.1 on free ports. */
   readonly transport?: KernelTransport;
   /** Rewrites the final argv just before spawn (the sandbox prefixes bwrap here). */
-  readonly wrap?: (argv: string[]) => string[];
+  readonly wrap?: KernelWrap;
   readonly log?: KernelLog;
 }
 

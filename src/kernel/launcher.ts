@@ -3,7 +3,7 @@
  * The kernel leads its own process group, so signals reach whatever it started too.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type { KernelLog } from "./kernel.js";
+import type { KernelLog, KernelWrap } from "./kernel.js";
 
 export const SIGTERM_TIMEOUT_MS = 3_000;
 export const SIGKILL_TIMEOUT_MS = 2_000;
@@ -108,11 +108,17 @@ export class KernelProcess {
   }
 }
 
-/** The final argv: placeholder replaced, extra args appended, then the optional wrapper applied. */
-export function kernelArgv(specArgv: readonly string[], connectionFile: string, extraArgv: readonly string[] = [], wrap?: (argv: string[]) => string[]): string[] {
+/** The final argv: placeholder replaced, extra args appended, then the optional wrapper applied (it sees the spawn env). */
+export function kernelArgv(
+  specArgv: readonly string[],
+  connectionFile: string,
+  extraArgv: readonly string[] = [],
+  wrap?: KernelWrap,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   if (!specArgv.some((arg) => arg.includes(CONNECTION_FILE_PLACEHOLDER))) {
     throw new Error(`kernel argv must contain the ${CONNECTION_FILE_PLACEHOLDER} placeholder: ${JSON.stringify(specArgv)}`);
   }
   const argv = [...specArgv.map((arg) => arg.split(CONNECTION_FILE_PLACEHOLDER).join(connectionFile)), ...extraArgv];
-  return wrap ? wrap(argv) : argv;
+  return wrap ? wrap(argv, env) : argv;
 }

@@ -13,6 +13,8 @@ import type { Caller } from "../commands/index.js";
 import { runCommand, type CommandHost } from "./commandRunner.js";
 import { buildRoutes } from "./routes.js";
 import type { Settings } from "../settings/index.js";
+import type { Sandbox, SandboxMode } from "../sandbox/index.js";
+import { prepareKernelSandbox } from "./sandbox.js";
 import { buildView, readSelection, type ExtensionState, type SessionView } from "./view.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
@@ -31,8 +33,8 @@ export interface SessionOptions {
   readonly sessionSettings?: Settings;
   /** A named kernelspec instead of the resolved interpreter (K-1). */
   readonly kernelspec?: string;
-  /** Rewrites the kernel argv before spawn; the sandbox prefixes bwrap here (K-10). */
-  readonly wrap?: (argv: string[]) => string[];
+  /** Overrides the global `sandbox` setting for this session (K-10). */
+  readonly sandbox?: SandboxMode;
   readonly log?: KernelLog;
   /** Progress lines for long waits (kernel boot), for terminals. */
   readonly onProgress?: (message: string) => void;
@@ -54,6 +56,7 @@ export interface ReloadResult {
 export class Session implements CommandHost {
   private viewValue: SessionView;
   private kernelValue: KernelClient | undefined;
+  private sandboxValue: Sandbox | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
@@ -102,8 +105,13 @@ export class Session implements CommandHost {
 
   private async boot(): Promise<void> {
     const install = this.options.install ?? installDir();
-    const launch = await resolveKernelLaunch(this.options.kernelspec ? { kernelspec: this.options.kernelspec } : {}, this.options.env);
-    this.options.onProgress?.(`starting kernel: ${launch.source}`);
+    const resolved = await resolveKernelLaunch(this.options.kernelspec ? { kernelspec: this.options.kernelspec } : {}, this.options.env);
+    const { sandbox, launch } = await prepareKernelSandbox({
+      ...this.options, runDir: this.runDir, install, mode: this.options.sandbox, view: this.viewValue,
+      warn: (message) => (this.options.log ?? defaultLog)("warn", message),
+    }, resolved);
+    this.sandboxValue = sandbox;
+    this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
     const kernel = await startKernel({
       spec: launch,
@@ -115,7 +123,7 @@ export class Session implements CommandHost {
         PYTHONPATH: pythonPath,
         ALBEDO_EXTENSIONS: this.viewValue.extensions.skills ? "python,skills" : "python",
       },
-      ...(this.options.wrap ? { wrap: this.options.wrap } : {}),
+      wrap: sandbox.wrap,
       ...(this.options.log ? { log: this.options.log } : {}),
     });
     this.kernelValue = kernel;
@@ -190,9 +198,10 @@ export class Session implements CommandHost {
     };
   }
 
-  status(): { id: string; kernel: KernelStatus | "none"; pid: number | undefined; revision: string; skills: number; extensions: ExtensionState } {
+  status(): { id: string; kernel: KernelStatus | "none"; pid: number | undefined; sandbox: string; revision: string; skills: number; extensions: ExtensionState } {
     return {
       id: this.id,
+      sandbox: this.sandboxValue?.kind ?? "none",
       kernel: this.kernelValue?.status ?? "none",
       pid: this.kernelValue?.pid,
       revision: this.viewValue.snapshot.revision,
@@ -217,6 +226,7 @@ export class Session implements CommandHost {
       await this.kernelValue?.shutdown();
     } finally {
       await this.rpc.close();
+      await this.sandboxValue?.dispose();
       await rm(this.runDir, { recursive: true, force: true });
     }
   }
@@ -229,6 +239,10 @@ async function prepareView(options: SessionOptions, extensions: ExtensionState, 
     readSelection(options.stateDir, options.workspace, sessionSettings),
   ]);
   return buildView(discovered, extensions, selection);
+}
+
+function defaultLog(level: string, message: string): void {
+  process.stderr.write(`albedo ${level}: ${message}\n`);
 }
 
 function rpcLogger(log: KernelLog | undefined) {

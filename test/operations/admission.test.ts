@@ -8,7 +8,7 @@ import {
   type AdmitInput,
   type AdmitResult,
 } from "../../src/operations/index.js";
-import { demoCommand, message, storeFixture, T0 } from "./support/fixtures.js";
+import { message, storeFixture, T0 } from "./support/fixtures.js";
 
 const fixture = storeFixture();
 afterEach(() => fixture.close());
@@ -71,7 +71,7 @@ describe("O-1 admission and replay", () => {
     const { store } = fixture.open();
     const input = message("hello");
     expectAdmitted(store.admit("s1", input));
-    const bad = store.admit("s1", { ...input, extra: 1 } as AdmitInput);
+    const bad = store.admit("s1", { ...input, extra: 1 } as unknown as AdmitInput);
     expect(bad.body).toMatchObject({ code: "operation_conflict" });
   });
 });

@@ -1,5 +1,4 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAppError } from "../../src/errors/index.js";
 import {

@@ -38,7 +38,7 @@ export function storeFixture(): {
   };
 }
 
-export function message(text: string, operationId: string = newOperationId(T0)): AdmitInput {
+export function message(text: string, operationId: string = newOperationId(T0)): AdmitInput & { type: "message" } {
   return { operationId, type: "message", text };
 }
 

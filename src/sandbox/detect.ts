@@ -1,0 +1,66 @@
+/**
+ * Finding the sandbox tools on this machine: `bwrap` (required for a sandbox) and `prlimit`
+ * (for resource limits). The bwrap probe starts one real sandbox and is cached per binary path.
+ */
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+
+/** How long the one-time bwrap probe may take before bwrap counts as unusable. */
+export const PROBE_TIMEOUT_MS = 10_000;
+/** Bytes of the probe's stderr kept in the reason text. */
+export const MAX_PROBE_ERROR_CHARS = 400;
+
+/** The arguments of the probe: the same namespaces and capability drop a kernel sandbox uses. */
+export const PROBE_ARGS: readonly string[] = [
+  "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
+  "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent", "--", "true",
+];
+
+export type Detection =
+  | { readonly usable: true; readonly bwrap: string; readonly prlimit?: string }
+  | { readonly usable: false; readonly reason: string; readonly missing: boolean };
+
+const probeCache = new Map<string, string | null>();
+
+/** The absolute path of an executable named `name` on `searchPath`, or undefined when none is found. */
+export function findExecutable(name: string, searchPath: string | undefined): string | undefined {
+  for (const dir of (searchPath ?? "").split(delimiter)) {
+    if (dir.length === 0 || !isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
+
+/** Runs the probe sandbox once per bwrap path; returns null when it works, else why it does not. */
+export function probeBwrap(bwrap: string): string | null {
+  const cached = probeCache.get(bwrap);
+  if (cached !== undefined) return cached;
+  const result = spawnSync(bwrap, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+  let problem: string | null = null;
+  if (result.error) problem = result.error.message;
+  else if (result.status !== 0) {
+    const detail = (result.stderr ?? "").trim().slice(0, MAX_PROBE_ERROR_CHARS);
+    problem = `exit ${String(result.status ?? result.signal)}${detail ? `: ${detail}` : ""}`;
+  }
+  probeCache.set(bwrap, problem);
+  return problem;
+}
+
+/** Looks up bwrap and prlimit on the PATH of `env` and probes bwrap; never throws. */
+export function detectSandbox(env: NodeJS.ProcessEnv = process.env): Detection {
+  if (process.platform !== "linux") return { usable: false, missing: true, reason: `bubblewrap needs Linux; this is ${process.platform}` };
+  const bwrap = findExecutable("bwrap", env.PATH);
+  if (bwrap === undefined) return { usable: false, missing: true, reason: "bubblewrap (bwrap) not found on PATH" };
+  const problem = probeBwrap(bwrap);
+  if (problem !== null) return { usable: false, missing: false, reason: `bubblewrap at ${bwrap} cannot start a sandbox (${problem})` };
+  const prlimit = findExecutable("prlimit", env.PATH);
+  return prlimit === undefined ? { usable: true, bwrap } : { usable: true, bwrap, prlimit };
+}

@@ -1,0 +1,58 @@
+/**
+ * Resource limits of a sandboxed kernel (K-10): address space, process count and open files.
+ * They are applied inside bwrap with util-linux `prlimit`, after the user namespace exists, so the
+ * process cap counts only the sandbox's own processes (for a non-root user).
+ */
+
+/** Default address-space cap of the kernel process, in MiB. */
+export const DEFAULT_MEMORY_MB = 4096;
+/** Default cap on processes (and threads) the kernel's user may run inside its sandbox. */
+export const DEFAULT_PROCESSES = 256;
+/** Default cap on open file descriptors per process. */
+export const DEFAULT_OPEN_FILES = 1024;
+
+/** Smallest accepted memory cap, in MiB: below this a Python interpreter cannot start. */
+export const MIN_MEMORY_MB = 64;
+/** Smallest accepted process cap: the kernel plus a helper thread or two. */
+export const MIN_PROCESSES = 8;
+/** Smallest accepted open-files cap: ZeroMQ sockets and the interpreter's own files. */
+export const MIN_OPEN_FILES = 64;
+/** Largest accepted value of any limit (keeps byte arithmetic exact in a double). */
+export const MAX_LIMIT_VALUE = 2 ** 31;
+
+export interface ResourceLimits {
+  /** Address space (RLIMIT_AS), in MiB. */
+  readonly memoryMB: number;
+  /** RLIMIT_NPROC: processes and threads of the sandbox user. Not enforced for host root. */
+  readonly processes: number;
+  /** RLIMIT_NOFILE. */
+  readonly openFiles: number;
+}
+
+export const DEFAULT_LIMITS: ResourceLimits = {
+  memoryMB: DEFAULT_MEMORY_MB,
+  processes: DEFAULT_PROCESSES,
+  openFiles: DEFAULT_OPEN_FILES,
+};
+
+const MINIMUMS: ResourceLimits = { memoryMB: MIN_MEMORY_MB, processes: MIN_PROCESSES, openFiles: MIN_OPEN_FILES };
+
+/** Fills absent limits with the defaults; throws naming the limit and value when one is not an integer in range. */
+export function resolveLimits(given: Partial<ResourceLimits> = {}): ResourceLimits {
+  const out = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof ResourceLimits)[]) {
+    const value = given[key];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < MINIMUMS[key] || value > MAX_LIMIT_VALUE) {
+      throw new Error(`limits.${key} must be an integer from ${MINIMUMS[key]} to ${MAX_LIMIT_VALUE}; got ${String(value)}`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** The `prlimit` prefix that sets each limit (soft and hard, so the kernel cannot raise it back). */
+export function prlimitArgv(prlimit: string, limits: ResourceLimits): string[] {
+  const bytes = limits.memoryMB * 1024 * 1024;
+  return [prlimit, `--as=${bytes}`, `--nproc=${limits.processes}`, `--nofile=${limits.openFiles}`, "--"];
+}

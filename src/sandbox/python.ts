@@ -1,0 +1,25 @@
+/** The directories an interpreter needs to run, so a sandbox can expose them read-only. */
+import { spawnSync } from "node:child_process";
+
+/** How long asking the interpreter for its prefixes may take. */
+export const PYTHON_QUERY_TIMEOUT_MS = 15_000;
+
+const QUERY = [
+  "import json, os, site, sys",
+  "paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,",
+  "         os.path.dirname(os.path.realpath(sys.executable))]",
+  "user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None",
+  "if user_site and os.path.isdir(user_site): paths.append(user_site)",
+  "print(json.dumps(paths))",
+].join("\n");
+
+/** Prefixes, install dir and user site of `python` (deduplicated); throws when the interpreter cannot be run. */
+export function pythonReadPaths(python: string): string[] {
+  const result = spawnSync(python, ["-c", QUERY], { encoding: "utf8", timeout: PYTHON_QUERY_TIMEOUT_MS });
+  if (result.error || result.status !== 0) {
+    throw new Error(`cannot ask ${python} for its install paths: ${result.error?.message ?? result.stderr.trim()}`);
+  }
+  const paths = JSON.parse(result.stdout) as unknown;
+  if (!Array.isArray(paths) || !paths.every((p) => typeof p === "string")) throw new Error(`unexpected answer from ${python}`);
+  return [...new Set(paths as string[])];
+}

@@ -1,0 +1,109 @@
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+
+const repo = join(import.meta.dirname, "..", "..");
+const bin = join(repo, "bin", "albedo");
+/** Liveness bound for one CLI process in this file. */
+const PROCESS_TIMEOUT_MS = 60_000;
+
+let dirs: SessionDirs;
+
+beforeAll(async () => {
+  dirs = await sessionDirs();
+  await writeSkill(dirs.workspace, "demo");
+});
+
+afterAll(() => dirs?.cleanup());
+
+interface Ran { code: number | null; stdout: string; stderr: string }
+
+function albedo(args: string[], stdin = ""): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: dirs.workspace,
+      env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
+      timeout: PROCESS_TIMEOUT_MS,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+describe("X albedo exec", () => {
+  it("runs -c code with top-level await, skills and commands in scope, and prints the catalog", async () => {
+    const ran = await albedo(["exec", "-c", "print(await commands.catalog())"]);
+    expect(ran.stderr).toBe("");
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain("'/demo'");
+    expect(ran.stdout).toContain("'/reload'");
+  });
+
+  it("runs a FILE and code from stdin (-)", async () => {
+    await writeFile(join(dirs.workspace, "job.py"), "r = await skills.read('demo')\nprint(r['content'].splitlines()[1])\n");
+    const fromFile = await albedo(["exec", "job.py"]);
+    expect(fromFile.stdout).toBe("name: demo\n");
+    const fromStdin = await albedo(["exec", "-"], "import sys\nprint('from stdin', file=sys.stderr)\n6 * 7\n");
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout).toBe("42\n");
+    expect(fromStdin.stderr).toBe("from stdin\n");
+  });
+
+  it("exits 1 with the traceback on a Python error", async () => {
+    const ran = await albedo(["exec", "-c", "print('before')\nraise ValueError('boom')"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe("before\n");
+    expect(ran.stderr).toContain("ValueError: boom");
+    expect(ran.stderr).not.toMatch(/\u001b\[/);
+  });
+
+  it("refuses bad usage with exit 2 and the usage text", async () => {
+    expect((await albedo(["exec"])).code).toBe(2);
+    const both = await albedo(["exec", "-c", "1", "job.py"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("either -c CODE or FILE");
+    const sandbox = await albedo(["exec", "--sandbox", "maybe", "-c", "1"]);
+    expect(sandbox.code).toBe(2);
+    expect(sandbox.stderr).toContain("--sandbox must be one of auto, required, off");
+    expect((await albedo(["exec", "missing.py"])).stderr).toContain("cannot read missing.py");
+  });
+
+  it("has --help", async () => {
+    const help = await albedo(["exec", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("usage: albedo exec (FILE | - | -c CODE)");
+    expect(help.stdout).toContain("--sandbox MODE");
+  });
+});
+
+describe("X albedo console", () => {
+  it("runs Python cells, blocks, slash commands and /reload session from piped input", async () => {
+    const input = [
+      "x = 20",
+      "for i in range(2):",
+      "    x += 1",
+      "",
+      "print(x)",
+      "/help reload",
+      "/nope",
+      "/reload session",
+      "print((await commands.invoke('/status'))['skills'] > 0)",
+      "",
+    ].join("\n");
+    await writeSkill(dirs.workspace, "late");
+    const ran = await albedo(["console"], input);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain("22\n");
+    expect(ran.stdout).toContain('"usage": "/reload [target]"');
+    expect(ran.stderr).toContain("/nope: no command /nope");
+    expect(ran.stdout).toContain('"revision"');
+    expect(ran.stdout).toContain("True\n");
+  });
+});

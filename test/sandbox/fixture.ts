@@ -1,0 +1,206 @@
+/**
+ * Real files, sockets and processes for the sandbox tests: a fake home with a state dir, two
+ * sessions' run dirs, a workspace and skill roots (one linked), plus a runner that starts
+ * Python inside a sandbox and always reaps it.
+ */
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { detectSandbox, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
+import { childPids } from "../../src/sandbox/pids.js";
+
+export const PYTHON = "/work/main/.venv/bin/python";
+/** Upper bound on one sandboxed Python run; it is killed past this. */
+export const RUN_TIMEOUT_MS = 30_000;
+
+/** Fails loudly (never skips) when this machine cannot run the sandbox tests. */
+export function requireBwrap(): void {
+  const found = detectSandbox();
+  if (!found.usable) {
+    throw new Error(`bubblewrap is needed for the K-10 sandbox tests and CI must install it (apt-get install bubblewrap): ${found.reason}`);
+  }
+}
+
+export interface Tree {
+  readonly base: string;
+  readonly home: string;
+  readonly stateDir: string;
+  readonly runDir: string;
+  readonly otherRunDir: string;
+  readonly workspace: string;
+  /** `<home>/.agents/skills`, a symlink to a directory outside the home. */
+  readonly linkedRoot: string;
+  /** A skill directory outside every root that a workspace skill links to. */
+  readonly linkedSkillTarget: string;
+  /** A file beside the linked skill target that nothing exposes. */
+  readonly unexposedFile: string;
+}
+
+/** Builds the fixture tree under a new temp dir. */
+export function makeTree(): Tree {
+  const base = mkdtempSync(join(tmpdir(), "albedo-sandbox-"));
+  const home = join(base, "home");
+  const stateDir = join(home, ".albedo");
+  const runDir = join(stateDir, "run", "sess-a");
+  const otherRunDir = join(stateDir, "run", "sess-b");
+  for (const dir of [runDir, otherRunDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(stateDir, "daemon.token"), "secret-token\n", { mode: 0o600 });
+  writeFileSync(join(stateDir, "settings.json"), '{"sandbox":"auto"}\n', { mode: 0o600 });
+  writeFileSync(join(otherRunDir, "kernel.json"), "{}\n");
+  mkdirSync(join(home, ".ssh"), { mode: 0o700 });
+  writeFileSync(join(home, ".ssh", "id_ed25519"), "PRIVATE KEY\n", { mode: 0o600 });
+  const workspace = join(home, "project");
+  mkdirSync(join(workspace, ".agents", "skills"), { recursive: true });
+  writeFileSync(join(workspace, "data.txt"), "workspace data\n");
+  const shared = join(base, "shared", "skills");
+  writeSkill(join(shared, "demo"));
+  mkdirSync(join(home, ".agents"));
+  const linkedRoot = join(home, ".agents", "skills");
+  symlinkSync(shared, linkedRoot);
+  const linkedSkillTarget = join(base, "elsewhere", "linked");
+  writeSkill(linkedSkillTarget);
+  const unexposedFile = join(base, "elsewhere", "secret.txt");
+  writeFileSync(unexposedFile, "not for the kernel\n");
+  symlinkSync(linkedSkillTarget, join(workspace, ".agents", "skills", "linked"));
+  chmodSync(stateDir, 0o700);
+  return { base, home, stateDir, runDir, otherRunDir, workspace, linkedRoot, linkedSkillTarget, unexposedFile };
+}
+
+function writeSkill(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "SKILL.md"), `---\nname: ${dir.split("/").pop()}\ndescription: test skill\n---\nbody\n`);
+}
+
+/** The profile of session A over `tree`. */
+export function profileOf(tree: Tree, pythonPaths: readonly string[], extra: Partial<SandboxProfile> = {}): SandboxProfile {
+  return {
+    workspace: tree.workspace,
+    runDir: tree.runDir,
+    stateDir: tree.stateDir,
+    home: tree.home,
+    skillRoots: [join(tree.workspace, ".agents", "skills"), tree.linkedRoot],
+    extraReadOnly: [tree.linkedSkillTarget],
+    pythonPaths,
+    ...extra,
+  };
+}
+
+/** A Unix socket server (another session's IPC endpoint) and a loopback TCP server. */
+export async function listen(server: Server, where: string | { port: 0; host: string }): Promise<Server> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    if (typeof where === "string") server.listen(where, resolve);
+    else server.listen(where.port, where.host, resolve);
+  });
+  return server;
+}
+
+export function newServer(): Server {
+  return createServer((socket) => {
+    // Probes close at once; a reset while greeting them is expected, not a test failure.
+    socket.on("error", () => undefined);
+    socket.end("hello\n");
+  });
+}
+
+export async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+export function removeTree(tree: Tree): void {
+  rmSync(tree.base, { recursive: true, force: true });
+}
+
+export interface RunResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `python -c code` through `wrap` and waits for it; kills it at RUN_TIMEOUT_MS. */
+export async function runPython(wrap: Wrap, code: string, spawnEnv?: Record<string, string>): Promise<RunResult> {
+  const argv = wrap([PYTHON, "-c", code], spawnEnv);
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+  const [code_, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on("close", (c, s) => resolve([c, s])),
+  );
+  clearTimeout(timer);
+  return { code: code_, signal, stdout, stderr };
+}
+
+/** Every descendant pid of `pid`, from /proc. */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of childPids(queue.shift()!)) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** True while a process with `pid` exists and is not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
+export async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
+}
+
+export interface Started {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Resolves with the first stdout line (rejects if the process ends first). */
+  readonly firstLine: Promise<string>;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/** Starts `python -c code` through `wrap` without waiting for it; the caller must end it. */
+export function startPython(wrap: Wrap, code: string): Started {
+  const argv = wrap([PYTHON, "-c", code]);
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
+  const firstLine = new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const end = out.indexOf("\n");
+      if (end >= 0) resolve(out.slice(0, end));
+    });
+    void exited.then(([c, s]) => reject(new Error(`exited (${String(c ?? s)}) before a line: ${stderr}`)));
+  });
+  return { child, firstLine, exited };
+}
+
+/** SIGKILLs the spawned bwrap and waits until it and every process it had started are gone. */
+export async function killTree(started: { readonly child: ChildProcess; readonly exited: Promise<unknown> }, timeoutMs = 10_000): Promise<boolean> {
+  const pid = started.child.pid!;
+  const tree = [pid, ...descendants(pid)];
+  started.child.kill("SIGKILL");
+  await started.exited;
+  return waitFor(() => tree.every((p) => !alive(p)), timeoutMs);
+}
