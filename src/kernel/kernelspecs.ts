@@ -3,10 +3,10 @@
  * kernel.json validation, and the choice of how a session's kernel is launched.
  */
 import { existsSync, statSync } from "node:fs";
-import { open, readdir } from "node:fs/promises";
+import { lstat, open, readdir, stat } from "node:fs/promises";
 import { delimiter, dirname, join, resolve, sep } from "node:path";
 import { homeDir } from "../settings/paths.js";
-import { assertKernelReady, describePython, probePython, pythonCandidate, resolvePython } from "../python/index.js";
+import { assertKernelReady, describePython, probePython, pythonCandidate, resolvePython, type PythonStatus } from "../python/index.js";
 
 /** Largest kernel.json read, in bytes. */
 export const MAX_KERNEL_JSON_BYTES = 64 * 1024;
@@ -247,12 +247,33 @@ export async function resolveKernelLaunch(opts: { kernelspec?: string; python?: 
       source: `kernelspec ${entry.name} (${entry.file})`,
     };
   }
-  const status = opts.python !== undefined ? await probePython({ path: resolve(opts.python), source: "option" }, env) : await resolvePython(env);
-  assertKernelReady(status);
+  const status = await kernelReadyPython(opts.python, env);
   return {
     argv: [status.path, "-m", "ipykernel_launcher", "-f", CONNECTION_FILE],
     interruptMode: "signal",
     displayName: `Python ${status.pythonVersion} (albedo)`,
     source: describePython(status),
   };
+}
+
+/**
+ * Interpreters already found kernel-ready, by path and file identity: probing costs a Python start
+ * (hundreds of ms), and a session open should not pay it every time. Only successes are kept; a
+ * replaced interpreter has a new identity and is probed again.
+ */
+const readyInterpreters = new Map<string, PythonStatus>();
+
+async function kernelReadyPython(python: string | undefined, env: NodeJS.ProcessEnv): Promise<PythonStatus> {
+  const candidate = python !== undefined ? { path: resolve(python), source: "option" as const } : pythonCandidate(env);
+  // Both the link (a venv's python is one, remade by a new venv) and its target identify the interpreter.
+  const identity = await Promise.all([lstat(candidate.path), stat(candidate.path)]).then(
+    ([link, target]) => `${candidate.path}:${link.ino}:${link.mtimeMs}:${target.dev}:${target.ino}:${target.mtimeMs}`,
+    () => undefined,
+  );
+  const known = identity === undefined ? undefined : readyInterpreters.get(identity);
+  if (known !== undefined) return known;
+  const status = python !== undefined ? await probePython(candidate, env) : await resolvePython(env);
+  assertKernelReady(status);
+  if (identity !== undefined) readyInterpreters.set(identity, status);
+  return status;
 }

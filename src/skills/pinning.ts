@@ -14,12 +14,48 @@ import { normalizeName } from "./validate.js";
  * SKILL.md has grown past MAX_SKILL_FILE_BYTES.
  */
 export async function checkPinned(entry: SkillEntry): Promise<void> {
+  const [, file] = await Promise.all([checkPinnedDirectory(entry), statPinnedSource(entry)]);
+  if (verified.get(verifiedKey(entry)) === stampOf(file)) return;
   await readPinnedDocument(entry);
+}
+
+/**
+ * SKILL.md files whose metadata was last found matching their pin, with the (size, mtime, ctime)
+ * seen then. Any write to a file moves its ctime, so an unchanged stamp means unchanged bytes and
+ * the check can skip rereading and parsing the file. Bounded: cleared when it reaches the cap.
+ */
+const verified = new Map<string, string>();
+/** Entries kept in the verified-metadata memo before it is cleared. */
+export const MAX_VERIFIED_PINS = 4096;
+
+function verifiedKey(entry: SkillEntry): string {
+  return JSON.stringify([entry.sourceIdentity.dev, entry.sourceIdentity.ino, entry.resolvedSource, entry.name, entry.description]);
+}
+
+function stampOf(stats: BigIntStats): string {
+  return `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+/** Stats SKILL.md through its installed path and checks it still resolves to the pinned file. */
+async function statPinnedSource(entry: SkillEntry): Promise<BigIntStats> {
+  let real: string;
+  let stats: BigIntStats;
+  try {
+    [real, stats] = await Promise.all([realpath(entry.source), stat(entry.source, { bigint: true })]);
+  } catch (error) {
+    throw reloadRequired(entry, `SKILL.md cannot be resolved (${codeOf(error)})`);
+  }
+  if (real !== entry.resolvedSource) throw reloadRequired(entry, `SKILL.md now resolves to ${real} instead of ${entry.resolvedSource}`);
+  if (!sameIdentity({ dev: stats.dev.toString(), ino: stats.ino.toString() }, entry.sourceIdentity)) {
+    throw reloadRequired(entry, "SKILL.md was replaced by another file");
+  }
+  return stats;
 }
 
 /** Like checkPinned, and returns the SKILL.md as parsed at this call (same inode, so in-place edits show). */
 export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkillDocument> {
-  await checkPinnedDirectory(entry);
+  // The stamp is taken before the read: a write racing the read leaves a stale stamp, which only forces a reread.
+  const [, stamped] = await Promise.all([checkPinnedDirectory(entry), statPinnedSource(entry)]);
   const file = await readBoundedFile(entry.source, MAX_SKILL_FILE_BYTES);
   if (isProblem(file)) throw reloadRequired(entry, file.message);
   if (file.resolvedPath !== entry.resolvedSource) {
@@ -37,6 +73,8 @@ export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkill
   if (text === undefined) throw reloadRequired(entry, "SKILL.md is no longer valid UTF-8");
   const document = parseSkillDocument(text);
   if (!sameMetadata(entry, document.fields)) throw reloadRequired(entry, "its name or description changed");
+  if (verified.size >= MAX_VERIFIED_PINS) verified.clear();
+  verified.set(verifiedKey(entry), stampOf(stamped));
   return document;
 }
 
@@ -44,8 +82,7 @@ async function checkPinnedDirectory(entry: SkillEntry): Promise<void> {
   let real: string;
   let stats: BigIntStats;
   try {
-    real = await realpath(entry.dir);
-    stats = await stat(entry.dir, { bigint: true });
+    [real, stats] = await Promise.all([realpath(entry.dir), stat(entry.dir, { bigint: true })]);
   } catch (error) {
     throw reloadRequired(entry, `its directory ${entry.dir} cannot be resolved (${codeOf(error)})`);
   }

@@ -128,6 +128,22 @@ describe("R-4 pinning", () => {
     await expectReloadRequired(entry);
   });
 
+  it("notices a same-size in-place description edit after checks that passed (no stale fast path)", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    writeFile(join(dir, "references", "a.md"), "a");
+    const entry = await entryOf(box);
+    await checkPinned(entry);
+    await checkPinned(entry);
+    const file = join(dir, "SKILL.md");
+    const before = readFileSync(file, "utf8");
+    const after = before.replace(entry.description, entry.description.replace(/.$/, "?"));
+    expect(after).not.toBe(before);
+    expect(after.length).toBe(before.length);
+    writeFileSync(file, after);
+    await expectReloadRequired(entry);
+  });
+
   it("keeps an in-place body edit readable without reload", async () => {
     const box = sandbox();
     const dir = writeSkill(box.skills, "demo");
