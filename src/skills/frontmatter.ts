@@ -1,6 +1,7 @@
 import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
-import { MAX_FRONTMATTER_BYTES, MAX_YAML_ALIAS_COUNT } from "./limits.js";
+import { MAX_FRONTMATTER_BYTES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
 import type { Problem } from "./types.js";
+import { yamlNestingDepth } from "./yamlDepth.js";
 
 /** A SKILL.md split into frontmatter values and body; `fields` is undefined when parsing failed. */
 export interface ParsedSkillDocument {
@@ -13,6 +14,9 @@ export interface ParsedSkillDocument {
 const FAILSAFE_TAGS = new Set(["tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"]);
 
 const DELIMITER = /^---$/;
+
+/** Characters YAML excludes from its printable set that the yaml package would still accept raw: C0 controls but tab/LF/CR, and DEL. */
+const NON_PRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /** Decodes bytes as strict UTF-8; returns undefined when they are not valid UTF-8. */
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
@@ -54,8 +58,15 @@ function failed(body: string, problem: Problem): ParsedSkillDocument {
 /** Parses frontmatter YAML with the failsafe schema; fields is undefined when any problem was found. */
 function parseFrontmatterYaml(yamlText: string): { fields: Record<string, unknown> | undefined; problems: Problem[] } {
   const problems: Problem[] = [];
+  const control = controlCharacterProblem(yamlText);
+  if (control !== undefined) return { fields: undefined, problems: [control] };
   let doc;
   try {
+    const depth = yamlNestingDepth(yamlText, MAX_YAML_DEPTH);
+    if (depth > MAX_YAML_DEPTH) {
+      const message = `YAML nests at least ${depth} collections deep; the limit is MAX_YAML_DEPTH = ${MAX_YAML_DEPTH}`;
+      return { fields: undefined, problems: [{ code: "yaml_depth_limit", message }] };
+    }
     doc = parseDocument(yamlText, { schema: "failsafe", logLevel: "error", uniqueKeys: true });
   } catch (error) {
     return { fields: undefined, problems: [{ code: "yaml_error", message: `invalid YAML: ${messageOf(error)}` }] };
@@ -77,6 +88,16 @@ function parseFrontmatterYaml(yamlText: string): { fields: Record<string, unknow
     }
     return { fields: undefined, problems: [{ code: "yaml_error", message: `invalid YAML: ${firstLine(messageOf(error))}` }] };
   }
+}
+
+/** A raw NUL or other control character in the YAML, named with its SKILL.md line; undefined when there is none. */
+function controlCharacterProblem(yamlText: string): Problem | undefined {
+  const found = NON_PRINTABLE.exec(yamlText);
+  if (found === null) return undefined;
+  // yamlText starts on the line after the opening `---`.
+  const line = yamlText.slice(0, found.index).split("\n").length + 1;
+  const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  return { code: "yaml_error", message: `invalid YAML: control character U+${code} on line ${line}` };
 }
 
 /** Explicit non-failsafe tags and non-scalar mapping keys, each reported once per node. */

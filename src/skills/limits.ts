@@ -18,3 +18,5 @@ export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_COMPATIBILITY_LENGTH = 500;
 /** Alias resolutions allowed while turning frontmatter YAML into values (billion-laughs guard). */
 export const MAX_YAML_ALIAS_COUNT = 100;
+/** Collection nesting levels in frontmatter YAML; deeper input is refused before composing it (B: deep nesting). */
+export const MAX_YAML_DEPTH = 64;
