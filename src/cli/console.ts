@@ -1,14 +1,11 @@
 import { createInterface, type Interface } from "node:readline";
-import { completeCommand, findCommand, parseSlashLine } from "../commands/index.js";
-import type { Session } from "../session/index.js";
+import { parseSlashLine } from "../commands/index.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
-import { openEmbeddedSession } from "./session.js";
-import { renderOutput, renderValue } from "./render.js";
+import { openConsoleSession, type ConsoleSession } from "./session.js";
+import { renderOutput } from "./render.js";
 
 /** Lines that open a block: the console keeps reading until a blank line closes it. */
 const OPENS_BLOCK = /[:\\([{,]\s*$/;
-/** How long a Python completion may take before the console gives up on it. */
-export const COMPLETION_TIMEOUT_MS = 1_000;
 
 function bracketDepth(text: string): number {
   let depth = 0;
@@ -33,7 +30,7 @@ class Console {
   private running = false;
   private readonly rl: Interface;
 
-  constructor(private readonly session: Session, private readonly io: CliIO) {
+  constructor(private readonly session: ConsoleSession, private readonly io: CliIO) {
     this.rl = createInterface({
       input: io.stdin,
       output: io.stdout,
@@ -46,21 +43,17 @@ class Console {
 
   private async complete(line: string): Promise<[string[], string]> {
     if (this.buffer.length === 0 && line.startsWith("/") && !line.includes(" ")) {
-      return [completeCommand(this.session.view.commands, line), line];
+      return [this.session.commandNames().filter((name) => name.startsWith(line)), line];
     }
     try {
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), COMPLETION_TIMEOUT_MS).unref());
-      const reply = await Promise.race([this.session.kernel.complete(line, line.length), timeout]);
-      if (reply.status !== "ok") return [[], line];
-      const head = line.slice(0, reply.cursor_start);
-      return [reply.matches.map((match) => head + match), line];
+      return await this.session.completeCode(line);
     } catch {
       return [[], line];
     }
   }
 
   async run(): Promise<void> {
-    this.io.stdout.write(`albedo console · session ${this.session.id} · ${this.session.view.snapshot.skills.length} skills · /help for commands, Ctrl-D to quit\n`);
+    this.io.stdout.write(`albedo console · session ${this.session.id} (${this.session.where}) · ${this.session.skillCount()} skills · /help for commands, Ctrl-D to quit\n`);
     this.rl.on("SIGINT", () => this.onInterrupt());
     this.prompt();
     for await (const line of this.rl) {
@@ -100,9 +93,8 @@ class Console {
   private async runCell(code: string): Promise<void> {
     this.running = true;
     try {
-      const future = this.session.execute(code, { onInput: (prompt) => new Promise((resolve) => this.rl.question(prompt, resolve)) });
-      future.onOutput((output) => renderOutput(output, this.io));
-      await future.done;
+      const onInput = (prompt: string) => new Promise<string>((resolve) => this.rl.question(prompt, resolve));
+      await this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
     } catch (error) {
       this.io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     } finally {
@@ -113,15 +105,7 @@ class Console {
   private async runSlash(line: string): Promise<void> {
     const { name, text } = parseSlashLine(line)!;
     try {
-      const result = await this.session.invoke(name, text, "user");
-      const command = findCommand(this.session.view.commands, name);
-      if (command?.skill !== undefined) {
-        const activation = result as { name: string; source: string; instructions: string };
-        this.io.stdout.write(`activated skill ${activation.name} · ${Buffer.byteLength(activation.instructions)} bytes from ${activation.source}\n`);
-        this.io.stdout.write("(no model adapter is configured, so no turn was submitted; the instructions are available to Python via commands)\n");
-        return;
-      }
-      this.io.stdout.write(renderValue(result));
+      this.io.stdout.write(await this.session.runSlash(name, text));
     } catch (error) {
       this.io.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     }
@@ -139,7 +123,7 @@ export const consoleCommand: CliCommand = {
   usage: "",
   options: [WORKSPACE_OPTION, SANDBOX_OPTION],
   async run(args, io) {
-    const session = await openEmbeddedSession(args, io);
+    const session = await openConsoleSession(args, io);
     const console = new Console(session, io);
     try {
       await console.run();

@@ -1,0 +1,116 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../operations/index.js";
+import { effectiveEnablement, type Settings, type Switch } from "../settings/index.js";
+import { discoverCandidates, discoverInstructions, type Candidate, type CandidateStatus, type Diagnostic } from "../skills/index.js";
+import type { SessionView } from "../session/index.js";
+
+/** Hex characters of a catalog row id. */
+export const ROW_ID_LENGTH = 16;
+
+/** Who decided a row's effective enablement: a settings scope, or why the row cannot be on at all. */
+export type RowDecider = "session" | "project" | "global" | "default" | "invalid" | "shadowed" | "extension";
+
+/** One skill candidate as the management catalog lists it (D-3). */
+export interface CatalogRow {
+  readonly id: string;
+  readonly name: string;
+  readonly preference_key: string | null;
+  readonly description: string | null;
+  readonly command: string | null;
+  readonly source: string;
+  readonly resolved_source: string | null;
+  readonly scope: string;
+  readonly status: CandidateStatus;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly global_preference: Switch | null;
+  readonly project_preference: Switch | null;
+  readonly session_override: Switch | null;
+  readonly effective: { readonly enabled: boolean; readonly decided_by: RowDecider };
+  readonly shadowed_by: string | null;
+}
+
+export interface InstructionRow {
+  readonly scope: string;
+  readonly path: string;
+  readonly resolved_path: string;
+  readonly size: number;
+  readonly truncated: boolean;
+  /** sha256 of the text the session would use (bounded to MAX_INSTRUCTION_BYTES). */
+  readonly sha256: string;
+  readonly enabled: boolean;
+}
+
+/** The management catalog of one session (D-3). */
+export interface ManagementCatalog {
+  readonly revision: string;
+  readonly skills: readonly CatalogRow[];
+  readonly instructions: readonly InstructionRow[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** A row id that stays the same while the skill stays installed at the same place: hash of scope and installed SKILL.md path. */
+export function rowId(scope: string, source: string): string {
+  return createHash("sha256").update(`${scope}\0${source}`).digest("hex").slice(0, ROW_ID_LENGTH);
+}
+
+/** What one scope says about a name: "on", "off" or null. */
+function preference(settings: Settings | undefined, key: string | null): Switch | null {
+  if (key === null) return null;
+  const list = (names: readonly string[] | undefined) => names?.some((name) => name.normalize("NFKC") === key) ?? false;
+  if (list(settings?.skills?.off)) return "off";
+  if (list(settings?.skills?.on)) return "on";
+  return null;
+}
+
+function rowOf(candidate: Candidate, view: SessionView): CatalogRow {
+  const key = candidate.name ?? null;
+  const scopes = view.selection.scopes;
+  const verdict = key === null ? undefined : effectiveEnablement(key, scopes);
+  let effective: CatalogRow["effective"];
+  if (candidate.status !== "valid") effective = { enabled: false, decided_by: candidate.status };
+  else if (!view.extensions.skills) effective = { enabled: false, decided_by: "extension" };
+  else effective = { enabled: verdict!.enabled, decided_by: verdict!.decidedBy };
+  return {
+    id: rowId(candidate.scope, candidate.source),
+    name: key ?? candidate.dirName,
+    preference_key: key,
+    description: candidate.description ?? null,
+    command: candidate.status === "valid" ? (view.discovered.skills.find((s) => s.source === candidate.source)?.command ?? null) : null,
+    source: candidate.source,
+    resolved_source: candidate.resolvedSource ?? null,
+    scope: candidate.scope,
+    status: candidate.status,
+    diagnostics: candidate.diagnostics,
+    global_preference: preference(scopes.global, key),
+    project_preference: preference(scopes.project, key),
+    session_override: preference(scopes.session, key),
+    effective,
+    shadowed_by: candidate.shadowedBy ?? null,
+  };
+}
+
+/**
+ * Walks the session's skill and instruction files into the management catalog: every candidate,
+ * valid, invalid or shadowed, with its preferences per scope. Reads the view's selection; never
+ * touches the session. The revision hashes rows, instruction content and diagnostics.
+ */
+export async function buildManagementCatalog(view: SessionView, install: string | undefined): Promise<ManagementCatalog> {
+  const { workspace, home } = view.discovered;
+  const [found, instructions] = await Promise.all([
+    discoverCandidates({ workspace, home, ...(install ? { install } : {}) }),
+    discoverInstructions(workspace, home),
+  ]);
+  const skills = found.candidates.map((candidate) => rowOf(candidate, view));
+  const instructionRows = instructions.files.map((file) => ({
+    scope: file.scope,
+    path: file.path,
+    resolved_path: file.resolvedPath,
+    size: file.size,
+    truncated: file.truncated,
+    sha256: createHash("sha256").update(file.text).digest("hex"),
+    enabled: view.extensions.skills,
+  }));
+  const diagnostics = [...found.diagnostics, ...instructions.diagnostics];
+  const revision = createHash("sha256").update(canonicalJson({ skills, instructions: instructionRows, diagnostics })).digest("hex");
+  return { revision, skills, instructions: instructionRows, diagnostics };
+}

@@ -1,0 +1,105 @@
+import { request as httpRequest } from "node:http";
+import WebSocket from "ws";
+import { HEALTH_TIMEOUT_MS, MAX_REQUEST_BODY_BYTES } from "./limits.js";
+import { pidAlive, readDaemonInfo, readToken, type DaemonInfo } from "./state.js";
+
+/** Bytes of a response body the client accepts. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** A daemon answer: status and parsed JSON body (undefined when empty). */
+export interface DaemonResponse<T = unknown> {
+  readonly status: number;
+  readonly body: T;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** An error answer from the daemon, carrying its problem code. */
+export class DaemonError extends Error {
+  override readonly name = "DaemonError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Talks to one daemon over HTTP (TCP or Unix socket) with its bearer token. */
+export class DaemonClient {
+  constructor(
+    readonly info: DaemonInfo,
+    private readonly token: string,
+  ) {}
+
+  /** Sends one request; resolves with any status (4xx/5xx included). Rejects on network failure or timeout. */
+  send<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs?: number): Promise<DaemonResponse<T>> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    if (text !== undefined && Buffer.byteLength(text) > MAX_REQUEST_BODY_BYTES) return Promise.reject(new Error(`request body over MAX_REQUEST_BODY_BYTES = ${MAX_REQUEST_BODY_BYTES}`));
+    const target = this.info.socket ? { socketPath: this.info.socket } : { host: new URL(this.info.url).hostname.replace(/^\[|\]$/g, ""), port: Number(new URL(this.info.url).port) };
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        { ...target, method, path, headers: { authorization: `Bearer ${this.token}`, ...(text ? { "content-type": "application/json" } : {}), ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_RESPONSE_BYTES) req.destroy(new Error(`response over MAX_RESPONSE_BYTES = ${MAX_RESPONSE_BYTES}`));
+            else chunks.push(chunk);
+          });
+          res.on("end", () => {
+            const raw = Buffer.concat(chunks).toString("utf8");
+            try {
+              resolve({ status: res.statusCode ?? 0, body: (raw ? JSON.parse(raw) : undefined) as T, headers: res.headers });
+            } catch (error) {
+              reject(error);
+            }
+          });
+        },
+      );
+      if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer from the daemon within ${timeoutMs} ms`)));
+      req.on("error", reject);
+      req.end(text);
+    });
+  }
+
+  /** Like send, but a status of 400 or more rejects with DaemonError (the problem's code and detail). */
+  async call<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const response = await this.send<T>(method, path, body, headers);
+    if (response.status >= 400) {
+      const problem = (response.body ?? {}) as { code?: string; detail?: string };
+      throw new DaemonError(response.status, problem.code ?? "unknown", problem.detail ?? `the daemon answered ${response.status}`);
+    }
+    return response.body;
+  }
+
+  /** Opens the WebSocket stream of a session; resolves once it is open. */
+  openStream(sessionId: string): Promise<WebSocket> {
+    const path = `/sessions/${encodeURIComponent(sessionId)}/stream`;
+    const address = this.info.socket ? `ws+unix://${this.info.socket}:${path}` : `${this.info.url.replace(/^http/, "ws")}${path}`;
+    const ws = new WebSocket(address, { headers: { authorization: `Bearer ${this.token}` } });
+    return new Promise((resolve, reject) => {
+      ws.once("open", () => resolve(ws));
+      ws.once("error", reject);
+    });
+  }
+}
+
+/**
+ * The daemon named by `<stateDir>/daemon.json` when it is alive: its pid runs and GET /health
+ * answers within HEALTH_TIMEOUT_MS. Undefined otherwise (no file, stale file, no token).
+ */
+export async function findRunningDaemon(stateDir: string): Promise<DaemonClient | undefined> {
+  const info = await readDaemonInfo(stateDir);
+  if (info === undefined || !pidAlive(info.pid)) return undefined;
+  const token = await readToken(stateDir);
+  if (token === undefined) return undefined;
+  const client = new DaemonClient(info, token);
+  try {
+    const health = await client.send("GET", "/health", undefined, {}, HEALTH_TIMEOUT_MS);
+    return health.status === 200 ? client : undefined;
+  } catch {
+    return undefined;
+  }
+}

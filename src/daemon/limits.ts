@@ -1,0 +1,20 @@
+/** Bounds and deadlines of the daemon (D-1). */
+
+/** Bytes of one request body; a larger body is refused with 413 before it is parsed. */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+/** Sessions one daemon holds open at once; each owns a kernel process. */
+export const MAX_SESSIONS = 16;
+/** WebSocket clients attached to one session's stream. */
+export const MAX_STREAM_CLIENTS = 16;
+/** Outputs one `execute` response carries; later ones still reach the stream. */
+export const MAX_EXECUTE_OUTPUTS = 1_000;
+/** Characters of a client-chosen execution id. */
+export const MAX_EXECUTION_ID_LENGTH = 64;
+/** Characters of a workspace path in a request. */
+export const MAX_PATH_LENGTH = 4_096;
+/** How long `GET /health` may take before a client counts the daemon as gone. */
+export const HEALTH_TIMEOUT_MS = 2_000;
+/** How long a clean shutdown may take closing sessions before the process exits anyway. */
+export const SHUTDOWN_TIMEOUT_MS = 20_000;
+/** Bytes a stream client may have queued before it is dropped as too slow. */
+export const MAX_STREAM_BUFFER_BYTES = 8 * 1024 * 1024;

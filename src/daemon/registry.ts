@@ -1,0 +1,84 @@
+import { Session, type ExtensionState } from "../session/index.js";
+import type { KernelLog } from "../kernel/index.js";
+import { LiveSession } from "./live.js";
+import { MAX_SESSIONS } from "./limits.js";
+import { HttpProblem } from "./problem.js";
+
+/** What every session of one daemon shares. */
+export interface RegistryOptions {
+  readonly stateDir: string;
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly install?: string;
+  readonly log?: KernelLog;
+}
+
+/** The daemon's open sessions, at most MAX_SESSIONS (counting ones still booting). */
+export class SessionRegistry {
+  private readonly sessions = new Map<string, LiveSession>();
+  private opening = 0;
+  private closing = false;
+
+  constructor(private readonly options: RegistryOptions) {}
+
+  /** Opens a session. Throws 429 too_many_sessions at the bound, or the Session's own error when the kernel does not start. */
+  async open(workspace: string, extensions: Partial<ExtensionState>): Promise<LiveSession> {
+    if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
+    if (this.sessions.size + this.opening >= MAX_SESSIONS) {
+      throw new HttpProblem("too_many_sessions", `the daemon already holds ${this.sessions.size + this.opening} sessions; at most ${MAX_SESSIONS} (MAX_SESSIONS)`, {
+        limit: MAX_SESSIONS,
+      });
+    }
+    this.opening += 1;
+    try {
+      const session = await Session.open({
+        workspace,
+        home: this.options.home,
+        stateDir: this.options.stateDir,
+        env: this.options.env,
+        extensions,
+        ...(this.options.install ? { install: this.options.install } : {}),
+        ...(this.options.log ? { log: this.options.log } : {}),
+      });
+      const live = new LiveSession(session, this.options.stateDir, this.options.install);
+      if (this.closing) {
+        await live.close();
+        throw new HttpProblem("kernel_died", "the daemon is shutting down");
+      }
+      this.sessions.set(session.id, live);
+      return live;
+    } finally {
+      this.opening -= 1;
+    }
+  }
+
+  /** The session with this id. Throws 404 session_not_found. */
+  get(id: string): LiveSession {
+    const live = this.sessions.get(id);
+    if (live === undefined) throw new HttpProblem("session_not_found", `no session ${id} in this daemon`, { sessionId: id });
+    return live;
+  }
+
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  list(): LiveSession[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Closes one session. Throws 404 session_not_found. */
+  async close(id: string): Promise<void> {
+    const live = this.get(id);
+    this.sessions.delete(id);
+    await live.close();
+  }
+
+  /** Closes every session (kernel shutdown ladders run side by side); refuses new ones from now on. */
+  async closeAll(): Promise<void> {
+    this.closing = true;
+    const all = this.list();
+    this.sessions.clear();
+    await Promise.allSettled(all.map((live) => live.close()));
+  }
+}

@@ -1,0 +1,124 @@
+import { stat } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { buildRoutes } from "../../session/index.js";
+import type { ExecuteOutput } from "../../kernel/index.js";
+import type { DaemonContext } from "../context.js";
+import type { LiveSession } from "../live.js";
+import { MAX_EXECUTE_OUTPUTS, MAX_EXECUTION_ID_LENGTH, MAX_REQUEST_BODY_BYTES } from "../limits.js";
+import { HttpProblem } from "../problem.js";
+import type { Router, RouteRequest } from "../router.js";
+import { absolutePathField, booleanField, objectBody, stringField } from "../validate.js";
+
+/** Refuses a body on a route that takes none (an empty object is accepted). */
+export async function noBody(request: RouteRequest): Promise<void> {
+  const body = await request.body();
+  if (body !== undefined) objectBody(body, [], []);
+}
+
+/** The session's contributions per extension (K-8): skills, instruction files, RPC routes, commands. */
+function composition(live: LiveSession): Record<string, unknown> {
+  const view = live.session.view;
+  const methods = buildRoutes(view, live.session).methods();
+  const skillCommands = view.commands.commands.filter((command) => command.skill !== undefined).length;
+  return {
+    extensions: {
+      python: { enabled: true, routes: methods.filter((m) => !m.startsWith("skills.")), commands: view.commands.commands.length - skillCommands },
+      skills: {
+        enabled: view.extensions.skills,
+        depends_on: ["python"],
+        skills: view.snapshot.skills.length,
+        instructions: view.snapshot.instructions.map((file) => file.path),
+        routes: methods.filter((m) => m.startsWith("skills.")),
+        commands: skillCommands,
+      },
+    },
+  };
+}
+
+/** The session resource (D-2). */
+export function sessionResource(live: LiveSession): Record<string, unknown> {
+  const { session } = live;
+  const view = session.view;
+  const effective = Object.fromEntries(Object.entries(view.effective).map(([name, e]) => [name, { enabled: e.enabled, decided_by: e.decidedBy }]));
+  return {
+    id: session.id,
+    workspace: live.workspace,
+    status: "open",
+    kernel: { status: session.kernel.status, pid: session.kernel.pid ?? null },
+    revision: view.snapshot.revision,
+    discovered_revision: view.discovered.revision,
+    needs_reload: live.needsReload,
+    selection: { settings_revision: view.selection.settingsRevision, scopes: view.selection.scopes, effective },
+    composition: composition(live),
+    commands: view.commands.commands.map((c) => ({ name: c.name, description: c.description, arguments: c.arguments, callers: c.callers, submits_turn: c.submitsTurn })),
+  };
+}
+
+async function createSession(ctx: DaemonContext, request: RouteRequest) {
+  const body = objectBody(await request.body(), ["workspace"], ["extensions"]);
+  const workspace = absolutePathField(body, "workspace")!;
+  const extensions = body.extensions === undefined ? {} : objectBody(body.extensions, [], ["skills"], "extensions");
+  const skills = booleanField(extensions, "skills", "extensions");
+  const found = await stat(workspace).catch(() => undefined);
+  if (!found?.isDirectory()) throw new HttpProblem("invalid_body", `workspace ${workspace} is not a directory`, { field: "workspace" });
+  const live = await ctx.registry.open(workspace, skills === undefined ? {} : { skills });
+  return { status: 201, body: sessionResource(live), headers: { location: `/sessions/${live.id}` } };
+}
+
+/** Runs code to the end; every output also goes to the stream as it comes. */
+async function execute(ctx: DaemonContext, request: RouteRequest) {
+  const live = ctx.registry.get(request.params.id!);
+  const body = objectBody(await request.body(), ["code"], ["execution_id"]);
+  const code = stringField(body, "code", MAX_REQUEST_BODY_BYTES)!;
+  const executionId = stringField(body, "execution_id", MAX_EXECUTION_ID_LENGTH) ?? randomUUID();
+  const outputs: { msg_type: string; content: unknown }[] = [];
+  let dropped = 0;
+  const future = live.session.execute(code);
+  future.onOutput((output: ExecuteOutput) => {
+    const item = { msg_type: output.header.msg_type, content: output.content };
+    live.publish({ type: "output", execution_id: executionId, ...item });
+    if (outputs.length < MAX_EXECUTE_OUTPUTS) outputs.push(item);
+    else dropped += 1;
+  });
+  const reply = await future.done;
+  return {
+    status: 200,
+    body: { execution_id: executionId, status: reply.status, execution_count: reply.execution_count ?? null, outputs, dropped_outputs: dropped },
+  };
+}
+
+/** Mounts the session routes. */
+export function sessionRoutes(router: Router, ctx: DaemonContext): void {
+  router
+    .add("POST", "/sessions", (request) => createSession(ctx, request))
+    .add("GET", "/sessions", async () => ({
+      status: 200,
+      body: { sessions: ctx.registry.list().map((live) => ({ id: live.id, workspace: live.workspace, kernel: live.session.kernel.status, revision: live.session.view.snapshot.revision })) },
+    }))
+    .add("GET", "/sessions/:id", async (request) => {
+      const live = ctx.registry.get(request.params.id!);
+      await live.refreshSelection();
+      return { status: 200, body: sessionResource(live) };
+    })
+    .add("DELETE", "/sessions/:id", async (request) => {
+      await ctx.registry.close(request.params.id!);
+      return { status: 204 };
+    })
+    .add("POST", "/sessions/:id/execute", (request) => execute(ctx, request))
+    .add("POST", "/sessions/:id/interrupt", async (request) => {
+      const live = ctx.registry.get(request.params.id!);
+      await noBody(request);
+      await live.session.interrupt();
+      return { status: 204 };
+    })
+    .add("POST", "/sessions/:id/reload", async (request) => {
+      const live = ctx.registry.get(request.params.id!);
+      await noBody(request);
+      const result = await live.session.reload();
+      live.markReloaded();
+      return {
+        status: 200,
+        body: { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills },
+      };
+    });
+}

@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { chmod, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { OperationsStore } from "../operations/index.js";
+import type { KernelLog } from "../kernel/index.js";
+import { newToken, presentedToken, tokenMatches } from "./auth.js";
+import type { DaemonContext } from "./context.js";
+import { HttpProblem, problemOf, sendJson, sendProblem, PROBLEM_CONTENT_TYPE } from "./problem.js";
+import { SessionRegistry } from "./registry.js";
+import { Router, routeRequest } from "./router.js";
+import { catalogRoutes } from "./routes/catalog.js";
+import { eventRoutes } from "./routes/events.js";
+import { operationRoutes } from "./routes/operations.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { settingsRoutes } from "./routes/settings.js";
+import { DAEMON_DB_FILE, removeDaemonInfo, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
+import { StreamServer } from "./stream.js";
+import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
+
+/** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
+export type ListenTarget = { readonly host: string; readonly port: number } | { readonly socket: string };
+
+export interface DaemonOptions {
+  readonly stateDir: string;
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly listen: ListenTarget;
+  readonly install?: string;
+  readonly log?: KernelLog;
+}
+
+/** What restart recovery found when the daemon opened its database (O-2). */
+export interface StartReport {
+  readonly abandoned: number;
+  readonly pending: number;
+  readonly pruned: number;
+}
+
+/** The running daemon (D-1): HTTP routes, the session streams, the sessions and the operations store. */
+export class Daemon {
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly info: DaemonInfo,
+    readonly recovery: StartReport,
+    private readonly server: Server,
+    private readonly streams: StreamServer,
+    private readonly ctx: DaemonContext,
+    private readonly options: DaemonOptions,
+  ) {}
+
+  /** Opens the store (recovering after a crash), writes the token, listens, then writes daemon.json. Throws when it cannot listen. */
+  static async start(options: DaemonOptions): Promise<Daemon> {
+    const token = newToken();
+    await writeToken(options.stateDir, token);
+    const store = OperationsStore.open(join(options.stateDir, DAEMON_DB_FILE));
+    try {
+      const { abandoned, pending } = store.recoverAfterRestart();
+      const recovery = { abandoned, pending, pruned: store.pruneExpired() };
+      const registry = new SessionRegistry({ stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options) });
+      const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store };
+      const router = buildRouter(ctx);
+      const streams = new StreamServer(registry, token);
+      const server = createServer((req, res) => void handle(router, token, req, res, options.log));
+      server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
+      const info = await listen(server, options.listen);
+      await writeDaemonInfo(options.stateDir, info);
+      return new Daemon(info, recovery, server, streams, ctx, options);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
+
+  get url(): string {
+    return this.info.url;
+  }
+
+  /** Stops listening, ends streams, closes sessions (each kernel through its ladder), closes the store, removes daemon.json. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
+    await removeDaemonInfo(this.options.stateDir);
+    this.streams.close();
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref());
+    await Promise.race([this.ctx.registry.closeAll(), deadline]);
+    await stopped;
+    this.ctx.store.close();
+    if ("socket" in this.options.listen) await rm(this.options.listen.socket, { force: true });
+  }
+}
+
+/** The optional options a registry takes, without undefined keys. */
+function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog } {
+  return { ...(options.install ? { install: options.install } : {}), ...(options.log ? { log: options.log } : {}) };
+}
+
+function buildRouter(ctx: DaemonContext): Router {
+  const router = new Router();
+  sessionRoutes(router, ctx);
+  catalogRoutes(router, ctx);
+  settingsRoutes(router, ctx);
+  eventRoutes(router, ctx);
+  operationRoutes(router, ctx);
+  return router;
+}
+
+async function handle(router: Router, token: string, req: IncomingMessage, res: ServerResponse, log: KernelLog | undefined): Promise<void> {
+  try {
+    const url = new URL(req.url ?? "/", "http://albedo.invalid");
+    if (!tokenMatches(presentedToken(req, url, false), token)) {
+      throw new HttpProblem("unauthorized", "send Authorization: Bearer <token>; the token is in daemon.token in the state dir");
+    }
+    const { handler, params } = router.match(req.method ?? "GET", url.pathname);
+    const reply = await handler(routeRequest(req, url, params));
+    const headers = { ...(reply.problem ? { "content-type": PROBLEM_CONTENT_TYPE } : {}), ...reply.headers };
+    sendJson(res, reply.status, reply.body, headers);
+  } catch (error) {
+    const problem = problemOf(error);
+    if (problem.status >= 500) log?.("error", `${req.method} ${req.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    const headers: Record<string, string> = problem.code === "unauthorized" ? { "www-authenticate": 'Bearer realm="albedo"' } : {};
+    if (problem.code === "method_not_allowed") headers.allow = (problem.extra.allow as string[]).join(", ");
+    if (!res.headersSent) sendProblem(res, problem, headers);
+    else res.destroy();
+  }
+}
+
+/** Listens and returns what daemon.json should say. */
+async function listen(server: Server, target: ListenTarget): Promise<DaemonInfo> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    if ("socket" in target) server.listen(target.socket, resolve);
+    else server.listen(target.port, target.host, resolve);
+  });
+  if ("socket" in target) {
+    await chmod(target.socket, 0o600);
+    return { url: `http+unix://${encodeURIComponent(target.socket)}`, pid: process.pid, socket: target.socket };
+  }
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return { url: `http://${host}:${address.port}`, pid: process.pid };
+}

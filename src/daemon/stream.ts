@@ -1,0 +1,75 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { presentedToken, tokenMatches } from "./auth.js";
+import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS } from "./limits.js";
+import type { LiveSession, StreamEvent } from "./live.js";
+import { HttpProblem, problemOf } from "./problem.js";
+import type { SessionRegistry } from "./registry.js";
+
+const STREAM_PATH = /^\/sessions\/([^/]{1,256})\/stream$/;
+/** WebSocket close code sent when the session closes. */
+export const STREAM_CLOSE_GOING_AWAY = 1001;
+
+/** Answers a refused upgrade with a problem document and closes the socket. */
+function refuse(socket: Duplex, problem: HttpProblem): void {
+  const text = JSON.stringify(problem.body());
+  const reason = problem.status === 401 ? "Unauthorized" : problem.status === 404 ? "Not Found" : problem.status === 429 ? "Too Many Requests" : "Bad Request";
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${reason}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
+}
+
+/** Sends every event of `live` to `ws`; a client that falls too far behind is dropped rather than buffered without bound. */
+function attach(ws: WebSocket, live: LiveSession): void {
+  const send = (event: StreamEvent) => {
+    if (ws.bufferedAmount > MAX_STREAM_BUFFER_BYTES) {
+      ws.terminate();
+      return;
+    }
+    ws.send(JSON.stringify({ session_id: live.id, ...event }));
+  };
+  const subscription = live.subscribe(send);
+  const closing = live.onClosed(() => ws.close(STREAM_CLOSE_GOING_AWAY, "session closed"));
+  ws.on("close", () => {
+    subscription.dispose();
+    closing.dispose();
+  });
+  ws.on("error", () => ws.terminate());
+  // Clients only listen; anything they send is ignored.
+  ws.on("message", () => undefined);
+  send({ type: "status", kernel: live.session.kernel.status, revision: live.session.view.snapshot.revision });
+}
+
+/** The WebSocket side of the daemon: `/sessions/{id}/stream`, authenticated like every route. */
+export class StreamServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+
+  constructor(
+    private readonly registry: SessionRegistry,
+    private readonly token: string,
+  ) {}
+
+  /** Handles one HTTP upgrade request. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    try {
+      const url = new URL(req.url ?? "/", "http://albedo.invalid");
+      if (!tokenMatches(presentedToken(req, url, true), this.token)) throw new HttpProblem("unauthorized", "send Authorization: Bearer <token> or ?token=");
+      const match = STREAM_PATH.exec(url.pathname);
+      if (match === null) throw new HttpProblem("route_not_found", `no stream at ${url.pathname}; streams live at /sessions/{id}/stream`);
+      const live = this.registry.get(decodeURIComponent(match[1]!));
+      if (live.subscribers >= MAX_STREAM_CLIENTS) {
+        throw new HttpProblem("too_many_streams", `session ${live.id} already has ${live.subscribers} stream clients; at most ${MAX_STREAM_CLIENTS} (MAX_STREAM_CLIENTS)`);
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => attach(ws, live));
+    } catch (error) {
+      refuse(socket, problemOf(error));
+    }
+  }
+
+  /** Ends every stream connection. */
+  close(): void {
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+  }
+}

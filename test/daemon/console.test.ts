@@ -1,0 +1,63 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+
+let dirs: Dirs | undefined;
+let daemon: DaemonProcess | undefined;
+
+
+afterEach(async () => {
+  if (daemon) await killDaemon(daemon, "SIGTERM");
+  daemon = undefined;
+  await dirs?.cleanup();
+  dirs = undefined;
+});
+
+/** Runs `albedo console` with `input` on a pipe; resolves with its output once it exits. */
+function runConsole(env: NodeJS.ProcessEnv, workspace: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, "bin", "albedo"), "console", "--workspace", workspace], { env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdin.end(input);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  return new Promise((resolve) =>
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+const SCRIPT = "print(6 * 7)\n/reload session\n/demo tidy up\n/nope\n";
+
+describe("D-5 console: attached to a running daemon, or embedded", () => {
+  it("attaches to the daemon named in daemon.json; cells, /reload session and slash skills go through it", { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    daemon = await startDaemon(dirs);
+    const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`(daemon ${daemon.url})`);
+    expect(result.stdout).toContain("42\n");
+    expect(result.stdout).toMatch(/"added": \[\]/);
+    expect(result.stdout).toMatch(/submitted \/demo as turn [0-9a-f-]+ \(pending/);
+    expect(result.stderr).toContain("/nope:");
+    // The console closed its session on exit; the daemon keeps running.
+    expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
+    expect((await call(daemon, "GET", "/health")).status).toBe(200);
+  });
+
+  it("runs embedded when daemon.json names no live daemon", { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("(embedded)");
+    expect(result.stdout).toContain("42\n");
+    expect(result.stdout).toMatch(/"added": \[\]/);
+    expect(result.stdout).toContain("activated skill demo");
+  });
+});

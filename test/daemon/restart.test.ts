@@ -1,0 +1,117 @@
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { DaemonClient, readDaemonInfo } from "../../src/daemon/index.js";
+import { newOperationId, OperationsStore } from "../../src/operations/index.js";
+import { alive, call, envFor, killDaemon, makeDirs, ROOT, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { spawnSync } from "node:child_process";
+
+const daemons: DaemonProcess[] = [];
+const kernels: number[] = [];
+let dirs: Dirs | undefined;
+
+
+afterEach(async () => {
+  for (const daemon of daemons.splice(0)) await killDaemon(daemon);
+  for (const pid of kernels.splice(0)) if (alive(pid)) process.kill(pid, "SIGKILL");
+  await dirs?.cleanup();
+  dirs = undefined;
+});
+
+async function started(args?: readonly string[]): Promise<DaemonProcess> {
+  const daemon = await startDaemon(dirs!, args);
+  daemons.push(daemon);
+  return daemon;
+}
+
+function rowCounts(file: string): Record<string, number> {
+  const db = new Database(file, { readonly: true });
+  try {
+    return Object.fromEntries(["receipts", "inputs", "turns"].map((table) => [table, (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n]));
+  } finally {
+    db.close();
+  }
+}
+
+describe("O-2 restart", () => {
+  it("after kill -9 every admitted input is there once, the running turn is abandoned, replays answer as before", { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    const skillDir = await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "original steps");
+    const first = await started();
+    const session = (await call(first, "POST", "/sessions", { workspace: dirs.workspace })).body;
+    kernels.push(session.kernel.pid);
+    const inputs = [
+      { operationId: newOperationId(), type: "message", text: "first" },
+      { operationId: newOperationId(), type: "command", command: "/demo", arguments: "go" },
+      { operationId: newOperationId(), type: "message", text: "third" },
+    ];
+    const answers = [];
+    for (const input of inputs) answers.push(await call(first, "POST", `/sessions/${session.id}/events`, input));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+
+    await killDaemon(first, "SIGKILL");
+    expect(existsSync(join(dirs.state, "daemon.json"))).toBe(true);
+    process.kill(session.kernel.pid, "SIGKILL");
+    // While the daemon is down: a turn was running when it died (no runner exists yet, so the test marks it).
+    const dbFile = join(dirs.state, "albedo.db");
+    const store = OperationsStore.open(dbFile);
+    store.markRunning(answers[0]!.body.turnId);
+    store.close();
+    await writeFile(join(skillDir, "SKILL.md"), "---\nname: demo\ndescription: The demo skill.\n---\nchanged steps\n");
+    const before = rowCounts(dbFile);
+
+    const second = await started();
+    expect(second.stdout()).toContain("recovered 2 pending and 1 abandoned turns");
+    for (const [index, input] of inputs.entries()) {
+      const replay = await call(second, "POST", `/sessions/${session.id}/events`, input);
+      expect(replay.status).toBe(answers[index]!.status);
+      expect(replay.body).toEqual(answers[index]!.body);
+    }
+    const abandoned = (await call(second, "GET", `/operations/${inputs[0]!.operationId}`)).body;
+    expect(abandoned).toMatchObject({ delivery: "cancelled", turn: { state: "abandoned", outcome: { state: "abandoned" } } });
+    const command = (await call(second, "GET", `/operations/${inputs[1]!.operationId}`)).body;
+    expect(command).toMatchObject({ delivery: "pending", turn: { state: "pending" } });
+    expect(JSON.parse(command.turn.modelInput).skill_activation.instructions).toBe("original steps");
+    expect(rowCounts(dbFile)).toEqual(before);
+    expect(before).toEqual({ receipts: 3, inputs: 3, turns: 3 });
+    expect((await call(second, "GET", "/sessions")).body.sessions).toEqual([]);
+  });
+});
+
+describe("D-1 daemon lifecycle", () => {
+  it("SIGTERM closes every session's kernel and removes daemon.json; exit code 0", { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    const daemon = await started();
+    const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;
+    kernels.push(session.kernel.pid);
+    daemon.process.kill("SIGTERM");
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expect(alive(session.kernel.pid)).toBe(false);
+    expect(existsSync(join(dirs.state, "daemon.json"))).toBe(false);
+  });
+
+  it("refuses to start beside a live daemon for the same state dir, and listens on a Unix socket", { timeout: 60_000 }, async () => {
+    dirs = await makeDirs();
+    const socket = join(dirs.root, "d.sock");
+    const daemon = await started(["--socket", socket]);
+    const info = (await readDaemonInfo(dirs.state))!;
+    expect(info).toMatchObject({ socket, pid: daemon.process.pid });
+    const client = new DaemonClient(info, daemon.token);
+    expect(await client.send("GET", "/health")).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await new DaemonClient(info, "wrong").send("GET", "/health")).toMatchObject({ status: 401 });
+    const ws = await client.openStream("nope").catch((error: Error) => error);
+    expect(String(ws)).toMatch(/404/);
+    const second = spawnSync(process.execPath, [join(ROOT, "bin", "albedo"), "serve"], { env: envFor(dirs), encoding: "utf8", timeout: 30_000 });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain("already runs");
+    expect(await client.send("GET", "/health")).toMatchObject({ status: 200 });
+    const bad = spawnSync(process.execPath, [join(ROOT, "bin", "albedo"), "serve", "--listen", "0.0.0.0:0"], { env: envFor(dirs), encoding: "utf8", timeout: 30_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("loopback");
+    daemon.process.kill("SIGTERM");
+    await daemon.exited;
+    await waitFor(() => !existsSync(socket), "the socket file to go");
+  });
+});

@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import WebSocket from "ws";
+
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const BIN = join(ROOT, "bin", "albedo");
+/** Liveness bound for every wait in the daemon tests: far above the expected time. */
+export const WAIT_MS = 30_000;
+
+/** Temp workspace, home and state dir; short names because kernel sockets live under the state dir. */
+export interface Dirs {
+  readonly root: string;
+  readonly workspace: string;
+  readonly home: string;
+  readonly state: string;
+  cleanup(): Promise<void>;
+}
+
+export async function makeDirs(): Promise<Dirs> {
+  const root = await mkdtemp(join(tmpdir(), "ad-"));
+  const dirs = { root, workspace: join(root, "ws"), home: join(root, "h"), state: join(root, "s") };
+  await Promise.all([mkdir(dirs.workspace), mkdir(dirs.home), mkdir(dirs.state)]);
+  return { ...dirs, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** Writes a valid skill under `<root>/<name>/SKILL.md`; returns its directory. */
+export async function writeSkill(root: string, name: string, body = `Do the ${name} thing.`): Promise<string> {
+  const dir = join(root, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: The ${name} skill.\n---\n${body}\n`);
+  return dir;
+}
+
+export function envFor(dirs: Dirs): NodeJS.ProcessEnv {
+  return { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.state };
+}
+
+/** A running `albedo serve` process. */
+export interface DaemonProcess {
+  readonly process: ChildProcess;
+  readonly url: string;
+  readonly token: string;
+  stdout(): string;
+  stderr(): string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `albedo serve` (default --listen 127.0.0.1:0) and waits for its "listening" line. */
+export async function startDaemon(dirs: Dirs, args: readonly string[] = ["--listen", "127.0.0.1:0"]): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, [BIN, "serve", ...args], { env: envFor(dirs), stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  await waitFor(() => {
+    if (gone) throw new Error(`albedo serve exited early: ${err}${out}`);
+    return /listening on (\S+)/.test(out);
+  }, "the daemon to listen");
+  const url = /listening on (\S+)/.exec(out)![1]!;
+  const token = readFileSync(join(dirs.state, "daemon.token"), "utf8").trim();
+  return { process: child, url, token, stdout: () => out, stderr: () => err, exited };
+}
+
+/** SIGKILLs the daemon if it still runs and waits until it is reaped. */
+export async function killDaemon(daemon: DaemonProcess, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+  if (daemon.process.exitCode === null && daemon.process.signalCode === null) daemon.process.kill(signal);
+  await daemon.exited;
+}
+
+export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A parsed answer. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  // Test code reads fields freely.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly body: any;
+}
+
+/** One request with the daemon's token (unless headers override it); a string body is sent as is. */
+export async function call(daemon: Pick<DaemonProcess, "url" | "token">, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const hasBody = body !== undefined;
+  const res = await fetch(daemon.url + path, {
+    method,
+    headers: { authorization: `Bearer ${daemon.token}`, ...(hasBody ? { "content-type": "application/json" } : {}), ...headers },
+    ...(hasBody ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Whether a pid is alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A stream client collecting every event. */
+export interface StreamClient {
+  readonly events: Record<string, unknown>[];
+  readonly ws: WebSocket;
+  close(): Promise<void>;
+}
+
+export async function openStream(daemon: Pick<DaemonProcess, "url" | "token">, sessionId: string, via: "header" | "query" = "header"): Promise<StreamClient> {
+  const base = `${daemon.url.replace(/^http/, "ws")}/sessions/${sessionId}/stream`;
+  const ws = via === "header" ? new WebSocket(base, { headers: { authorization: `Bearer ${daemon.token}` } }) : new WebSocket(`${base}?token=${daemon.token}`);
+  const events: Record<string, unknown>[] = [];
+  ws.on("message", (data) => events.push(JSON.parse(String(data)) as Record<string, unknown>));
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  const closed = new Promise<void>((resolve) => ws.once("close", () => resolve()));
+  return {
+    events,
+    ws,
+    close: async () => {
+      if (ws.readyState !== WebSocket.CLOSED) ws.close();
+      await closed;
+    },
+  };
+}
