@@ -3,7 +3,8 @@ import { rm } from "node:fs/promises";
 import { Daemon, findRunningDaemon, type ListenTarget } from "../daemon/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
-import type { CliCommand, CliIO } from "./command.js";
+import { SANDBOX_OPTION, type CliCommand, type CliIO } from "./command.js";
+import { sandboxOf } from "./session.js";
 
 /** Hosts `--listen` accepts: the daemon serves loopback only (D-1). */
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|::1)$/;
@@ -38,6 +39,7 @@ function stopSignal(): { wait: Promise<string>; dispose(): void } {
 
 async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const target = listenTarget(args, io.cwd);
+  const sandbox = sandboxOf(args);
   const state = stateDir(io.env);
   const running = await findRunningDaemon(state);
   if (running !== undefined) {
@@ -52,6 +54,7 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
     home: homeDir(io.env),
     env: io.env,
     listen: target,
+    ...(sandbox ? { sandbox } : {}),
     log: (level, message, data) => {
       if (level === "warn" || level === "error") io.stderr.write(`albedo serve ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
     },
@@ -76,6 +79,7 @@ export const serveCommand: CliCommand = {
   options: [
     { name: "listen", value: "HOST:PORT", help: "loopback address to listen on (default 127.0.0.1 on a free port)" },
     { name: "socket", value: "PATH", help: "listen on a Unix socket instead of TCP" },
+    SANDBOX_OPTION,
   ],
   run: serve,
 };

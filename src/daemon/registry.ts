@@ -1,4 +1,5 @@
 import { Session, type ExtensionState } from "../session/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
 import type { KernelLog } from "../kernel/index.js";
 import { LiveSession } from "./live.js";
 import { MAX_SESSIONS } from "./limits.js";
@@ -11,6 +12,8 @@ export interface RegistryOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly install?: string;
   readonly log?: KernelLog;
+  /** `albedo serve --sandbox`: overrides the global sandbox setting for every session. */
+  readonly sandbox?: SandboxMode;
 }
 
 /** The daemon's open sessions, at most MAX_SESSIONS (counting ones still booting). */
@@ -39,6 +42,7 @@ export class SessionRegistry {
         extensions,
         ...(this.options.install ? { install: this.options.install } : {}),
         ...(this.options.log ? { log: this.options.log } : {}),
+        ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
       });
       const live = new LiveSession(session, this.options.stateDir, this.options.install);
       if (this.closing) {

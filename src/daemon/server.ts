@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { OperationsStore } from "../operations/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
 import type { KernelLog } from "../kernel/index.js";
 import { newToken, presentedToken, tokenMatches } from "./auth.js";
 import type { DaemonContext } from "./context.js";
@@ -27,6 +28,7 @@ export interface DaemonOptions {
   readonly listen: ListenTarget;
   readonly install?: string;
   readonly log?: KernelLog;
+  readonly sandbox?: SandboxMode;
 }
 
 /** What restart recovery found when the daemon opened its database (O-2). */
@@ -96,8 +98,12 @@ export class Daemon {
 }
 
 /** The optional options a registry takes, without undefined keys. */
-function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog } {
-  return { ...(options.install ? { install: options.install } : {}), ...(options.log ? { log: options.log } : {}) };
+function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog; sandbox?: SandboxMode } {
+  return {
+    ...(options.install ? { install: options.install } : {}),
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+  };
 }
 
 function buildRouter(ctx: DaemonContext): Router {

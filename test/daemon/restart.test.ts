@@ -86,6 +86,7 @@ describe("D-1 daemon lifecycle", () => {
     const daemon = await started();
     const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;
     kernels.push(session.kernel.pid);
+    expect(session.kernel.sandbox).toBe("bwrap");
     daemon.process.kill("SIGTERM");
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(alive(session.kernel.pid)).toBe(false);
@@ -113,5 +114,16 @@ describe("D-1 daemon lifecycle", () => {
     daemon.process.kill("SIGTERM");
     await daemon.exited;
     await waitFor(() => !existsSync(socket), "the socket file to go");
+  });
+
+  it("K-10 --sandbox overrides the sandbox setting for every session it opens; a bad mode is a usage error", { timeout: 60_000 }, async () => {
+    dirs = await makeDirs();
+    const bad = spawnSync(process.execPath, [join(ROOT, "bin", "albedo"), "serve", "--sandbox", "sometimes"], { env: envFor(dirs), encoding: "utf8", timeout: 30_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--sandbox must be one of auto, required, off");
+    const daemon = await started(["--listen", "127.0.0.1:0", "--sandbox", "off"]);
+    const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;
+    kernels.push(session.kernel.pid);
+    expect(session.kernel.sandbox).toBe("none");
   });
 });

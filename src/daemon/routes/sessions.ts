@@ -44,7 +44,7 @@ export function sessionResource(live: LiveSession): Record<string, unknown> {
     id: session.id,
     workspace: live.workspace,
     status: "open",
-    kernel: { status: session.kernel.status, pid: session.kernel.pid ?? null },
+    kernel: { status: session.kernel.status, pid: session.kernel.pid ?? null, sandbox: session.status().sandbox },
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,
     needs_reload: live.needsReload,
