@@ -6,8 +6,10 @@ script; both read ALBEDO_RPC_ENDPOINT and ALBEDO_RPC_TOKEN from the environment.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
+import warnings
 from typing import Any, Optional, Tuple
 
 from ._cells import CellTasks
@@ -86,15 +88,43 @@ def load_ipython_extension(ip: Any) -> None:
         print(str(error), file=sys.stderr)
         return
     ip.push({"skills": skills, "commands": commands} if _skills_enabled() else {"commands": commands}, interactive=False)
-    ip.events.register("pre_run_cell", _cells.pre_run_cell)
-    ip.events.register("post_run_cell", _cells.post_run_cell)
     channel.on_notification = _on_notification
-    channel.listen()
+    _listen(channel, _kernel_loop())
+    ip.events.register("pre_run_cell", _pre_run_cell)
+    ip.events.register("post_run_cell", _cells.post_run_cell)
+
+
+def _kernel_loop() -> Optional[asyncio.AbstractEventLoop]:
+    # At load the kernel's loop exists but does not run yet; it is the one every cell runs on.
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        return None
+
+
+def _listen(channel: Channel, loop: Optional[asyncio.AbstractEventLoop]) -> None:
+    if loop is not None and not loop.is_closed():
+        channel.listen(loop)
+
+
+def _pre_run_cell(info: Any = None) -> None:
+    _cells.pre_run_cell(info)
+    if _session is not None:
+        try:
+            _listen(_session[0], asyncio.get_running_loop())
+        except RuntimeError:
+            pass  # a cell run without a loop cannot be awaiting anything to cancel
 
 
 def unload_ipython_extension(ip: Any) -> None:
     """Stops listening for cancels; the namespaces stay usable for calls."""
-    for event, callback in (("pre_run_cell", _cells.pre_run_cell), ("post_run_cell", _cells.post_run_cell)):
+    for event, callback in (("pre_run_cell", _pre_run_cell), ("post_run_cell", _cells.post_run_cell)):
         try:
             ip.events.unregister(event, callback)
         except ValueError:

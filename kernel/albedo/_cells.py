@@ -29,7 +29,7 @@ class CellTasks:
             self._tasks.pop(cell, None)
 
     def cancel(self, cell: Optional[str]) -> bool:
-        """Schedules cancellation of the cell's task (thread-safe); False when the cell is not running."""
+        """Cancels the cell's task, now when called on its loop, else scheduled there; False when the cell is not running."""
         entry = self._tasks.get(cell) if isinstance(cell, str) else None
         if entry is None:
             return False
@@ -41,7 +41,17 @@ class CellTasks:
                 task.cancel(f"albedo: cell {cell} was interrupted")
 
         try:
-            loop.call_soon_threadsafe(cancel_if_still_running)
+            if _running_loop() is loop:
+                cancel_if_still_running()
+            else:
+                loop.call_soon_threadsafe(cancel_if_still_running)
         except RuntimeError:
             return False
         return True
+
+
+def _running_loop() -> Optional[asyncio.AbstractEventLoop]:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -1,4 +1,5 @@
-"""The kernel end of the runtime's JSON-RPC channel: one DEALER per use, frames [token, json]."""
+"""The kernel end of the runtime's JSON-RPC channel: frames [token, json] on one DEALER per thread
+(blocking calls) and one per running event loop (awaited calls)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,15 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 import zmq
 
+from ._endpoint import LoopEndpoint, decode, recv_last
 from ._errors import LimitExceeded, ProtocolError, RpcTimeout, error_from_wire
 
 DEFAULT_DEADLINE_MS = 35_000  # server default RPC_CALL_TIMEOUT_MS plus a margin
 DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024  # RPC_MAX_MESSAGE_BYTES
-HELLO = "albedo/hello"
 CANCEL = "albedo/cancel"
 
 _ids = itertools.count(1)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
 def current_cell() -> Optional[str]:
@@ -49,9 +51,7 @@ class Channel:
         self._context = zmq.Context()
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._pending: Dict[int, Tuple[asyncio.AbstractEventLoop, asyncio.Future]] = {}
-        self._outbox: Optional[zmq.Socket] = None
-        self._reader: Optional[threading.Thread] = None
+        self._endpoints: Dict[asyncio.AbstractEventLoop, LoopEndpoint] = {}
         self.on_notification: Callable[[str, Any], None] = lambda method, params: None
 
     @classmethod
@@ -69,17 +69,17 @@ class Channel:
         """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError)."""
         cell = current_cell()
         try:
-            asyncio.get_running_loop()
+            loop = asyncio.get_running_loop()
         except RuntimeError:
             return self.call_sync(method, params, cell)
-        return self.call_async(method, params, cell)
+        return self._await(loop, method, params, cell)
 
     def _encode(self, method: str, params: Dict[str, Any], cell: Optional[str]) -> Tuple[int, bytes]:
         call_id = next(_ids)
         request: Dict[str, Any] = {"jsonrpc": "2.0", "id": call_id, "method": method, "params": params}
         if cell is not None:
             request["cell"] = cell
-        body = json.dumps(request, ensure_ascii=False, allow_nan=False).encode()
+        body = _ENCODER.encode(request).encode()
         if len(body) > self.max_bytes:
             raise LimitExceeded(
                 "limit_exceeded",
@@ -92,47 +92,53 @@ class Channel:
         """Blocks on this thread's own socket until the reply or the deadline (raises RpcTimeout)."""
         call_id, body = self._encode(method, params, cell)
         socket = self._thread_socket()
-        socket.send_multipart([self._token, body])
+        socket.send(self._token, zmq.SNDMORE)
+        socket.send(body)
         limit = deadline if deadline is not None else self.deadline
-        remaining_ms = int(limit * 1000)
         end = time.monotonic() + limit
-        while remaining_ms > 0 and socket.poll(remaining_ms):
-            reply = _decode(socket.recv_multipart()[-1])
+        wait_ms = int(limit * 1000)
+        while wait_ms > 0:
+            # Written only when it changes: a socket option write costs as much as a call's JSON work.
+            if self._local.rcvtimeo != wait_ms:
+                socket.rcvtimeo = self._local.rcvtimeo = wait_ms
+            try:
+                reply = decode(recv_last(socket))
+            except zmq.Again:
+                break
             # This socket has one call in flight, so an id-less error (refused before parsing) is its answer.
             if reply is not None and (reply.get("id") == call_id or (reply.get("id") is None and "error" in reply)):
                 return _result(reply)
-            remaining_ms = int((end - time.monotonic()) * 1000)
-        raise RpcTimeout("timeout", f"{method}: no answer from the runtime within {limit:g} s", {"deadline_s": limit})
+            wait_ms = int((end - time.monotonic()) * 1000)
+        raise _timeout(method, limit)
 
     async def call_async(self, method: str, params: Dict[str, Any], cell: Optional[str] = None) -> Any:
-        """Sends through the reader thread and awaits the reply (raises AlbedoError, RpcTimeout)."""
+        """Sends on the running loop's own socket and awaits the reply (raises AlbedoError, RpcTimeout)."""
+        return await self._await(asyncio.get_running_loop(), method, params, cell)
+
+    async def _await(self, loop: asyncio.AbstractEventLoop, method: str, params: Dict[str, Any], cell: Optional[str]) -> Any:
         call_id, body = self._encode(method, params, cell)
-        self.listen()
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        with self._lock:
-            self._pending[call_id] = (loop, future)
-            self._outbox.send(body)  # type: ignore[union-attr]
+        endpoint = self._endpoints.get(loop) or self.listen(loop)
         try:
-            reply = await asyncio.wait_for(future, self.deadline)
-        except asyncio.TimeoutError:
-            raise RpcTimeout("timeout", f"{method}: no answer from the runtime within {self.deadline:g} s", {"deadline_s": self.deadline}) from None
+            reply = await endpoint.request(call_id, body, self.deadline)
         finally:
-            with self._lock:
-                self._pending.pop(call_id, None)
+            endpoint.forget(call_id)
+        if reply is None:
+            raise _timeout(method, self.deadline)
         return _result(reply)
 
-    def listen(self) -> None:
-        """Starts the reader thread (idempotent); it says hello so the runtime can send notifications."""
-        with self._lock:
-            if self._reader is not None:
-                return
-            inbox = self._context.socket(zmq.PULL)
-            inbox.bind(f"inproc://albedo-outbox-{id(self)}")
-            self._outbox = self._context.socket(zmq.PUSH)
-            self._outbox.connect(f"inproc://albedo-outbox-{id(self)}")
-            self._reader = threading.Thread(target=self._read, args=(inbox,), name="albedo-rpc", daemon=True)
-            self._reader.start()
+    def listen(self, loop: asyncio.AbstractEventLoop) -> LoopEndpoint:
+        """The endpoint owned by `loop`, made (and its hello sent) on first use; call it from the loop's thread."""
+        endpoint = self._endpoints.get(loop)
+        if endpoint is None:
+            with self._lock:
+                for stale in [other for other in self._endpoints if other.is_closed()]:
+                    self._endpoints.pop(stale).close()
+                endpoint = LoopEndpoint(self._context, self.endpoint, self._token, loop, self._notify)
+                self._endpoints[loop] = endpoint
+        return endpoint
+
+    def _notify(self, method: str, params: Any) -> None:
+        self.on_notification(method, params)
 
     def _thread_socket(self) -> zmq.Socket:
         socket = getattr(self._local, "socket", None)
@@ -141,60 +147,12 @@ class Channel:
             socket.linger = 0
             socket.connect(self.endpoint)
             self._local.socket = socket
+            self._local.rcvtimeo = -1
         return socket
 
-    def _read(self, inbox: zmq.Socket) -> None:
-        dealer = self._context.socket(zmq.DEALER)
-        dealer.linger = 0
-        dealer.connect(self.endpoint)
-        dealer.send_multipart([self._token, json.dumps({"jsonrpc": "2.0", "method": HELLO}).encode()])
-        poller = zmq.Poller()
-        poller.register(inbox, zmq.POLLIN)
-        poller.register(dealer, zmq.POLLIN)
-        try:
-            while True:
-                events = dict(poller.poll())
-                if inbox in events:
-                    dealer.send_multipart([self._token, inbox.recv()])
-                if dealer in events:
-                    self._dispatch(dealer.recv_multipart()[-1])
-        except zmq.ContextTerminated:
-            return
-        finally:
-            dealer.close(linger=0)
-            inbox.close(linger=0)
 
-    def _dispatch(self, frame: bytes) -> None:
-        message = _decode(frame)
-        if message is None:
-            return
-        if "method" in message and "id" not in message:
-            try:
-                self.on_notification(message["method"], message.get("params"))
-            except Exception as error:  # a notification handler must never stop the reader
-                print(f"albedo: notification {message['method']} failed: {error}", file=sys.stderr)
-            return
-        with self._lock:
-            entry = self._pending.get(message.get("id"))  # type: ignore[arg-type]
-        if entry is not None:
-            loop, future = entry
-            try:
-                loop.call_soon_threadsafe(_settle, future, message)
-            except RuntimeError:  # the loop closed while the call was pending
-                pass
-
-
-def _settle(future: asyncio.Future, message: Dict[str, Any]) -> None:
-    if not future.done():
-        future.set_result(message)
-
-
-def _decode(frame: bytes) -> Optional[Dict[str, Any]]:
-    try:
-        message = json.loads(frame)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
+def _timeout(method: str, limit: float) -> RpcTimeout:
+    return RpcTimeout("timeout", f"{method}: no answer from the runtime within {limit:g} s", {"deadline_s": limit})
 
 
 def _result(reply: Dict[str, Any]) -> Any:

@@ -12,7 +12,8 @@ import {
   errorObject,
   peekId,
 } from "./protocol.js";
-import type { RouteTable } from "./routes.js";
+import { LazyAbort } from "./lazyAbort.js";
+import type { CallContext, RouteTable } from "./routes.js";
 
 /** Largest JSON frame accepted or sent, in bytes; checked before parsing (B: oversized RPC messages). */
 export const RPC_MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -47,7 +48,7 @@ interface PendingCall {
   readonly id: string | number;
   readonly method: string;
   readonly cell: string | undefined;
-  readonly controller: AbortController;
+  readonly abort: LazyAbort;
   timer: NodeJS.Timeout | undefined;
   done: boolean;
 }
@@ -179,19 +180,32 @@ export class RpcDispatcher {
       return;
     }
     const { id, method, cell } = request;
-    const call: PendingCall = { peer, id, method, cell, controller: new AbortController(), timer: undefined, done: false };
+    const call: PendingCall = { peer, id, method, cell, abort: new LazyAbort(), timer: undefined, done: false };
     const timeoutMs = route.timeoutMs ?? this.callTimeoutMs;
     call.timer = setTimeout(() => {
       this.fail(call, new AppError("timeout", `${method} did not answer within ${timeoutMs} ms`, { timeoutMs }));
     }, timeoutMs);
     this.pending.add(call);
-    const context = { method, cell, signal: call.controller.signal };
-    Promise.resolve()
-      .then(() => route.handler(request.params, context))
-      .then(
-        (result) => this.succeed(call, result),
-        (error: unknown) => this.settleAndReply(call, this.handlerError(call, error)),
-      );
+    const abort = call.abort;
+    const context: CallContext = {
+      method,
+      cell,
+      get signal() {
+        return abort.signal;
+      },
+    };
+    // The handler starts now rather than a microtask later, so a quick answer can leave before the
+    // receive loop asks ZeroMQ for the next message.
+    let answer: Promise<unknown>;
+    try {
+      answer = Promise.resolve(route.handler(request.params, context));
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (result) => this.succeed(call, result),
+      (error: unknown) => this.settleAndReply(call, this.handlerError(call, error)),
+    );
   }
 
   private handlerError(call: PendingCall, error: unknown): RpcErrorObject {
@@ -235,7 +249,7 @@ export class RpcDispatcher {
     call.done = true;
     clearTimeout(call.timer);
     this.pending.delete(call);
-    if (abortReason !== undefined) call.controller.abort(abortReason);
+    if (abortReason !== undefined) call.abort.abort(abortReason);
   }
 
   private reply(peer: PeerId, id: JsonRpcId, error: RpcErrorObject): void {

@@ -28,6 +28,14 @@ export interface RpcServerOptions {
   readonly callTimeoutMs?: number;
 }
 
+function sendNow(socket: Router, message: [Buffer, string]): Promise<void> {
+  try {
+    return socket.send(message);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 function stderrLogger(level: string, message: string, fields?: Record<string, unknown>): void {
   const { stack: _stack, ...shown } = fields ?? {};
   process.stderr.write(`albedo ${level}: ${message} ${JSON.stringify(shown)}\n`);
@@ -59,6 +67,7 @@ export class RpcServer {
   private readonly callTimeoutMs: number;
   private socket: Router | undefined;
   private sending: Promise<void> = Promise.resolve();
+  private sendsInFlight = 0;
   private loop: Promise<void> = Promise.resolve();
   private state: "new" | "running" | "closed" = "new";
 
@@ -146,18 +155,24 @@ export class RpcServer {
   private send(peer: string, text: string): void {
     const socket = this.socket;
     if (socket === undefined) return;
-    // A zeromq socket allows one send in flight; chain them.
-    this.sending = this.sending
-      .then(() => socket.send([Buffer.from(peer, "hex"), text]))
+    const message: [Buffer, string] = [Buffer.from(peer, "hex"), text];
+    // A zeromq socket allows one send in flight: send at once when none is, else queue behind it.
+    const sent = this.sendsInFlight === 0 ? sendNow(socket, message) : this.sending.then(() => socket.send(message));
+    this.sendsInFlight++;
+    this.sending = sent
       .catch((error: unknown) => {
         if (this.state === "running") this.logger("warn", "rpc: reply not sent", { peer, error: String(error) });
-      });
+      })
+      .finally(() => this.sendsInFlight--);
   }
 
   private async receiveLoop(socket: Router): Promise<void> {
     try {
       for await (const [identity, ...frames] of socket) {
-        if (identity !== undefined) this.dispatcher.receive(identity.toString("hex"), frames);
+        if (identity === undefined) continue;
+        this.dispatcher.receive(identity.toString("hex"), frames);
+        // One microtask: a handler that answered at once sends its reply before the next receive.
+        await undefined;
       }
     } catch (error) {
       if (this.state === "running") this.logger("error", "rpc: receive loop stopped", { error: String(error) });

@@ -127,6 +127,17 @@ describe("K-4 JSON-RPC decoding", () => {
     expect((await p.reply(7)).error).toEqual({ code: -32001, message: "skill demo changed on disk", data: { skill: "demo" } });
   });
 
+  it("answers -32603 for a handler that throws before returning a promise, and keeps serving", async () => {
+    const throwing = (() => {
+      throw new Error("sync failure");
+    }) as unknown as RouteHandler;
+    const p = pair(RouteTable.of({ sync: throwing, echo: async (params) => params }));
+    expect(() => p.call(24, "sync", {})).not.toThrow();
+    expect((await p.reply(24)).error).toEqual({ code: INTERNAL_ERROR, message: "internal error while serving sync" });
+    p.call(25, "echo", { x: 1 });
+    expect((await p.reply(25)).result).toEqual({ x: 1 });
+  });
+
   it("answers -32603 with a generic message for other exceptions and logs the detail", async () => {
     const p = pair(
       RouteTable.of({
@@ -233,6 +244,20 @@ describe("K-4 cancellation", () => {
       message: { jsonrpc: "2.0", method: RPC_CANCEL_METHOD, params: { cell: "cell-A" } },
     });
     expect(p.dispatcher.pendingCount).toBe(1);
+  });
+
+  it("a handler that looks at its signal only after the call was cancelled finds it aborted with the reason", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let seen: CallContext | undefined;
+    const p = pair(RouteTable.of({ late: async (_params, context) => ((seen = context), await released, "late") }));
+    p.call(23, "late", {}, "cell-C");
+    await until(() => seen !== undefined);
+    p.dispatcher.cancelCell("cell-C");
+    expect(seen!.signal.aborted).toBe(true);
+    expect(seen!.signal.reason).toBeInstanceOf(AppError);
+    expect((seen!.signal.reason as AppError).code).toBe("cancelled");
+    release();
   });
 
   it("failAll fails every pending call with the given code", async () => {

@@ -83,6 +83,30 @@ describe("kernel side (real ipykernel)", () => {
       const after = await kernel.run("print(len(await skills.list()) > 0)");
       expect(after).toMatchObject({ status: "ok", stdout: "True\n" });
     });
+
+    it("the albedo/cancel notification alone ends an awaiting cell: the kernel's loop reads it between awaits", async () => {
+      const started = await kernel.start(`import asyncio\nprint("waiting", flush=True)\nawait asyncio.sleep(100)`, "waiting");
+      server.cancelCell(started.msg_id);
+      const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+      expect(ended).toMatchObject({ finished: true, status: "error", ename: "CancelledError" });
+    });
+
+    it("a cancel for a synchronous cell that already ended touches nothing that runs next", async () => {
+      const sync = await kernel.run("import time\ntime.sleep(0.2)\nprint('done')");
+      server.cancelCell(sync.msg_id);
+      const next = await kernel.run("import asyncio\nawait asyncio.sleep(0.3)\nprint(len(await skills.list()) > 0)");
+      expect(next).toMatchObject({ status: "ok", stdout: "True\n" });
+    });
+  });
+
+  describe("K-4 concurrent awaited calls in a cell", () => {
+    it("asyncio.gather of many calls gets each call its own reply", async () => {
+      const cell = await kernel.run(
+        "import asyncio\nr = await asyncio.gather(*[skills.read('demo', limit=i + 1) for i in range(40)])\n" +
+          "print([x['params']['limit'] for x in r] == list(range(1, 41)))",
+      );
+      expect(cell).toMatchObject({ status: "ok", stdout: "True\n" });
+    });
   });
 });
 

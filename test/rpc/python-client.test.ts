@@ -143,6 +143,36 @@ out(asyncio.run(main()))`,
     );
     expect(lastJson(result)).toEqual(["skills.list", "/demo"]);
   });
+
+  it("each event loop gets its own socket, and a loop started after another closed still gets answers", async () => {
+    const server = await startServer(fakeRoutes([declaration("/demo")], []));
+    const result = await runPython(
+      `${PRELUDE}
+async def one(i):
+    return (await albedo.skills.read("demo", limit=i))["params"]["limit"]
+out([asyncio.run(one(i)) for i in (1, 2, 3)] + [albedo.skills.read("demo", limit=4)["params"]["limit"]])`,
+      server.kernelEnv(),
+    );
+    expect(lastJson(result)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("an awaited call refused before parsing (no id in the reply) fails at once with the server's error", async () => {
+    const server = await startServer(fakeRoutes([declaration("/demo")], []));
+    const env = { ...server.kernelEnv(), ALBEDO_RPC_MAX_MESSAGE_BYTES: String(4 * 1024 * 1024), ALBEDO_RPC_DEADLINE_MS: "20000" };
+    const result = await runPython(
+      `${PRELUDE}
+import time
+async def big():
+    began = time.monotonic()
+    try:
+        await albedo.commands.invoke("/demo", "x" * (2 * 1024 * 1024))
+    except albedo.AlbedoError as e:
+        return {"type": type(e).__name__, "rpc_code": e.rpc_code, "before_deadline": time.monotonic() - began < 10}
+out(asyncio.run(big()))`,
+      env,
+    );
+    expect(lastJson(result)).toEqual({ type: "LimitExceeded", rpc_code: -32004, before_deadline: true });
+  });
 });
 
 const MINT_CATALOG = [
