@@ -1,4 +1,5 @@
-import { lstat } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
+import { lstat, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
 import { decodeUtf8 } from "./frontmatter.js";
@@ -39,8 +40,12 @@ export async function readResource(
 ): Promise<ReadResult> {
   checkPageBounds(offset, limit);
   const segments = checkResourcePath(resource);
+  const path = join(entry.dir, ...segments);
+  // The resource's stat overlaps the pin check; the pin check's verdict still comes first.
+  const statted = stat(path, { bigint: true });
+  statted.catch(() => undefined);
   await checkPinned(entry);
-  const opened = await openResource(entry, resource, join(entry.dir, ...segments));
+  const opened = await openResource(entry, resource, path, statted);
   try {
     const size = Number(opened.stats.size);
     if (size > MAX_RESOURCE_BYTES) {
@@ -59,7 +64,8 @@ export async function readResource(
     const next = atEnd ? null : end;
     return { content: page.content, encoding: page.encoding, size, offset, next_offset: next, truncated: next !== null };
   } finally {
-    await opened.handle.close();
+    // Nobody waits for the close: the page is complete, and a failed close of a read-only file loses nothing.
+    opened.handle.close().catch(() => undefined);
   }
 }
 
@@ -120,10 +126,10 @@ function sequenceLength(lead: number): number {
 }
 
 /** Opens the resource as a regular file, mapping filesystem failures to wire errors. */
-async function openResource(entry: SkillEntry, resource: string, path: string): Promise<OpenedFile> {
+async function openResource(entry: SkillEntry, resource: string, path: string, statted: Promise<BigIntStats>): Promise<OpenedFile> {
   const what = `resource "${resource}" of skill "${entry.name}"`;
   try {
-    return await openRegular(path);
+    return await openRegular(path, statted);
   } catch (error) {
     if (error instanceof NotRegularFileError) throw new AppError("invalid_params", `${what} is ${error.kind}, not a regular file`);
     const code = (error as { code?: unknown } | null)?.code;

@@ -18,11 +18,12 @@ export interface OpenedFile {
 
 /**
  * Opens a path (following links) only if it is a regular file; returns the handle and its fstat.
+ * `statted` is a stat of `path` the caller already started, so it can overlap other work.
  * Throws NotRegularFileError for anything else, or the fs error (ENOENT, ELOOP, EACCES, ...).
  */
-export async function openRegular(path: string): Promise<OpenedFile> {
-  // Stat before open: opening a FIFO or a device can block or stream forever.
-  const before = await stat(path, { bigint: true });
+export async function openRegular(path: string, statted?: Promise<BigIntStats>): Promise<OpenedFile> {
+  // Stat before open: opening a FIFO or a device can block, stream forever, or act on the device.
+  const before = await (statted ?? stat(path, { bigint: true }));
   if (!before.isFile()) throw new NotRegularFileError(path, fileKind(before));
   // O_NONBLOCK keeps open() from blocking if a FIFO was swapped in after the stat.
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
