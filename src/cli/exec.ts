@@ -5,6 +5,10 @@ import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
 import { renderOutput } from "./render.js";
+import type { Session } from "../session/index.js";
+
+/** Exit code after Ctrl-C ended the run (128 + SIGINT). */
+export const EXIT_INTERRUPTED = 130;
 
 /** Largest program `albedo exec` accepts from a file or stdin. */
 export const MAX_EXEC_SOURCE_BYTES = 16 * 1024 * 1024;
@@ -45,26 +49,31 @@ export const execCommand: CliCommand = {
   options: [WORKSPACE_OPTION, SANDBOX_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
   async run(args, io) {
     const { code, fromStdin } = await sourceOf(args, io);
-    const session = await openEmbeddedSession(args, io);
+    // The handler is in place before the kernel boots, so Ctrl-C during boot still closes the session cleanly.
+    let session: Session | undefined;
     let interrupts = 0;
     const onSigint = () => {
       interrupts += 1;
+      if (session === undefined) return;
       if (interrupts === 1) void session.interrupt().catch(() => undefined);
-      else void session.close().finally(() => process.exit(130));
+      else void session.close().finally(() => process.exit(EXIT_INTERRUPTED));
     };
     process.on("SIGINT", onSigint);
     try {
+      session = await openEmbeddedSession(args, io);
+      if (interrupts > 0) return EXIT_INTERRUPTED;
       const readline = !fromStdin && io.stdin.isTTY ? createInterface({ input: io.stdin, output: io.stderr }) : undefined;
       const future = session.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
       future.onOutput((output) => renderOutput(output, io));
       const reply = await future.done.finally(() => readline?.close());
       return reply.status === "ok" ? 0 : 1;
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       io.stderr.write(`albedo exec: ${error instanceof Error ? error.message : String(error)}\n`);
       return 1;
     } finally {
       process.off("SIGINT", onSigint);
-      await session.close();
+      await session?.close();
     }
   },
 };

@@ -61,7 +61,7 @@ export class KernelInstance {
     try {
       const env = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...options.extraEnv };
       const argv = kernelArgv(options.spec.argv, connectionFile, options.extraArgv, options.wrap, env);
-      handlers.log("info", "starting kernel", { argv, transport: info.transport });
+      handlers.log("info", "starting kernel", { argv: redactArgv(argv), transport: info.transport });
       process = KernelProcess.launch({ argv, env, cwd: options.cwd, log: handlers.log });
     } catch (error) {
       await removeConnectionFiles(connectionFile, info);
@@ -174,4 +174,12 @@ export class KernelInstance {
     const type: string = message.header.msg_type;
     if (type !== "status" && type !== "iopub_welcome" && type !== "kernel_info_reply") this.handlers.onMessage(message);
   }
+}
+
+/** Names of environment values that are secrets: never written to a log. */
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD/i;
+
+/** The argv with the value of every `--setenv NAME VALUE` whose NAME looks secret replaced (the sandbox passes the RPC token so). */
+export function redactArgv(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => (i >= 2 && argv[i - 2] === "--setenv" && SECRET_NAME.test(argv[i - 1]!) ? "<redacted>" : arg));
 }

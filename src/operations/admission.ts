@@ -71,7 +71,9 @@ export function checkNewOperation(db: Database.Database, sessionId: string, inpu
   }
   const problem = inputProblem(input);
   if (problem !== undefined) return refusal("invalid_input", problem, operationId);
-  const waiting = (db.prepare("SELECT COUNT(*) AS n FROM turns WHERE session_id = ? AND state = 'pending'").get(sessionId) as { n: number }).n;
+  // A command with no activation is a built-in the daemon runs at once: it never waits behind model turns.
+  const queues = (input as { type?: unknown }).type === "message" || (input as { activation?: unknown }).activation !== undefined;
+  const waiting = queues ? (db.prepare("SELECT COUNT(*) AS n FROM turns WHERE session_id = ? AND state = 'pending'").get(sessionId) as { n: number }).n : 0;
   if (waiting >= MAX_QUEUED_INPUTS) {
     return refusal("queue_full", `session ${sessionId} already has ${waiting} waiting inputs; at most ${MAX_QUEUED_INPUTS} (MAX_QUEUED_INPUTS)`, operationId);
   }

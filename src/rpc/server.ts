@@ -26,6 +26,8 @@ export interface RpcServerOptions {
   readonly routes?: RouteTable;
   readonly logger?: RpcLogger;
   readonly callTimeoutMs?: number;
+  /** The longest deadline any route of this server may be given; the kernel waits at least that long. */
+  readonly longestRouteMs?: number;
 }
 
 function sendNow(socket: Router, message: [Buffer, string]): Promise<void> {
@@ -65,6 +67,7 @@ export class RpcServer {
   private readonly dispatcher: RpcDispatcher;
   private readonly logger: RpcLogger;
   private readonly callTimeoutMs: number;
+  private readonly longestRouteMs: number;
   private socket: Router | undefined;
   private sending: Promise<void> = Promise.resolve();
   private sendsInFlight = 0;
@@ -78,6 +81,7 @@ export class RpcServer {
     this.token = randomBytes(RPC_TOKEN_BYTES).toString("hex");
     this.logger = options.logger ?? stderrLogger;
     this.callTimeoutMs = options.callTimeoutMs ?? RPC_CALL_TIMEOUT_MS;
+    this.longestRouteMs = Math.max(this.callTimeoutMs, options.longestRouteMs ?? 0);
     this.dispatcher = new RpcDispatcher({
       token: this.token,
       routes: options.routes ?? RouteTable.empty(),
@@ -107,7 +111,8 @@ export class RpcServer {
     return {
       ALBEDO_RPC_ENDPOINT: this.endpoint,
       ALBEDO_RPC_TOKEN: this.token,
-      ALBEDO_RPC_DEADLINE_MS: String(this.callTimeoutMs + RPC_CLIENT_DEADLINE_MARGIN_MS),
+      // The kernel gives up only after the server would have: a route with a longer deadline (reload) must not time out early.
+      ALBEDO_RPC_DEADLINE_MS: String(this.longestRouteMs + RPC_CLIENT_DEADLINE_MARGIN_MS),
       ALBEDO_RPC_MAX_MESSAGE_BYTES: String(RPC_MAX_MESSAGE_BYTES),
     };
   }

@@ -35,7 +35,8 @@ export const DEFAULT_LIMITS: ResourceLimits = {
   openFiles: DEFAULT_OPEN_FILES,
 };
 
-const MINIMUMS: ResourceLimits = { memoryMB: MIN_MEMORY_MB, processes: MIN_PROCESSES, openFiles: MIN_OPEN_FILES };
+/** The smallest value each limit accepts: below these a Python kernel cannot start. */
+export const LIMIT_MINIMUMS: ResourceLimits = { memoryMB: MIN_MEMORY_MB, processes: MIN_PROCESSES, openFiles: MIN_OPEN_FILES };
 
 /** Fills absent limits with the defaults; throws naming the limit and value when one is not an integer in range. */
 export function resolveLimits(given: Partial<ResourceLimits> = {}): ResourceLimits {
@@ -43,8 +44,8 @@ export function resolveLimits(given: Partial<ResourceLimits> = {}): ResourceLimi
   for (const key of Object.keys(DEFAULT_LIMITS) as (keyof ResourceLimits)[]) {
     const value = given[key];
     if (value === undefined) continue;
-    if (!Number.isInteger(value) || value < MINIMUMS[key] || value > MAX_LIMIT_VALUE) {
-      throw new Error(`limits.${key} must be an integer from ${MINIMUMS[key]} to ${MAX_LIMIT_VALUE}; got ${String(value)}`);
+    if (!Number.isInteger(value) || value < LIMIT_MINIMUMS[key] || value > MAX_LIMIT_VALUE) {
+      throw new Error(`limits.${key} must be an integer from ${LIMIT_MINIMUMS[key]} to ${MAX_LIMIT_VALUE}; got ${String(value)}`);
     }
     out[key] = value;
   }

@@ -1,6 +1,6 @@
 import { AppError } from "../errors/index.js";
 import { RouteTable, type RouteHandler } from "../rpc/index.js";
-import { findSkill, listResources, readResource, type SkillEntry } from "../skills/index.js";
+import { findSkill, listResources, readResource, type PathGuard, type SkillEntry } from "../skills/index.js";
 import { runCommand, type CommandHost } from "./commandRunner.js";
 import { onlyParams, optionalInt, optionalString, stringParam } from "./params.js";
 import type { SessionView } from "./view.js";
@@ -15,7 +15,7 @@ function skillOf(view: SessionView, params: Readonly<Record<string, unknown>>, m
   return entry;
 }
 
-function skillRoutes(view: SessionView): Record<string, RouteHandler> {
+function skillRoutes(view: SessionView, guard: PathGuard | undefined): Record<string, RouteHandler> {
   return {
     "skills.list": async (params) => {
       onlyParams(params, [], "skills.list");
@@ -27,11 +27,12 @@ function skillRoutes(view: SessionView): Record<string, RouteHandler> {
     "skills.read": async (params) => {
       onlyParams(params, ["name", "resource", "offset", "limit"], "skills.read");
       const entry = skillOf(view, params, "skills.read");
-      return readResource(entry, optionalString(params, "resource", "skills.read"), optionalInt(params, "offset", "skills.read"), optionalInt(params, "limit", "skills.read"));
+      const resource = optionalString(params, "resource", "skills.read");
+      return readResource(entry, resource, optionalInt(params, "offset", "skills.read"), optionalInt(params, "limit", "skills.read"), guard);
     },
     "skills.resources": async (params) => {
       onlyParams(params, ["name"], "skills.resources");
-      return listResources(skillOf(view, params, "skills.resources"));
+      return listResources(skillOf(view, params, "skills.resources"), guard);
     },
   };
 }
@@ -39,8 +40,9 @@ function skillRoutes(view: SessionView): Record<string, RouteHandler> {
 /**
  * The route table of one view (K-5): `commands.*` always, `skills.*` only while the skills
  * extension is on (K-8). Every handler reads the view it was built with, never a newer one (K-7).
+ * `guard` (a sandboxed kernel's) refuses files the kernel's sandbox hides.
  */
-export function buildRoutes(view: SessionView, host: CommandHost): RouteTable {
+export function buildRoutes(view: SessionView, host: CommandHost, guard?: PathGuard): RouteTable {
   const commandRoutes: Record<string, RouteHandler> = {
     "commands.catalog": async (params) => {
       onlyParams(params, [], "commands.catalog");
@@ -48,10 +50,10 @@ export function buildRoutes(view: SessionView, host: CommandHost): RouteTable {
     },
     "commands.invoke": async (params) => {
       onlyParams(params, ["name", "arguments"], "commands.invoke");
-      return runCommand(view, host, stringParam(params, "name", "commands.invoke"), params.arguments, "model");
+      return runCommand(view, host, stringParam(params, "name", "commands.invoke"), params.arguments, "model", guard);
     },
   };
-  const routes = view.extensions.skills ? { ...commandRoutes, ...skillRoutes(view) } : commandRoutes;
+  const routes = view.extensions.skills ? { ...commandRoutes, ...skillRoutes(view, guard) } : commandRoutes;
   return RouteTable.of({
     ...routes,
     "commands.invoke": { handler: routes["commands.invoke"]!, timeoutMs: RELOAD_ROUTE_TIMEOUT_MS },

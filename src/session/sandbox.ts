@@ -1,8 +1,8 @@
+import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ResolvedKernelLaunch } from "../kernel/index.js";
-import { prepareSandbox, pythonReadPaths, type Sandbox, type SandboxMode } from "../sandbox/index.js";
-import { globalSettingsTarget, readSettings } from "../settings/index.js";
-import { discoveryRoots } from "../skills/index.js";
+import { prepareSandbox, pythonReadPaths, type Sandbox, type SandboxMode, type SandboxProfile } from "../sandbox/index.js";
+import { discoveryRoots, type PathGuard } from "../skills/index.js";
 import type { SessionView } from "./view.js";
 
 /** Warnings already printed by this process: "auto without bwrap" is said once, not per session. */
@@ -28,14 +28,14 @@ export interface KernelSandboxInputs {
  * which the kernel can write, so it must not be able to loosen its own sandbox.
  * Throws SandboxUnavailableError in mode "required" without a working bubblewrap.
  */
-export async function prepareKernelSandbox(inputs: KernelSandboxInputs, launch: ResolvedKernelLaunch): Promise<{ sandbox: Sandbox; launch: ResolvedKernelLaunch }> {
-  const { settings } = await readSettings(globalSettingsTarget(inputs.stateDir));
+export async function prepareKernelSandbox(
+  inputs: KernelSandboxInputs,
+  launch: ResolvedKernelLaunch,
+): Promise<{ sandbox: Sandbox; launch: ResolvedKernelLaunch; guard: PathGuard | undefined }> {
+  const settings = inputs.view.selection.scopes.global ?? {};
   const mode = inputs.mode ?? settings.sandbox ?? "auto";
   const python = launch.argv[0]!;
-  const sandbox = prepareSandbox({
-    mode,
-    limits: settings.limits ?? {},
-    profile: {
+  const profile: SandboxProfile = {
       workspace: inputs.workspace,
       runDir: inputs.runDir,
       stateDir: inputs.stateDir,
@@ -44,14 +44,45 @@ export async function prepareKernelSandbox(inputs: KernelSandboxInputs, launch: 
       extraReadOnly: [...new Set(inputs.view.discovered.skills.map((skill) => skill.resolvedDir))],
       pythonPaths: [...(mode === "off" ? [] : readPathsOf(python)), join(inputs.install, "kernel")],
       network: settings.network ?? false,
-    },
-  });
+  };
+  const sandbox = prepareSandbox({ mode, limits: settings.limits ?? {}, profile });
   for (const warning of sandbox.kind === "bwrap" ? sandbox.warnings : sandbox.warning ? [sandbox.warning] : []) {
     if (said.has(warning)) continue;
     said.add(warning);
     inputs.warn(warning);
   }
-  return { sandbox, launch: sandbox.kind === "bwrap" ? { ...launch, interruptMode: sandbox.interruptMode } : launch };
+  if (sandbox.kind !== "bwrap") return { sandbox, launch, guard: undefined };
+  return { sandbox, launch: { ...launch, interruptMode: sandbox.interruptMode }, guard: sandboxGuard(profile) };
+}
+
+/** Places the sandbox hides from the kernel unless an exposed path covers them. */
+const HIDDEN_SYSTEM_PATHS = ["/tmp", "/run", "/proc", "/sys"];
+
+/**
+ * What the runtime may serve a sandboxed kernel through skills.read and friends: anything under a
+ * path the sandbox exposes, or anything outside what it hides (the state dir, the home, the host's
+ * /tmp, /run, /proc). Without it a link planted in the workspace would read, through the runtime, a
+ * file the kernel's own sandbox hides (daemon.token, ~/.ssh).
+ */
+export function sandboxGuard(profile: SandboxProfile): PathGuard {
+  const exposed = withRealPaths([profile.workspace, profile.runDir, ...profile.skillRoots, ...(profile.extraReadOnly ?? []), ...profile.pythonPaths]);
+  const hidden = withRealPaths([profile.stateDir, profile.home, ...HIDDEN_SYSTEM_PATHS]);
+  return (real) => exposed.some((base) => within(real, base)) || !hidden.some((base) => within(real, base));
+}
+
+function within(path: string, base: string): boolean {
+  return path === base || path.startsWith(base.endsWith("/") ? base : `${base}/`);
+}
+
+/** Each path as given and, when it exists, as resolved through its links. */
+function withRealPaths(paths: readonly string[]): string[] {
+  return [...new Set(paths.flatMap((path) => {
+    try {
+      return [path, realpathSync(path)];
+    } catch {
+      return [path];
+    }
+  }))];
 }
 
 function readPathsOf(python: string): readonly string[] {

@@ -3,10 +3,11 @@
  * Unknown top-level fields are kept (newer or other tools may own them); unknown fields inside a
  * known section are refused, since a typo there would silently change nothing.
  */
+import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
 
+export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
 export type Switch = "on" | "off";
-export type SandboxMode = "auto" | "required" | "off";
 
 export interface SkillsSettings {
   /** Only in the global scope: what an unnamed skill gets. */
@@ -55,7 +56,6 @@ export const MAX_KERNEL_POOL = 8;
 /** Length of `kernel.kernelspec` and `kernel.python`. */
 export const MAX_KERNEL_FIELD_LENGTH = 4096;
 
-const SANDBOX_MODES: readonly string[] = ["auto", "required", "off"];
 const SWITCHES: readonly string[] = ["on", "off"];
 
 type Problems = SettingsProblem[];
@@ -69,7 +69,7 @@ export function validateSettings(value: unknown, scope: SettingsScope): Settings
     return { ok: false, problems };
   }
   if ("skills" in value) checkSkills(value.skills, scope, problems);
-  if ("sandbox" in value) checkEnum(value.sandbox, SANDBOX_MODES, "sandbox", problems);
+  if ("sandbox" in value) checkEnum(value.sandbox, SANDBOX_MODES as readonly string[], "sandbox", problems);
   if ("kernel" in value) checkKernel(value.kernel, problems);
   if ("limits" in value) checkLimits(value.limits, problems);
   if ("network" in value && typeof value.network !== "boolean") {
@@ -137,7 +137,8 @@ function checkKernel(value: unknown, problems: Problems): void {
 function checkLimits(value: unknown, problems: Problems): void {
   if (!checkSection(value, "limits", ["memoryMB", "processes", "openFiles"], problems)) return;
   for (const key of ["memoryMB", "processes", "openFiles"] as const) {
-    if (key in value) checkInteger(value[key], `limits.${key}`, 1, Number.MAX_SAFE_INTEGER, problems);
+    // The sandbox's own range: a value it would refuse must not be saved, or every session would fail to open.
+    if (key in value) checkInteger(value[key], `limits.${key}`, LIMIT_MINIMUMS[key], MAX_LIMIT_VALUE, problems);
   }
 }
 

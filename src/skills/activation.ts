@@ -1,6 +1,6 @@
 import { AppError } from "../errors/index.js";
-import { readPinnedDocument } from "./pinning.js";
-import type { SkillEntry } from "./types.js";
+import { checkGuard, readPinnedDocument } from "./pinning.js";
+import type { PathGuard, SkillEntry } from "./types.js";
 
 /** Arguments as a command received them: raw text, or named values (C-3). */
 export type ActivationArguments = string | Readonly<Record<string, string>>;
@@ -19,8 +19,9 @@ export interface Activation {
  * SKILL.md and runs nothing (R-5). Throws AppError "invalid_params" for arguments that are neither
  * a string nor a string-to-string mapping, and whatever checkPinned throws.
  */
-export async function prepareActivation(entry: SkillEntry, args: ActivationArguments): Promise<Activation> {
+export async function prepareActivation(entry: SkillEntry, args: ActivationArguments, guard?: PathGuard): Promise<Activation> {
   const copied = copyArguments(args);
+  checkGuard(entry, guard);
   const document = await readPinnedDocument(entry);
   return Object.freeze({
     name: entry.name,

@@ -4,7 +4,7 @@ import { AppError } from "../errors/index.js";
 import { isProblem, readBoundedFile } from "./files.js";
 import { decodeUtf8, parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
-import type { FileIdentity, SkillEntry } from "./types.js";
+import type { FileIdentity, PathGuard, SkillEntry } from "./types.js";
 import { normalizeName } from "./validate.js";
 
 /**
@@ -117,4 +117,10 @@ function reloadRequired(entry: SkillEntry, reason: string): AppError {
   return new AppError("reload_required", `skill "${entry.name}" changed on disk (${reason}); reload the session to use it`, {
     skill: entry.name,
   });
+}
+
+/** Throws AppError "forbidden" when the guard refuses the skill's pinned directory or SKILL.md. */
+export function checkGuard(entry: SkillEntry, guard: PathGuard | undefined): void {
+  if (guard === undefined || (guard(entry.resolvedDir) && guard(entry.resolvedSource))) return;
+  throw new AppError("forbidden", `skill "${entry.name}" lives in a place this session's sandbox hides (${entry.resolvedSource})`, { skill: entry.name });
 }

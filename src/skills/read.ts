@@ -1,13 +1,13 @@
 import type { BigIntStats } from "node:fs";
-import { lstat, stat } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
 import { decodeUtf8 } from "./frontmatter.js";
-import { checkPinned } from "./pinning.js";
+import { checkGuard, checkPinned } from "./pinning.js";
 import { NotRegularFileError, openRegular, readRange, type OpenedFile } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
 import { checkResourcePath } from "./resourcePath.js";
-import type { SkillEntry } from "./types.js";
+import type { PathGuard, SkillEntry } from "./types.js";
 
 /** Bytes per page when the caller gives no limit (R-2). */
 export const DEFAULT_READ_LIMIT = 16384;
@@ -37,6 +37,7 @@ export async function readResource(
   resource: string = SKILL_FILE,
   offset: number = 0,
   limit: number = DEFAULT_READ_LIMIT,
+  guard?: PathGuard,
 ): Promise<ReadResult> {
   checkPageBounds(offset, limit);
   const segments = checkResourcePath(resource);
@@ -45,6 +46,8 @@ export async function readResource(
   const statted = stat(path, { bigint: true });
   statted.catch(() => undefined);
   await checkPinned(entry);
+  checkGuard(entry, guard);
+  if (guard) await checkResourceGuard(entry, resource, path, guard);
   const opened = await openResource(entry, resource, path, statted);
   try {
     const size = Number(opened.stats.size);
@@ -66,6 +69,14 @@ export async function readResource(
   } finally {
     // Nobody waits for the close: the page is complete, and a failed close of a read-only file loses nothing.
     opened.handle.close().catch(() => undefined);
+  }
+}
+
+/** Refuses a resource whose real path the guard hides (a link planted toward the state dir or the home). */
+async function checkResourceGuard(entry: SkillEntry, resource: string, path: string, guard: PathGuard): Promise<void> {
+  const real = await realpath(path).catch(() => undefined);
+  if (real !== undefined && !guard(real)) {
+    throw new AppError("forbidden", `resource "${resource}" of skill "${entry.name}" resolves to a place this session's sandbox hides`, { skill: entry.name });
   }
 }
 

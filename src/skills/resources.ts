@@ -1,10 +1,10 @@
 import type { BigIntStats } from "node:fs";
-import { opendir, stat } from "node:fs/promises";
+import { opendir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileKind, fsProblem, probe } from "./files.js";
-import { checkPinned } from "./pinning.js";
+import { checkGuard, checkPinned } from "./pinning.js";
 import { MAX_RESOURCE_DEPTH } from "./resourcePath.js";
-import type { Diagnostic, SkillEntry } from "./types.js";
+import type { Diagnostic, PathGuard, SkillEntry } from "./types.js";
 
 /** Files one listing returns (R-1). */
 export const MAX_RESOURCES = 512;
@@ -30,6 +30,7 @@ interface Walk {
   diagnosticsDropped: number;
   /** Bound cuts, kept apart so they are never crowded out by ordinary diagnostics. */
   readonly cuts: Diagnostic[];
+  readonly guard: PathGuard | undefined;
 }
 
 /** Slots reserved below MAX_RESOURCE_DIAGNOSTICS for the two bound cuts and the dropped-count note. */
@@ -40,9 +41,10 @@ const RESERVED_DIAGNOSTICS = 3;
  * any of them (R-1). SKILL.md is included. Throws only what checkPinned throws (R-4); everything
  * found on the way (cycles, broken links, special files, bounds) is a diagnostic.
  */
-export async function listResources(entry: SkillEntry): Promise<ResourceListing> {
+export async function listResources(entry: SkillEntry, guard?: PathGuard): Promise<ResourceListing> {
   await checkPinned(entry);
-  const walk: Walk = { files: [], filesDropped: 0, entries: 0, entriesCut: false, diagnostics: [], diagnosticsDropped: 0, cuts: [] };
+  await checkGuard(entry, guard);
+  const walk: Walk = { files: [], filesDropped: 0, entries: 0, entriesCut: false, diagnostics: [], diagnosticsDropped: 0, cuts: [], guard };
   const root = await stat(entry.dir, { bigint: true });
   await walkDirectory(walk, entry.dir, "", [identityKey(root)]);
   const diagnostics = [...walk.diagnostics];
@@ -65,6 +67,10 @@ async function walkDirectory(walk: Walk, dirPath: string, relDir: string, ancest
     const rel = relDir === "" ? name : `${relDir}/${name}`;
     if (name.includes("\\")) {
       note(walk, path, "resource_name_refused", `${path}: skipped; a resource name may not contain a backslash`);
+      continue;
+    }
+    if (walk.guard && !(await guarded(walk.guard, path))) {
+      note(walk, path, "outside_sandbox", `${path} resolves to a place this session's sandbox hides; skipped`);
       continue;
     }
     const found = await probe(path);
@@ -111,6 +117,12 @@ async function readNames(walk: Walk, dirPath: string): Promise<string[]> {
     note(walk, dirPath, problem.code, problem.message);
   }
   return names.sort();
+}
+
+/** Whether the guard admits what `path` resolves to; an unresolvable path is left to probe() to report. */
+async function guarded(guard: PathGuard, path: string): Promise<boolean> {
+  const real = await realpath(path).catch(() => undefined);
+  return real === undefined || guard(real);
 }
 
 function addFile(walk: Walk, rel: string): void {

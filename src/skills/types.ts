@@ -75,3 +75,10 @@ export interface CatalogSnapshot {
   readonly diagnostics: readonly Diagnostic[];
   readonly instructions: readonly InstructionFile[];
 }
+
+/**
+ * Decides whether the runtime may serve a file, by its real path, to a caller. A sandboxed session
+ * passes one so that a link planted in the workspace cannot fetch, through the runtime, a file its
+ * sandbox hides (the state dir, the home). Absent means no restriction beyond the filesystem's.
+ */
+export type PathGuard = (realPath: string) => boolean;

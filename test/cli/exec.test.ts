@@ -75,6 +75,24 @@ describe("X albedo exec", () => {
     expect((await albedo(["exec", "missing.py"])).stderr).toContain("cannot read missing.py");
   });
 
+  it("Ctrl-C interrupts the running cell: exit 1 with KeyboardInterrupt, and nothing is left in the state dir", async () => {
+    const child = spawn(process.execPath, [bin, "exec", "-c", "import time\nprint('started', flush=True)\ntime.sleep(100)"], {
+      cwd: dirs.workspace,
+      env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
+      timeout: PROCESS_TIMEOUT_MS,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    await new Promise<void>((resolve) => child.stdout.on("data", (chunk) => ((stdout += chunk), stdout.includes("started") && resolve())));
+    child.kill("SIGINT");
+    expect(await closed).toBe(1);
+    expect(stderr).toContain("KeyboardInterrupt");
+    const { readdir } = await import("node:fs/promises");
+    expect(await readdir(join(dirs.stateDir, "run"))).toEqual([]);
+  });
+
   it("has --help", async () => {
     const help = await albedo(["exec", "--help"]);
     expect(help.code).toBe(0);

@@ -8,7 +8,7 @@ import {
   type AdmitInput,
   type AdmitResult,
 } from "../../src/operations/index.js";
-import { message, storeFixture, T0 } from "./support/fixtures.js";
+import { demoCommand, message, storeFixture, T0 } from "./support/fixtures.js";
 
 const fixture = storeFixture();
 afterEach(() => fixture.close());
@@ -138,5 +138,12 @@ describe("O-1 queue bound", () => {
     store.markRunning(store.nextPendingTurn("s1")!.turnId);
     expectAdmitted(store.admit("s1", message("fits now")));
     expect(store.admit("s1", message("over again")).body).toMatchObject({ code: "queue_full" });
+  });
+
+  it("lets a built-in command (no activation) through a full queue: it runs at once and never waits", () => {
+    const { store } = fixture.open();
+    for (let index = 0; index < MAX_QUEUED_INPUTS; index += 1) expectAdmitted(store.admit("s1", message(`m${index}`)));
+    expect(store.admit("s1", demoCommand("more")).body).toMatchObject({ code: "queue_full" });
+    expectAdmitted(store.admit("s1", { operationId: newOperationId(T0), type: "command", command: "/reload", arguments: "session" }));
   });
 });

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Session } from "../../src/session/index.js";
+import { RELOAD_ROUTE_TIMEOUT_MS, type Session } from "../../src/session/index.js";
 import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
 
 let dirs: SessionDirs;
@@ -135,6 +135,11 @@ describe("K-7 reload swaps snapshot and routes in one step", () => {
     await session.reload();
     const out = await run(session, "try:\n    await commands.demo('x')\nexcept albedo.NotFound as e:\n    print(e)");
     expect(out).toContain("/demo");
+  });
+
+  it("gives the kernel a call deadline no shorter than the reload route's, so a slow reload is not abandoned early", async () => {
+    const out = await run(session, "import os\nprint(os.environ['ALBEDO_RPC_DEADLINE_MS'])");
+    expect(Number(out.trim())).toBeGreaterThan(RELOAD_ROUTE_TIMEOUT_MS);
   });
 
   it("reloads from Python through commands.invoke('/reload', 'session')", async () => {

@@ -66,6 +66,25 @@ describe("K-10 escape attempts from inside a sandboxed kernel fail", () => {
     expect(await run(session, attempt("open('inside.txt', 'w').write('ok')"))).toBe("ALLOWED\n");
   });
 
+  it("refuses, through skills.read, a link the kernel planted toward a file its sandbox hides", async () => {
+    const token = join(dirs.stateDir, "daemon.token");
+    const out = await run(session, [
+      "import os, albedo",
+      "d = '.albedo/skills/planted'  # this root did not exist at open, so it is not mounted read-only",
+      "os.makedirs(d, exist_ok=True)",
+      "open(d + '/SKILL.md', 'w').write('---\\nname: planted\\ndescription: A planted skill.\\n---\\nbody\\n')",
+      `os.symlink(${JSON.stringify(token)}, d + '/key')`,
+      "open('notes.txt', 'w').write('workspace text')",
+      "os.symlink(os.path.abspath('notes.txt'), d + '/notes')",
+      "await commands.invoke('/reload', 'session')",
+      "try:\n    await skills.read('planted', 'key')\n    print('LEAKED')\nexcept albedo.Forbidden as e:\n    print('forbidden')",
+      "print((await skills.read('planted', 'notes'))['content'])",
+      "r = await skills.resources('planted')",
+      "print(sorted(r['resources']), [x['code'] for x in r['diagnostics']])",
+    ].join("\n"));
+    expect(out.trim().split("\n")).toEqual(["forbidden", "workspace text", "['SKILL.md', 'notes'] ['outside_sandbox']"]);
+  });
+
   it("still serves skills through the RPC channel", async () => {
     expect(await run(session, "print((await commands.demo('x'))['instructions'])")).toBe("Do the demo thing.\n");
   });
