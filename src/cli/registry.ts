@@ -2,10 +2,11 @@ import type { CliCommand } from "./command.js";
 import { consoleCommand } from "./console.js";
 import { doctorCommand } from "./doctor.js";
 import { execCommand } from "./exec.js";
+import { kernelspecInstall, kernelspecList } from "./kernelspec.js";
 import { serveCommand } from "./serve.js";
 import { setupCommand } from "./setup.js";
 import { skillsList, skillsPrompt, skillsValidate } from "./skills.js";
 import { skillsRead, skillsResources } from "./skillsAccess.js";
 
 /** Every subcommand, in the order `albedo --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, execCommand, consoleCommand, serveCommand, setupCommand, doctorCommand];
+export const COMMANDS: readonly CliCommand[] = [skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, execCommand, consoleCommand, serveCommand, setupCommand, doctorCommand, kernelspecInstall, kernelspecList];

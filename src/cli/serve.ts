@@ -1,6 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { rm } from "node:fs/promises";
-import { Daemon, findRunningDaemon, type ListenTarget } from "../daemon/index.js";
+import { Daemon, DaemonLockedError, findRunningDaemon, type ListenTarget } from "../daemon/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO } from "./command.js";
@@ -46,8 +45,6 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
     io.stderr.write(`albedo serve: a daemon already runs for ${state} at ${running.info.url} (pid ${running.info.pid})\n`);
     return 1;
   }
-  // A socket file left by a daemon that died is in the way; no live daemon owns it (checked above).
-  if ("socket" in target) await rm(target.socket, { force: true });
   const signal = stopSignal();
   const daemon = await Daemon.start({
     stateDir: state,
@@ -60,8 +57,12 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
     },
   }).catch((error: unknown) => {
     signal.dispose();
-    throw error;
+    if (!(error instanceof DaemonLockedError)) throw error;
+    // Another `albedo serve` took the state dir between the check above and the lock.
+    io.stderr.write(`albedo serve: ${error.message}\n`);
+    return undefined;
   });
+  if (daemon === undefined) return 1;
   const { abandoned, pending } = daemon.recovery;
   io.stdout.write(`albedo serve: listening on ${daemon.url} (pid ${process.pid}); recovered ${pending} pending and ${abandoned} abandoned turns\n`);
   const received = await signal.wait;

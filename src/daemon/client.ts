@@ -1,7 +1,8 @@
 import { request as httpRequest } from "node:http";
 import WebSocket from "ws";
 import { HEALTH_TIMEOUT_MS, MAX_REQUEST_BODY_BYTES } from "./limits.js";
-import { pidAlive, readDaemonInfo, readToken, type DaemonInfo } from "./state.js";
+import { isProcessAlive } from "../settings/index.js";
+import { readDaemonInfo, readToken, type DaemonInfo } from "./state.js";
 
 /** Bytes of a response body the client accepts. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -92,7 +93,7 @@ export class DaemonClient {
  */
 export async function findRunningDaemon(stateDir: string): Promise<DaemonClient | undefined> {
   const info = await readDaemonInfo(stateDir);
-  if (info === undefined || !pidAlive(info.pid)) return undefined;
+  if (info === undefined || !isProcessAlive(info.pid)) return undefined;
   const token = await readToken(stateDir);
   if (token === undefined) return undefined;
   const client = new DaemonClient(info, token);

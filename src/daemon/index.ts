@@ -2,7 +2,7 @@
 export { Daemon, type DaemonOptions, type ListenTarget, type StartReport } from "./server.js";
 export { DaemonClient, DaemonError, findRunningDaemon, MAX_RESPONSE_BYTES, type DaemonResponse } from "./client.js";
 export {
-  DAEMON_DB_FILE, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, pidAlive, readDaemonInfo, readToken, removeDaemonInfo, type DaemonInfo,
+  DAEMON_DB_FILE, DAEMON_INFO_FILE, DAEMON_LOCK_FILE, DAEMON_TOKEN_FILE, DaemonLockedError, readDaemonInfo, readToken, removeDaemonInfo, type DaemonInfo,
 } from "./state.js";
 export { PROBLEMS, PROBLEM_CONTENT_TYPE, type ProblemCode } from "./problem.js";
 export type { StreamEvent } from "./live.js";

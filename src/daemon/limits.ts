@@ -18,3 +18,5 @@ export const HEALTH_TIMEOUT_MS = 2_000;
 export const SHUTDOWN_TIMEOUT_MS = 20_000;
 /** Bytes a stream client may have queued before it is dropped as too slow. */
 export const MAX_STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
+/** How often the daemon checks that an external session's kernel process (K-13) still runs. */
+export const KERNEL_PID_POLL_MS = 1_000;

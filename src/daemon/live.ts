@@ -13,8 +13,8 @@ export type StreamEvent =
  * the skill files found (D-2). Changes to the session's selection run one at a time.
  */
 export class LiveSession {
-  /** Whether the last walk found a discovered catalog other than the session's snapshot. */
-  private needsReloadValue = false;
+  /** The discovered revision the last walk of the files found; undefined before the first walk. */
+  private walkedRevision: string | undefined;
   private readonly listeners = new Set<(event: StreamEvent) => void>();
   private readonly watchers: Disposable[] = [];
   private readonly closeHooks = new Set<() => void>();
@@ -25,7 +25,8 @@ export class LiveSession {
     readonly stateDir: string,
     readonly install: string | undefined,
   ) {
-    this.watchers.push(session.kernel.onStatus((event) => this.publishStatus(event.status, event.reason)));
+    // An external kernel (K-13) is not the session's to watch; the registry watches its process instead.
+    if (session.status().kernel !== "external") this.watchers.push(session.kernel.onStatus((event) => this.publishStatus(event.status, event.reason)));
   }
 
   get id(): string {
@@ -36,8 +37,12 @@ export class LiveSession {
     return this.session.view.discovered.workspace;
   }
 
+  /**
+   * Whether the last walk found files that differ from what the session discovered. Derived on
+   * every read, so a reload from any path (HTTP, typed command, Python) clears it.
+   */
   get needsReload(): boolean {
-    return this.needsReloadValue;
+    return this.walkedRevision !== undefined && this.walkedRevision !== this.session.view.discovered.revision;
   }
 
   /** Runs `task` after every earlier serialized task of this session; returns its result. */
@@ -58,22 +63,17 @@ export class LiveSession {
       if (selection.settingsRevision === view.selection.settingsRevision) return;
       await this.session.updateSelection();
       await this.walk();
-      this.publishStatus(this.session.kernel.status);
+      this.publishStatus(this.session.status().kernel);
     });
   }
 
-  /** Walks skill and instruction files and records whether they differ from the session's snapshot. */
+  /** Walks skill and instruction files and records the revision they give. */
   async walk(): Promise<void> {
     const discovered = this.session.view.discovered;
     const fresh = await discoverCatalog({ workspace: discovered.workspace, home: discovered.home, ...(this.install ? { install: this.install } : {}) });
-    this.needsReloadValue = fresh.revision !== this.session.view.discovered.revision;
+    this.walkedRevision = fresh.revision;
   }
 
-  /** After a reload the snapshot is what the files hold. */
-  markReloaded(): void {
-    this.needsReloadValue = false;
-    this.publishStatus(this.session.kernel.status);
-  }
 
   /** Registers a stream listener; the handle removes it. */
   subscribe(listener: (event: StreamEvent) => void): Disposable {

@@ -2,6 +2,9 @@ import type { ServerResponse } from "node:http";
 import { ADMISSION_ERRORS } from "../operations/index.js";
 import { isAppError, type AppErrorCode } from "../errors/index.js";
 import { SettingsFileError } from "../settings/index.js";
+import { SandboxUnavailableError } from "../sandbox/index.js";
+import { KernelSpecError, KernelStartError } from "../kernel/index.js";
+import { PythonUnavailableError } from "../python/index.js";
 
 /** Media type of every error body (RFC 9457). */
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -33,6 +36,8 @@ export const PROBLEMS = {
   cancelled: { status: 409, title: "Cancelled" },
   timeout: { status: 503, title: "Timed out" },
   kernel_died: { status: 503, title: "The session's kernel is not running" },
+  kernel_unavailable: { status: 503, title: "No kernel can start on this machine as configured" },
+  settings_path_unsafe: { status: 400, title: "The project settings path leaves the workspace" },
   conflict: { status: 409, title: "Conflict" },
   internal_error: { status: 500, title: "Internal error" },
   ...ADMISSION_ERRORS,
@@ -61,9 +66,13 @@ export class HttpProblem extends Error {
   }
 }
 
-/** The problem for any thrown value: HttpProblem as is, AppError by its code, a broken settings file as 422, else 500. */
+/** Errors that mean no kernel can start here as configured (sandbox, interpreter, kernelspec, launch); retrying will not help. */
+const KERNEL_UNAVAILABLE_ERRORS = [SandboxUnavailableError, KernelStartError, PythonUnavailableError, KernelSpecError] as const;
+
+/** The problem for any thrown value: HttpProblem as is, AppError by its code, a broken settings file as 422, a kernel that cannot start as 503, else 500. */
 export function problemOf(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  if (KERNEL_UNAVAILABLE_ERRORS.some((type) => error instanceof type)) return new HttpProblem("kernel_unavailable", (error as Error).message);
   if (error instanceof SettingsFileError) {
     return new HttpProblem("settings_file_invalid", error.message, { file: error.file, fault: error.fault, problems: error.problems });
   }

@@ -2,8 +2,9 @@ import { Session, type ExtensionState } from "../session/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import type { KernelLog } from "../kernel/index.js";
 import { LiveSession } from "./live.js";
-import { MAX_SESSIONS } from "./limits.js";
+import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
+import { isProcessAlive } from "../settings/index.js";
 
 /** What every session of one daemon shares. */
 export interface RegistryOptions {
@@ -24,8 +25,11 @@ export class SessionRegistry {
 
   constructor(private readonly options: RegistryOptions) {}
 
-  /** Opens a session. Throws 429 too_many_sessions at the bound, or the Session's own error when the kernel does not start. */
-  async open(workspace: string, extensions: Partial<ExtensionState>): Promise<LiveSession> {
+  /**
+   * Opens a session; with `externalPid` it boots no kernel and closes once that process is gone (K-13).
+   * Throws 429 too_many_sessions at the bound, or the Session's own error when the kernel does not start.
+   */
+  async open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number): Promise<LiveSession> {
     if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
     if (this.sessions.size + this.opening >= MAX_SESSIONS) {
       throw new HttpProblem("too_many_sessions", `the daemon already holds ${this.sessions.size + this.opening} sessions; at most ${MAX_SESSIONS} (MAX_SESSIONS)`, {
@@ -40,6 +44,7 @@ export class SessionRegistry {
         stateDir: this.options.stateDir,
         env: this.options.env,
         extensions,
+        ...(externalPid !== undefined ? { kernel: "external" as const } : {}),
         ...(this.options.install ? { install: this.options.install } : {}),
         ...(this.options.log ? { log: this.options.log } : {}),
         ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
@@ -50,10 +55,19 @@ export class SessionRegistry {
         throw new HttpProblem("kernel_died", "the daemon is shutting down");
       }
       this.sessions.set(session.id, live);
+      if (externalPid !== undefined) this.watchPid(live, externalPid);
       return live;
     } finally {
       this.opening -= 1;
     }
+  }
+
+  private watchPid(live: LiveSession, pid: number): void {
+    const timer = setInterval(() => {
+      if (!isProcessAlive(pid) && this.sessions.get(live.id) === live) void this.close(live.id).catch(() => undefined);
+    }, KERNEL_PID_POLL_MS);
+    timer.unref();
+    live.onClosed(() => clearInterval(timer));
   }
 
   /** The session with this id. Throws 404 session_not_found. */

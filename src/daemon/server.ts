@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { OperationsStore } from "../operations/index.js";
@@ -12,11 +13,14 @@ import { Router, routeRequest } from "./router.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { eventRoutes } from "./routes/events.js";
 import { operationRoutes } from "./routes/operations.js";
-import { sessionRoutes } from "./routes/sessions.js";
+import { noBody, sessionRoutes } from "./routes/sessions.js";
 import { settingsRoutes } from "./routes/settings.js";
-import { DAEMON_DB_FILE, removeDaemonInfo, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
+import { DAEMON_DB_FILE, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
 import { StreamServer } from "./stream.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
+
+/** Methods whose routes take no body: anything but empty or `{}` is refused (D-1). */
+const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"]);
 
 /** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
 export type ListenTarget = { readonly host: string; readonly port: number } | { readonly socket: string };
@@ -49,12 +53,29 @@ export class Daemon {
     private readonly streams: StreamServer,
     private readonly ctx: DaemonContext,
     private readonly options: DaemonOptions,
+    private readonly releaseLock: () => Promise<void>,
   ) {}
 
-  /** Opens the store (recovering after a crash), writes the token, listens, then writes daemon.json. Throws when it cannot listen. */
+  /**
+   * Takes the state dir's daemon.lock, writes the token, opens the store (recovering after a
+   * crash), listens, then writes daemon.json. Throws DaemonLockedError when another live daemon
+   * owns the state dir (nothing is touched then), or when it cannot listen.
+   */
   static async start(options: DaemonOptions): Promise<Daemon> {
+    const releaseLock = await takeDaemonLock(options.stateDir);
+    try {
+      return await Daemon.startLocked(options, releaseLock);
+    } catch (error) {
+      await releaseLock();
+      throw error;
+    }
+  }
+
+  private static async startLocked(options: DaemonOptions, releaseLock: () => Promise<void>): Promise<Daemon> {
     const token = newToken();
     await writeToken(options.stateDir, token);
+    // A socket file left by a daemon that died is in the way; the lock says no live daemon owns it.
+    if ("socket" in options.listen) await rm(options.listen.socket, { force: true });
     const store = OperationsStore.open(join(options.stateDir, DAEMON_DB_FILE));
     try {
       const { abandoned, pending } = store.recoverAfterRestart();
@@ -62,12 +83,13 @@ export class Daemon {
       const registry = new SessionRegistry({ stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options) });
       const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store };
       const router = buildRouter(ctx);
-      const streams = new StreamServer(registry, token);
+      const streams = new StreamServer(registry, token, options.log);
       const server = createServer((req, res) => void handle(router, token, req, res, options.log));
       server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
+      guardSockets(server, options.log);
       const info = await listen(server, options.listen);
       await writeDaemonInfo(options.stateDir, info);
-      return new Daemon(info, recovery, server, streams, ctx, options);
+      return new Daemon(info, recovery, server, streams, ctx, options, releaseLock);
     } catch (error) {
       store.close();
       throw error;
@@ -78,7 +100,7 @@ export class Daemon {
     return this.info.url;
   }
 
-  /** Stops listening, ends streams, closes sessions (each kernel through its ladder), closes the store, removes daemon.json. Idempotent. */
+  /** Stops listening, ends streams, closes sessions (each kernel through its ladder), closes the store, removes daemon.json and daemon.lock. Idempotent. */
   close(): Promise<void> {
     this.closing ??= this.closeNow();
     return this.closing;
@@ -94,6 +116,7 @@ export class Daemon {
     await stopped;
     this.ctx.store.close();
     if ("socket" in this.options.listen) await rm(this.options.listen.socket, { force: true });
+    await this.releaseLock();
   }
 }
 
@@ -104,6 +127,19 @@ function optionalParts(options: DaemonOptions): { install?: string; log?: Kernel
     ...(options.log ? { log: options.log } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   };
+}
+
+/**
+ * Keeps a peer's broken connection from taking the daemon down: a malformed or reset request
+ * (clientError) ends only its own socket, and a server error after listening is logged, not thrown.
+ */
+function guardSockets(server: Server, log: KernelLog | undefined): void {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    log?.("debug", `client connection error: ${error.code ?? error.message}`);
+    if (error.code !== "ECONNRESET" && socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    else socket.destroy();
+  });
+  server.on("error", (error) => log?.("error", `server error: ${error.message}`));
 }
 
 function buildRouter(ctx: DaemonContext): Router {
@@ -122,8 +158,11 @@ async function handle(router: Router, token: string, req: IncomingMessage, res: 
     if (!tokenMatches(presentedToken(req, url, false), token)) {
       throw new HttpProblem("unauthorized", "send Authorization: Bearer <token>; the token is in daemon.token in the state dir");
     }
-    const { handler, params } = router.match(req.method ?? "GET", url.pathname);
-    const reply = await handler(routeRequest(req, url, params));
+    const method = req.method ?? "GET";
+    const { handler, params } = router.match(method, url.pathname);
+    const request = routeRequest(req, url, params);
+    if (BODILESS_METHODS.has(method)) await noBody(request);
+    const reply = await handler(request);
     const headers = { ...(reply.problem ? { "content-type": PROBLEM_CONTENT_TYPE } : {}), ...reply.headers };
     sendJson(res, reply.status, reply.body, headers);
   } catch (error) {

@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { link, mkdir, open, readFile, rename, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { isProcessAlive } from "../settings/index.js";
+
+/** Kept for callers that still import it from here; it is the settings domain's pid check. */
 
 /** File in the state dir naming the running daemon: `{"url", "pid"}`. */
 export const DAEMON_INFO_FILE = "daemon.json";
@@ -8,6 +11,10 @@ export const DAEMON_INFO_FILE = "daemon.json";
 export const DAEMON_TOKEN_FILE = "daemon.token";
 /** The operations database in the state dir (O-1). */
 export const DAEMON_DB_FILE = "albedo.db";
+/** File in the state dir holding the pid of the daemon that owns the state dir, for the daemon's life. */
+export const DAEMON_LOCK_FILE = "daemon.lock";
+/** Attempts at taking daemon.lock; each failed one has just removed a stale lock. */
+export const DAEMON_LOCK_ATTEMPTS = 3;
 /** Bytes read from daemon.json or daemon.token; they are tiny, a larger file is not ours. */
 export const MAX_DAEMON_FILE_BYTES = 4096;
 
@@ -75,12 +82,70 @@ async function readSmall(file: string): Promise<string | undefined> {
   }
 }
 
-/** Whether a process with this id exists (EPERM still means it exists). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+/** Thrown when another live process holds the state dir's daemon.lock. */
+export class DaemonLockedError extends Error {
+  override readonly name = "DaemonLockedError";
+  constructor(
+    readonly lockFile: string,
+    readonly holder: number | undefined,
+  ) {
+    super(`a daemon already runs for this state dir: ${lockFile} is held by ${holder === undefined ? "a process that is still starting" : `pid ${holder}`}`);
   }
+}
+
+/**
+ * Takes `<stateDir>/daemon.lock` for this process and returns its release. The file appears
+ * whole (a private temp file hard-linked into place, which fails like O_EXCL when the name
+ * exists), so a reader never sees it without its pid. A lock whose pid is dead is stale and is
+ * replaced. Throws DaemonLockedError while a live process holds it.
+ */
+export async function takeDaemonLock(stateDir: string): Promise<() => Promise<void>> {
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const lockFile = join(stateDir, DAEMON_LOCK_FILE);
+  const content = `${process.pid}\n`;
+  const temp = `${lockFile}.${randomBytes(4).toString("hex")}.tmp`;
+  await writePrivate(temp, content);
+  try {
+    for (let attempt = 0; attempt < DAEMON_LOCK_ATTEMPTS; attempt += 1) {
+      try {
+        await link(temp, lockFile);
+        return () => releaseDaemonLock(lockFile, content);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const seen = await readSmall(lockFile);
+      const holder = seen === undefined ? undefined : pidOf(seen);
+      if (holder !== undefined && isProcessAlive(holder)) throw new DaemonLockedError(lockFile, holder);
+      if (seen !== undefined) await breakStaleLock(lockFile, seen);
+    }
+    throw new DaemonLockedError(lockFile, undefined);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/**
+ * Removes a stale lock. It is renamed aside first, so two daemons breaking the same stale lock
+ * cannot delete a fresh one: whoever moved a lock that was not the stale one puts it back.
+ */
+async function breakStaleLock(lockFile: string, seen: string): Promise<void> {
+  const aside = `${lockFile}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    await rename(lockFile, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if ((await readSmall(aside)) !== seen) await link(aside, lockFile).catch(() => undefined);
+  await unlink(aside).catch(() => undefined);
+}
+
+/** Removes daemon.lock if it is still this process's. */
+async function releaseDaemonLock(lockFile: string, content: string): Promise<void> {
+  if ((await readSmall(lockFile)) === content) await unlink(lockFile).catch(() => undefined);
+}
+
+function pidOf(text: string): number | undefined {
+  const pid = Number(text.trim());
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }

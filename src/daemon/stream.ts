@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
+import type { KernelLog } from "../kernel/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS } from "./limits.js";
 import type { LiveSession, StreamEvent } from "./live.js";
@@ -38,7 +39,7 @@ function attach(ws: WebSocket, live: LiveSession): void {
   ws.on("error", () => ws.terminate());
   // Clients only listen; anything they send is ignored.
   ws.on("message", () => undefined);
-  send({ type: "status", kernel: live.session.kernel.status, revision: live.session.view.snapshot.revision });
+  send({ type: "status", kernel: live.session.status().kernel, revision: live.session.view.snapshot.revision });
 }
 
 /** The WebSocket side of the daemon: `/sessions/{id}/stream`, authenticated like every route. */
@@ -48,10 +49,18 @@ export class StreamServer {
   constructor(
     private readonly registry: SessionRegistry,
     private readonly token: string,
-  ) {}
+    private readonly log?: KernelLog,
+  ) {
+    this.wss.on("error", (error) => this.log?.("debug", `stream server error: ${error.message}`));
+  }
 
-  /** Handles one HTTP upgrade request. */
+  /** Handles one HTTP upgrade request; a peer that resets the connection only loses its own socket. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // The HTTP server hands the socket over without its error listener; an unhandled reset would end the process.
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      this.log?.("debug", `stream upgrade socket error: ${error.code ?? error.message}`);
+      socket.destroy();
+    });
     try {
       const url = new URL(req.url ?? "/", "http://albedo.invalid");
       if (!tokenMatches(presentedToken(req, url, true), this.token)) throw new HttpProblem("unauthorized", "send Authorization: Bearer <token> or ?token=");

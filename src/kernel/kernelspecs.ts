@@ -80,7 +80,8 @@ export function kernelSpecDirs(env: NodeJS.ProcessEnv, pythonPath?: string): str
   return [...new Set([...dataDirs, join(env.IPYTHONDIR || join(home, ".ipython"), "kernels")])];
 }
 
-function jupyterDataDir(env: NodeJS.ProcessEnv, home: string): string {
+/** The user's Jupyter data dir: $JUPYTER_DATA_DIR, else the platform's (as jupyter_core). */
+export function jupyterDataDir(env: NodeJS.ProcessEnv, home: string): string {
   if (env.JUPYTER_DATA_DIR) return env.JUPYTER_DATA_DIR;
   if (process.platform === "darwin") return join(home, "Library", "Jupyter");
   return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "jupyter");

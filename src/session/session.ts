@@ -11,9 +11,10 @@ import { installDir } from "../settings/paths.js";
 import { discoverCatalog } from "../skills/index.js";
 import type { Caller } from "../commands/index.js";
 import { runCommand, type CommandHost } from "./commandRunner.js";
-import { buildRoutes } from "./routes.js";
+import { buildRoutes, RELOAD_ROUTE_TIMEOUT_MS } from "./routes.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
+import type { PathGuard } from "../skills/index.js";
 import { prepareKernelSandbox } from "./sandbox.js";
 import { buildView, readSelection, type ExtensionState, type SessionView } from "./view.js";
 
@@ -21,6 +22,12 @@ import { buildView, readSelection, type ExtensionState, type SessionView } from 
 export const SESSION_ID_BYTES = 6;
 /** The IPython extension the kernel loads at start (K-3). */
 export const KERNEL_EXTENSION = "albedo";
+
+/**
+ * Who runs the session's kernel: the session itself ("own"), or someone else (a notebook's
+ * kernel, K-13) that connects to the session's RPC socket with `rpcEnv()`.
+ */
+export type KernelOwnership = "own" | "external";
 
 export interface SessionOptions {
   readonly workspace: string;
@@ -38,6 +45,8 @@ export interface SessionOptions {
   readonly log?: KernelLog;
   /** Progress lines for long waits (kernel boot), for terminals. */
   readonly onProgress?: (message: string) => void;
+  /** "external": boot no kernel; one started elsewhere connects with `rpcEnv()` (K-13). Default "own". */
+  readonly kernel?: KernelOwnership;
 }
 
 export interface ReloadResult {
@@ -57,6 +66,8 @@ export class Session implements CommandHost {
   private viewValue: SessionView;
   private kernelValue: KernelClient | undefined;
   private sandboxValue: Sandbox | undefined;
+  /** Set when the kernel is sandboxed: what the routes may serve it (see sandboxGuard). */
+  private guard: PathGuard | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
@@ -80,11 +91,11 @@ export class Session implements CommandHost {
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
       const view = await prepareView(options, extensions, options.sessionSettings ?? {});
-      const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log) });
+      const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log), longestRouteMs: RELOAD_ROUTE_TIMEOUT_MS });
       session = new Session(id, runDir, options, rpc, view);
       rpc.swapRoutes(buildRoutes(view, session));
       await rpc.start();
-      await session.boot();
+      if (options.kernel !== "external") await session.boot();
       return session;
     } catch (error) {
       if (session) await session.close();
@@ -98,19 +109,28 @@ export class Session implements CommandHost {
     return this.viewValue;
   }
 
+  /** The session's own kernel. Throws AppError conflict for an external kernel, kernel_died when there is none. */
   get kernel(): KernelClient {
+    if (this.options.kernel === "external") {
+      throw new AppError("conflict", "this session's kernel belongs to a notebook or console outside albedo; run code and interrupts there");
+    }
     if (this.kernelValue === undefined) throw new AppError("kernel_died", "the session has no kernel");
     return this.kernelValue;
   }
 
   private async boot(): Promise<void> {
     const install = this.options.install ?? installDir();
-    const resolved = await resolveKernelLaunch(this.options.kernelspec ? { kernelspec: this.options.kernelspec } : {}, this.options.env);
-    const { sandbox, launch } = await prepareKernelSandbox({
+    // Only the global settings may choose the interpreter: the project file sits in the kernel-writable workspace.
+    const configured = this.viewValue.selection.scopes.global?.kernel ?? {};
+    const kernelspec = this.options.kernelspec ?? configured.kernelspec;
+    const resolved = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, this.options.env);
+    const { sandbox, launch, guard } = await prepareKernelSandbox({
       ...this.options, runDir: this.runDir, install, mode: this.options.sandbox, view: this.viewValue,
       warn: (message) => (this.options.log ?? defaultLog)("warn", message),
     }, resolved);
     this.sandboxValue = sandbox;
+    this.guard = guard;
+    this.rpc.swapRoutes(buildRoutes(this.viewValue, this, guard));
     this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
     const kernel = await startKernel({
@@ -119,9 +139,8 @@ export class Session implements CommandHost {
       cwd: this.options.workspace,
       extraArgv: ["--ext", KERNEL_EXTENSION],
       extraEnv: {
-        ...this.rpc.kernelEnv(),
+        ...this.rpcEnv(),
         PYTHONPATH: pythonPath,
-        ALBEDO_EXTENSIONS: this.viewValue.extensions.skills ? "python,skills" : "python",
       },
       wrap: sandbox.wrap,
       ...(this.options.log ? { log: this.options.log } : {}),
@@ -177,7 +196,7 @@ export class Session implements CommandHost {
   }
 
   private swap(view: SessionView): void {
-    const routes = buildRoutes(view, this);
+    const routes = buildRoutes(view, this, this.guard);
     // The two assignments below run with no await between them: no reader sees one without the other.
     this.viewValue = view;
     this.rpc.swapRoutes(routes);
@@ -198,11 +217,16 @@ export class Session implements CommandHost {
     };
   }
 
-  status(): { id: string; kernel: KernelStatus | "none"; pid: number | undefined; sandbox: string; revision: string; skills: number; extensions: ExtensionState } {
+  /** What an external kernel needs in its environment to reach this session: the RPC endpoint, token and bounds, and the extensions. */
+  rpcEnv(): Record<string, string> {
+    return { ...this.rpc.kernelEnv(), ALBEDO_EXTENSIONS: this.viewValue.extensions.skills ? "python,skills" : "python" };
+  }
+
+  status(): { id: string; kernel: KernelStatus | "none" | "external"; pid: number | undefined; sandbox: string; revision: string; skills: number; extensions: ExtensionState } {
     return {
       id: this.id,
       sandbox: this.sandboxValue?.kind ?? "none",
-      kernel: this.kernelValue?.status ?? "none",
+      kernel: this.options.kernel === "external" ? "external" : (this.kernelValue?.status ?? "none"),
       pid: this.kernelValue?.pid,
       revision: this.viewValue.snapshot.revision,
       skills: this.viewValue.snapshot.skills.length,

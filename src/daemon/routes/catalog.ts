@@ -1,4 +1,4 @@
-import { patchSkills, type SkillsPatch } from "../../settings/index.js";
+import { patchSkills, validateSettings, type Settings, type SkillsPatch } from "../../settings/index.js";
 import { buildManagementCatalog, type ManagementCatalog } from "../catalog.js";
 import type { DaemonContext } from "../context.js";
 import type { LiveSession } from "../live.js";
@@ -27,6 +27,14 @@ function catalogReply(catalog: ManagementCatalog, live: LiveSession) {
   return { status: 200, body: { ...catalog, needs_reload: live.needsReload }, headers: { etag: `"${catalog.revision}"` } };
 }
 
+/** The session scope's settings after a patch, held to the same bounds as a file (D-4). Throws 400 invalid_params. */
+function checkedSessionSettings(settings: Settings): Settings {
+  const checked = validateSettings(settings, "session");
+  if (checked.ok) return checked.settings;
+  const first = checked.problems[0]!;
+  throw new HttpProblem("invalid_params", `the session overrides would break the settings schema: ${first.path}: ${first.message}`, { problems: checked.problems });
+}
+
 /** Applies session overrides after checking If-Match against the catalog as it is now (D-3). */
 async function patchCatalog(ctx: DaemonContext, request: RouteRequest) {
   const live = ctx.registry.get(request.params.id!);
@@ -38,11 +46,11 @@ async function patchCatalog(ctx: DaemonContext, request: RouteRequest) {
     if (current.revision !== expected) {
       throw new HttpProblem("catalog_changed", `the catalog is at revision ${current.revision}, not ${expected}; read it again`, { current_revision: current.revision });
     }
-    const session = patchSkills(live.session.view.selection.scopes.session ?? {}, patch);
+    const session = checkedSessionSettings(patchSkills(live.session.view.selection.scopes.session ?? {}, patch));
     await live.session.updateSelection(session);
     return buildManagementCatalog(live.session.view, ctx.install);
   });
-  live.publishStatus(live.session.kernel.status);
+  live.publishStatus(live.session.status().kernel);
   return catalogReply(catalog, live);
 }
 

@@ -51,7 +51,7 @@ async function runBuiltin(store: OperationsStore, live: LiveSession, turnId: str
   store.markRunning(turnId);
   try {
     const result = await live.session.invoke(name, text, "user");
-    if (name === "/reload") live.markReloaded();
+    if (name === "/reload") live.publishStatus(live.session.status().kernel);
     store.complete(turnId, { state: "committed", reply: JSON.stringify(result ?? null) });
   } catch (error) {
     store.complete(turnId, { state: "cancelled", reason: error instanceof Error ? error.message : String(error) });

@@ -7,7 +7,8 @@ import type { LiveSession } from "../live.js";
 import { MAX_EXECUTE_OUTPUTS, MAX_EXECUTION_ID_LENGTH, MAX_REQUEST_BODY_BYTES } from "../limits.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
-import { absolutePathField, booleanField, objectBody, stringField } from "../validate.js";
+import { isProcessAlive } from "../../settings/index.js";
+import { absolutePathField, booleanField, objectBody, stringField, type JsonObject } from "../validate.js";
 
 /** Refuses a body on a route that takes none (an empty object is accepted). */
 export async function noBody(request: RouteRequest): Promise<void> {
@@ -44,7 +45,7 @@ export function sessionResource(live: LiveSession): Record<string, unknown> {
     id: session.id,
     workspace: live.workspace,
     status: "open",
-    kernel: { status: session.kernel.status, pid: session.kernel.pid ?? null, sandbox: session.status().sandbox },
+    kernel: { status: session.status().kernel, pid: session.status().pid ?? null, sandbox: session.status().sandbox },
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,
     needs_reload: live.needsReload,
@@ -55,14 +56,43 @@ export function sessionResource(live: LiveSession): Record<string, unknown> {
 }
 
 async function createSession(ctx: DaemonContext, request: RouteRequest) {
-  const body = objectBody(await request.body(), ["workspace"], ["extensions"]);
+  const body = objectBody(await request.body(), ["workspace"], ["extensions", "kernel", "kernel_pid"]);
   const workspace = absolutePathField(body, "workspace")!;
   const extensions = body.extensions === undefined ? {} : objectBody(body.extensions, [], ["skills"], "extensions");
   const skills = booleanField(extensions, "skills", "extensions");
   const found = await stat(workspace).catch(() => undefined);
   if (!found?.isDirectory()) throw new HttpProblem("invalid_body", `workspace ${workspace} is not a directory`, { field: "workspace" });
-  const live = await ctx.registry.open(workspace, skills === undefined ? {} : { skills });
-  return { status: 201, body: sessionResource(live), headers: { location: `/sessions/${live.id}` } };
+  const externalPid = externalKernelPid(body);
+  const live = await ctx.registry.open(workspace, skills === undefined ? {} : { skills }, externalPid);
+  // Only the creator learns how to reach the RPC socket: it is the one that starts the kernel.
+  const rpc = externalPid === undefined ? {} : { rpc: rpcAccess(live.session.rpcEnv()) };
+  return { status: 201, body: { ...sessionResource(live), ...rpc }, headers: { location: `/sessions/${live.id}` } };
+}
+
+/** `kernel: "external"` with the pid of a running process, or undefined for a session's own kernel. Throws 400 invalid_body. */
+function externalKernelPid(body: JsonObject): number | undefined {
+  const kernel = stringField(body, "kernel", 16) ?? "own";
+  if (kernel !== "own" && kernel !== "external") throw new HttpProblem("invalid_body", `the body: "kernel" must be "own" or "external", got ${JSON.stringify(kernel)}`, { field: "kernel" });
+  const pid = body.kernel_pid;
+  if (kernel === "own") {
+    if (pid !== undefined) throw new HttpProblem("invalid_body", `the body: "kernel_pid" goes with "kernel": "external"`, { field: "kernel_pid" });
+    return undefined;
+  }
+  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) {
+    throw new HttpProblem("invalid_body", `the body: "kernel_pid" must be the positive integer pid of the kernel process`, { field: "kernel_pid" });
+  }
+  if (!isProcessAlive(pid)) throw new HttpProblem("invalid_body", `the body: no process ${pid} is running`, { field: "kernel_pid" });
+  return pid;
+}
+
+function rpcAccess(env: Record<string, string>): Record<string, unknown> {
+  return {
+    endpoint: env.ALBEDO_RPC_ENDPOINT,
+    token: env.ALBEDO_RPC_TOKEN,
+    deadline_ms: Number(env.ALBEDO_RPC_DEADLINE_MS),
+    max_message_bytes: Number(env.ALBEDO_RPC_MAX_MESSAGE_BYTES),
+    extensions: env.ALBEDO_EXTENSIONS?.split(","),
+  };
 }
 
 /** Runs code to the end; every output also goes to the stream as it comes. */
@@ -93,7 +123,7 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
     .add("POST", "/sessions", (request) => createSession(ctx, request))
     .add("GET", "/sessions", async () => ({
       status: 200,
-      body: { sessions: ctx.registry.list().map((live) => ({ id: live.id, workspace: live.workspace, kernel: live.session.kernel.status, revision: live.session.view.snapshot.revision })) },
+      body: { sessions: ctx.registry.list().map((live) => ({ id: live.id, workspace: live.workspace, kernel: live.session.status().kernel, revision: live.session.view.snapshot.revision })) },
     }))
     .add("GET", "/sessions/:id", async (request) => {
       const live = ctx.registry.get(request.params.id!);
@@ -115,7 +145,7 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
       const live = ctx.registry.get(request.params.id!);
       await noBody(request);
       const result = await live.session.reload();
-      live.markReloaded();
+      live.publishStatus(live.session.status().kernel);
       return {
         status: 200,
         body: { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills },

@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
+import { lstat, realpath, stat } from "node:fs/promises";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import { isAppError } from "../../errors/index.js";
 import {
   globalSettingsTarget, patchSkills, projectSettingsTarget, readSettings, updateSettings,
@@ -54,6 +55,27 @@ function mutation(body: JsonObject, scope: "global" | "project"): (current: Sett
   };
 }
 
+/**
+ * The project target of a PATCH after checking the path on disk: the workspace must be a
+ * directory, and `<workspace>/.albedo`, when present, a real directory inside it. A kernel could
+ * otherwise plant `.albedo -> $ALBEDO_HOME` and turn a project write into a global one. Throws
+ * 400 invalid_body or 400 settings_path_unsafe.
+ */
+async function projectTarget(workspace: string, stateDir: string): Promise<SettingsTarget> {
+  const found = await stat(workspace).catch(() => undefined);
+  if (!found?.isDirectory()) throw new HttpProblem("invalid_body", `workspace ${workspace} is not a directory`, { field: "workspace" });
+  const dir = join(workspace, ".albedo");
+  const entry = await lstat(dir).catch(() => undefined);
+  if (entry !== undefined) {
+    const unsafe = (why: string) => new HttpProblem("settings_path_unsafe", `${dir} ${why}; refusing to write project settings through it`, { field: "workspace", path: dir });
+    if (entry.isSymbolicLink()) throw unsafe("is a symbolic link");
+    if (!entry.isDirectory()) throw unsafe("is not a directory");
+    const [realWorkspace, realDir] = await Promise.all([realpath(workspace), realpath(dir)]);
+    if (!realDir.startsWith(realWorkspace.endsWith(sep) ? realWorkspace : realWorkspace + sep)) throw unsafe(`resolves to ${realDir}, outside the workspace`);
+  }
+  return projectSettingsTarget(workspace, stateDir);
+}
+
 async function patchSettings(ctx: DaemonContext, request: RouteRequest) {
   const expected = ifMatchRevision(request.req);
   const body = objectBody(await request.body(), ["scope"], ["workspace", "skills", ...REPLACED_FIELDS]);
@@ -62,7 +84,7 @@ async function patchSettings(ctx: DaemonContext, request: RouteRequest) {
   const workspace = absolutePathField(body, "workspace");
   if (scope === "project" && workspace === undefined) throw new HttpProblem("invalid_body", "a project scope needs workspace", { field: "workspace" });
   if (scope === "global" && workspace !== undefined) throw new HttpProblem("invalid_body", "the global scope takes no workspace", { field: "workspace" });
-  const target = scope === "global" ? globalSettingsTarget(ctx.stateDir) : projectSettingsTarget(resolve(workspace!), ctx.stateDir);
+  const target = scope === "global" ? globalSettingsTarget(ctx.stateDir) : await projectTarget(resolve(workspace!), ctx.stateDir);
   let written: SettingsSnapshot;
   try {
     written = await updateSettings(target, mutation(body, scope), { expectedRevision: expected });

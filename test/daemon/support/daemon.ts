@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const BIN = join(ROOT, "bin", "albedo");
+export const BIN = join(ROOT, "bin", "albedo");
 /** Liveness bound for every wait in the daemon tests: far above the expected time. */
 export const WAIT_MS = 30_000;
 
@@ -49,9 +49,9 @@ export interface DaemonProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `albedo serve` (default --listen 127.0.0.1:0) and waits for its "listening" line. */
-export async function startDaemon(dirs: Dirs, args: readonly string[] = ["--listen", "127.0.0.1:0"]): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [BIN, "serve", ...args], { env: envFor(dirs), stdio: ["ignore", "pipe", "pipe"] });
+/** Spawns `albedo serve` (default --listen 127.0.0.1:0) and waits for its "listening" line; `env` adds to envFor(dirs). */
+export async function startDaemon(dirs: Dirs, args: readonly string[] = ["--listen", "127.0.0.1:0"], env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, [BIN, "serve", ...args], { env: { ...envFor(dirs), ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));

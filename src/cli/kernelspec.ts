@@ -1,0 +1,99 @@
+/**
+ * `albedo kernelspec install|list` (K-13): registers the "albedo (Python)" kernelspec, whose kernel
+ * (kernel/albedo/launch.py) joins a daemon session for the notebook's directory.
+ */
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { jupyterDataDir, listKernelSpecs } from "../kernel/kernelspecs.js";
+import { pythonCandidate } from "../python/index.js";
+import { homeDir, installDir } from "../settings/paths.js";
+import { stringOption, UsageError, type ParsedArgs } from "./args.js";
+import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+
+/** The kernelspec directory name `install` uses without --name. */
+export const DEFAULT_KERNELSPEC_NAME = "albedo";
+/** What notebook front ends show for the kernelspec without --display-name. */
+export const DEFAULT_KERNELSPEC_DISPLAY_NAME = "albedo (Python)";
+/** The module the kernelspec runs (kernel/albedo/launch.py). */
+export const LAUNCH_MODULE = "albedo.launch";
+// jupyter_client's rule for kernelspec directory names.
+const KERNEL_NAME = /^[a-zA-Z0-9._-]+$/;
+
+/** The kernel.json written for a kernelspec. */
+export interface KernelJson {
+  readonly argv: string[];
+  readonly display_name: string;
+  readonly language: "python";
+  readonly interrupt_mode: "signal";
+  readonly env: Record<string, string>;
+}
+
+/** The kernel.json that runs the launcher with `python`, the install's kernel package and `node` to start a daemon. */
+export function albedoKernelJson(python: string, install: string, node: string, displayName: string): KernelJson {
+  return {
+    argv: [python, "-m", LAUNCH_MODULE, "-f", "{connection_file}"],
+    display_name: displayName,
+    language: "python",
+    interrupt_mode: "signal",
+    env: { PYTHONPATH: join(install, "kernel"), ALBEDO_INSTALL: install, ALBEDO_NODE: node },
+  };
+}
+
+/** The kernelspec directory the options name. Throws UsageError for a bad name or both targets. */
+export function kernelSpecTarget(args: ParsedArgs, io: CliIO): { name: string; dir: string } {
+  const name = stringOption(args, "name") ?? DEFAULT_KERNELSPEC_NAME;
+  if (!KERNEL_NAME.test(name)) throw new UsageError(`--name must use letters, digits, ".", "_" and "-" only, got ${JSON.stringify(name)}`);
+  const prefix = stringOption(args, "prefix");
+  if (prefix !== undefined && args.options.has("user")) throw new UsageError("give --user or --prefix, not both");
+  const data = prefix === undefined ? resolve(jupyterDataDir(io.env, homeDir(io.env))) : join(isAbsolute(prefix) ? prefix : resolve(io.cwd, prefix), "share", "jupyter");
+  return { name: name.toLowerCase(), dir: join(data, "kernels", name.toLowerCase()) };
+}
+
+async function install(args: ParsedArgs, io: CliIO): Promise<number> {
+  const { name, dir } = kernelSpecTarget(args, io);
+  const python = pythonCandidate(io.env);
+  const spec = albedoKernelJson(python.path, installDir(), process.execPath, stringOption(args, "display-name") ?? DEFAULT_KERNELSPEC_DISPLAY_NAME);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, "kernel.json");
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, `${JSON.stringify(spec, null, 2)}\n`);
+  await rename(temp, file);
+  if (args.options.has("json")) writeJson(io, { name, file, python: python.path, python_source: python.source, kernel: spec });
+  else io.stdout.write(`albedo kernelspec: installed "${spec.display_name}" as ${name} in ${file} (python: ${python.path}, ${python.source})\n`);
+  return 0;
+}
+
+/** `albedo kernelspec install` (K-13). */
+export const kernelspecInstall: CliCommand = {
+  path: ["kernelspec", "install"],
+  summary: 'register the "albedo (Python)" Jupyter kernelspec: notebooks on it get skills and commands from the albedo daemon',
+  usage: "",
+  options: [
+    { name: "user", help: "install for this user (the default): $JUPYTER_DATA_DIR, else ~/.local/share/jupyter" },
+    { name: "prefix", value: "DIR", help: "install into DIR/share/jupyter/kernels (e.g. a virtualenv)" },
+    { name: "name", value: "NAME", help: `kernelspec directory name (default ${DEFAULT_KERNELSPEC_NAME})` },
+    { name: "display-name", value: "TEXT", help: `name notebooks show (default "${DEFAULT_KERNELSPEC_DISPLAY_NAME}")` },
+    JSON_OPTION,
+  ],
+  run: install,
+};
+
+/** `albedo kernelspec list`: the kernelspecs Jupyter would find. */
+export const kernelspecList: CliCommand = {
+  path: ["kernelspec", "list"],
+  summary: "list the Jupyter kernelspecs on the search path, and any that are malformed",
+  usage: "",
+  options: [JSON_OPTION],
+  async run(args, io) {
+    const listing = await listKernelSpecs(io.env);
+    if (args.options.has("json")) {
+      writeJson(io, { kernelspecs: listing.specs.map((e) => ({ name: e.name, display_name: e.spec.displayName, file: e.file })), problems: listing.problems, searched: listing.searched });
+      return 0;
+    }
+    const width = Math.max(0, ...listing.specs.map((e) => e.name.length));
+    for (const entry of listing.specs) io.stdout.write(`${entry.name.padEnd(width)}  ${entry.file}  (${entry.spec.displayName})\n`);
+    for (const problem of listing.problems) io.stderr.write(`albedo kernelspec: ${problem.message}\n`);
+    if (listing.specs.length === 0) io.stdout.write("no kernelspecs found\n");
+    return 0;
+  },
+};

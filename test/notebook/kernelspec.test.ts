@@ -1,0 +1,203 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findKernelSpec, resolveKernelLaunch, startKernel, type KernelClient } from "../../src/kernel/index.js";
+import { alive, call, killDaemon, makeDirs, ROOT, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { testPython } from "../kernel/python.js";
+
+const BIN = join(ROOT, "bin", "albedo");
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function tempRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), "nb-"));
+  cleanups.push(() => rm(root, { recursive: true, force: true }));
+  return root;
+}
+
+async function dirsFor(): Promise<Dirs> {
+  const dirs = await makeDirs();
+  cleanups.push(() => dirs.cleanup());
+  return dirs;
+}
+
+function albedo(args: readonly string[], env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ALBEDO_PYTHON: testPython(), ...env }, encoding: "utf8" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Installs the kernelspec under `<root>/p`; returns the env that makes Jupyter (and albedo) find it. */
+function installSpec(root: string): NodeJS.ProcessEnv {
+  const result = albedo(["kernelspec", "install", "--prefix", join(root, "p")]);
+  expect(result.stderr).toBe("");
+  expect(result.status).toBe(0);
+  return { ...process.env, JUPYTER_PATH: join(root, "p", "share", "jupyter") };
+}
+
+/** Starts a kernel from the installed "albedo" kernelspec, as Jupyter would; stderr lines are collected. */
+async function startSpecKernel(env: NodeJS.ProcessEnv, cwd: string, runDir: string, extraEnv: Record<string, string>): Promise<{ kernel: KernelClient; stderr: () => string }> {
+  const launch = await resolveKernelLaunch({ kernelspec: "albedo" }, env);
+  let stderr = "";
+  const kernel = await startKernel({
+    spec: launch,
+    runDir,
+    cwd,
+    extraEnv,
+    log: (_level, message, data) => {
+      if (message === "kernel stderr") stderr += String(data?.text ?? "");
+    },
+  });
+  cleanups.push(() => kernel.shutdown());
+  return { kernel, stderr: () => stderr };
+}
+
+async function run(kernel: KernelClient, code: string): Promise<{ status: string; text: string }> {
+  let text = "";
+  const future = kernel.execute(code);
+  future.onOutput((output) => {
+    const content = output.content as { text?: string; ename?: string; evalue?: string };
+    if (output.header.msg_type === "stream") text += content.text ?? "";
+    if (output.header.msg_type === "error") text += `${content.ename}: ${content.evalue}`;
+  });
+  const reply = await future.done;
+  return { status: reply.status, text };
+}
+
+describe("K-13 albedo kernelspec install", () => {
+  it("writes a kernel.json that Jupyter's search path finds, running albedo.launch with the kernel interpreter", async () => {
+    const root = await tempRoot();
+    const env = installSpec(root);
+    const entry = await findKernelSpec("albedo", env);
+    expect(entry?.file).toBe(join(root, "p", "share", "jupyter", "kernels", "albedo", "kernel.json"));
+    expect(entry!.spec.displayName).toBe("albedo (Python)");
+    expect(entry!.spec.language).toBe("python");
+    expect(entry!.spec.interruptMode).toBe("signal");
+    expect(entry!.spec.argv).toEqual([testPython(), "-m", "albedo.launch", "-f", "{connection_file}"]);
+    expect(entry!.spec.env.PYTHONPATH).toBe(join(ROOT.replace(/\/$/, ""), "kernel"));
+    expect(entry!.spec.env.ALBEDO_INSTALL).toBe(ROOT.replace(/\/$/, ""));
+    const listed = albedo(["kernelspec", "list", "--json"], env);
+    expect(JSON.parse(listed.stdout).kernelspecs).toContainEqual({ name: "albedo", display_name: "albedo (Python)", file: entry!.file });
+  });
+
+  it("installs for the user under JUPYTER_DATA_DIR with --name and --display-name", async () => {
+    const root = await tempRoot();
+    const result = albedo(["kernelspec", "install", "--name", "Nb", "--display-name", "Notebook albedo", "--json"], { ...process.env, JUPYTER_DATA_DIR: join(root, "data") });
+    expect(result.status).toBe(0);
+    const file = join(root, "data", "kernels", "nb", "kernel.json");
+    expect(JSON.parse(result.stdout).file).toBe(file);
+    expect(JSON.parse(await readFile(file, "utf8")).display_name).toBe("Notebook albedo");
+  });
+
+  it("refuses --user with --prefix and a bad name (exit 2), and documents itself in --help", async () => {
+    const root = await tempRoot();
+    expect(albedo(["kernelspec", "install", "--user", "--prefix", root]).status).toBe(2);
+    expect(albedo(["kernelspec", "install", "--prefix", root, "--name", "a/b"]).status).toBe(2);
+    expect(existsSync(join(root, "share"))).toBe(false);
+    const help = albedo(["kernelspec", "install", "--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("--prefix DIR");
+  });
+});
+
+describe("K-13 a kernel started from the kernelspec joins a daemon session", () => {
+  let daemon: DaemonProcess | undefined;
+  afterEach(async () => {
+    if (daemon) await killDaemon(daemon);
+    daemon = undefined;
+  });
+
+  it("gets skills and commands backed by an external session that closes when the kernel exits", async () => {
+    const dirs = await dirsFor();
+    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "Demo instructions here.");
+    daemon = await startDaemon(dirs);
+    const env = installSpec(dirs.root);
+    const { kernel } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state });
+
+    const catalog = await run(kernel, "c = await commands.catalog()\nprint(sorted(x['name'] for x in c['commands']))");
+    expect(catalog.status).toBe("ok");
+    expect(catalog.text).toContain("'/demo'");
+    const activation = await run(kernel, "a = await commands.invoke('/demo', 'go')\nprint(a['name'], a['arguments'], a['instructions'].strip())");
+    expect(activation.text).toBe("demo go Demo instructions here.\n");
+    const listed = await run(kernel, "print(await skills.list())");
+    expect(listed.text).toContain("'demo'");
+
+    const sessions = (await call(daemon, "GET", "/sessions")).body.sessions;
+    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: "external" })]);
+    const id = sessions[0].id as string;
+    const resource = await call(daemon, "GET", `/sessions/${id}`);
+    expect(resource.body.kernel.status).toBe("external");
+    expect(resource.body.rpc).toBeUndefined();
+    const refused = await call(daemon, "POST", `/sessions/${id}/execute`, { code: "1" });
+    expect(refused.status).toBe(409);
+
+    await kernel.shutdown();
+    await waitFor(async () => (await call(daemon!, "GET", "/sessions")).body.sessions.length === 0, "the daemon to close the external session");
+    expect(existsSync(join(dirs.state, "run", id))).toBe(false);
+  });
+
+  it("POST /sessions validates kernel and kernel_pid", async () => {
+    const dirs = await dirsFor();
+    daemon = await startDaemon(dirs);
+    const post = (extra: Record<string, unknown>) => call(daemon!, "POST", "/sessions", { workspace: dirs.workspace, ...extra });
+    for (const [extra, field] of [
+      [{ kernel: "external" }, "kernel_pid"],
+      [{ kernel: "external", kernel_pid: -1 }, "kernel_pid"],
+      [{ kernel: "external", kernel_pid: "12" }, "kernel_pid"],
+      [{ kernel: "elsewhere", kernel_pid: process.pid }, "kernel"],
+      [{ kernel_pid: process.pid }, "kernel_pid"],
+      [{ kernel: "external", kernel_pid: process.pid, pid: 1 }, "pid"],
+    ] as const) {
+      const answer = await post(extra);
+      expect(answer.status, JSON.stringify(extra)).toBe(400);
+      expect(answer.body.field).toBe(field);
+    }
+    const made = await post({ kernel: "external", kernel_pid: process.pid });
+    expect(made.status).toBe(201);
+    expect(made.body.kernel).toEqual({ status: "external", pid: null, sandbox: "none" });
+    expect(made.body.rpc).toEqual(expect.objectContaining({ endpoint: expect.stringMatching(/^ipc:\/\//), token: expect.any(String), extensions: ["python", "skills"] }));
+  });
+});
+
+describe("K-13 the launcher starts a daemon when none runs", () => {
+  it("starts `albedo serve` for the state dir, detached, and joins it", async () => {
+    const dirs = await dirsFor();
+    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    const env = installSpec(dirs.root);
+    // Registered before the kernel, so it runs after the kernel's shutdown: the daemon is then no one's child.
+    cleanups.push(async () => {
+      const info = JSON.parse(await readFile(join(dirs.state, "daemon.json"), "utf8").catch(() => "null")) as { pid: number } | null;
+      if (info === null || !alive(info.pid)) return;
+      process.kill(info.pid, "SIGTERM");
+      await waitFor(() => !alive(info.pid), "the started daemon to exit");
+    });
+    const { kernel } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state });
+    const result = await run(kernel, "print((await commands.invoke('/demo'))['name'])");
+    expect(result).toEqual({ status: "ok", text: "demo\n" });
+    const info = JSON.parse(await readFile(join(dirs.state, "daemon.json"), "utf8")) as { url: string; pid: number };
+    const token = (await readFile(join(dirs.state, "daemon.token"), "utf8")).trim();
+    const sessions = (await call({ url: info.url, token }, "GET", "/sessions")).body.sessions;
+    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: "external" })]);
+  });
+});
+
+describe("K-13 the kernel still starts when no daemon can be reached", () => {
+  it("prints one line saying why, and runs as plain Python without skills", async () => {
+    const dirs = await dirsFor();
+    const env = installSpec(dirs.root);
+    const nowhere = join(dirs.root, "no-install");
+    await mkdir(nowhere);
+    const { kernel, stderr } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state, ALBEDO_INSTALL: nowhere });
+    const result = await run(kernel, "print(1 + 1, 'skills' in dir(), 'commands' in dir())");
+    expect(result).toEqual({ status: "ok", text: "2 False False\n" });
+    const lines = stderr().split("\n").filter((line) => line.startsWith("albedo:"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/starting without `skills` and `commands`: `albedo serve` exited .*Run `albedo serve`/);
+    expect(existsSync(join(dirs.state, "daemon.json"))).toBe(false);
+  });
+});
