@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
 import {
@@ -12,6 +12,7 @@ import { discoverCatalog } from "../skills/index.js";
 import type { Caller } from "../commands/index.js";
 import { runCommand, type CommandHost } from "./commandRunner.js";
 import { buildRoutes, RELOAD_ROUTE_TIMEOUT_MS } from "./routes.js";
+import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import type { PathGuard } from "../skills/index.js";
@@ -85,8 +86,8 @@ export class Session implements CommandHost {
   /** Opens a session: discovers the catalog, starts the RPC channel, boots the kernel. Cleans up on failure. */
   static async open(options: SessionOptions): Promise<Session> {
     const id = randomBytes(SESSION_ID_BYTES).toString("hex");
-    const runDir = join(options.stateDir, "run", id);
-    await mkdir(runDir, { recursive: true, mode: 0o700 });
+    await sweepRunDirs(options.stateDir);
+    const runDir = await makeRunDir(options.stateDir, id);
     let session: Session | undefined;
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };

@@ -59,6 +59,24 @@ describe("K-9 supervision", () => {
     expect(out.trim()).toBe("Skills demo");
   });
 
+  it("sweeps run dirs left by a runtime that died (kill -9), and keeps those of live owners", async () => {
+    dirs = await sessionDirs();
+    const { spawnSync } = await import("node:child_process");
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const dead = spawnSync("true").pid!;
+    const stale = join(dirs.stateDir, "run", "deadbeef0000");
+    const live = join(dirs.stateDir, "run", "a11ve0000000");
+    await mkdir(stale, { recursive: true });
+    await mkdir(live, { recursive: true });
+    await writeFile(join(stale, "owner.pid"), `${dead}\n`);
+    await writeFile(join(stale, "rpc"), "a socket file left behind");
+    await writeFile(join(live, "owner.pid"), `${process.pid}\n`);
+    session = await openSession(dirs);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect(existsSync(join(session.runDir, "owner.pid"))).toBe(true);
+  });
+
   it("leaves no process, socket or run dir after close", async () => {
     dirs = await sessionDirs();
     session = await openSession(dirs);
