@@ -18,6 +18,8 @@ import { median, round } from "./stats.js";
 
 const OPEN_RUNS = 5;
 const EXECUTE_RUNS = 200;
+/** Executes run and discarded before timing, on both sides: the first cells of a fresh kernel are slower. */
+const EXECUTE_WARMUP = 20;
 const RPC_ROUNDS = 1000;
 const RELOAD_RUNS = 20;
 const RELOAD_SKILLS = 128;
@@ -68,6 +70,7 @@ async function albedoOpenAndExecute(dirs: Dirs): Promise<{ open: number[]; execu
       await cellValue(session, "print((await skills.list())['revision'])");
       openTimes.push(performance.now() - began);
       if (i === 0) {
+        for (let j = 0; j < EXECUTE_WARMUP; j++) await session.execute("1").done;
         for (let j = 0; j < EXECUTE_RUNS; j++) {
           const t0 = performance.now();
           await session.execute("1").done;
@@ -83,7 +86,7 @@ async function albedoOpenAndExecute(dirs: Dirs): Promise<{ open: number[]; execu
 
 async function jupyterClientBaseline(python: string): Promise<{ start_ms: number[]; execute_ms: number[] }> {
   const script = join(installDir(), "bench", "python", "jupyter_client_baseline.py");
-  const { stdout } = await run(python, [script, String(OPEN_RUNS), String(EXECUTE_RUNS)], { timeout: BASELINE_TIMEOUT_MS });
+  const { stdout } = await run(python, [script, String(OPEN_RUNS), String(EXECUTE_RUNS), String(EXECUTE_WARMUP)], { timeout: BASELINE_TIMEOUT_MS });
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
 }
 

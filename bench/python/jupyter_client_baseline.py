@@ -10,6 +10,7 @@ from jupyter_client.manager import start_new_kernel
 
 STARTS = int(sys.argv[1])
 EXECUTES = int(sys.argv[2])
+WARMUP = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 STARTUP_TIMEOUT_S = 60
 
 starts = []
@@ -20,6 +21,8 @@ for run in range(STARTS):
     starts.append((time.perf_counter() - began) * 1000)
     try:
         if run == 0:
+            for _ in range(WARMUP):
+                kc.execute_interactive("1", output_hook=lambda msg: None, timeout=STARTUP_TIMEOUT_S)
             for _ in range(EXECUTES):
                 began = time.perf_counter()
                 reply = kc.execute_interactive("1", output_hook=lambda msg: None, timeout=STARTUP_TIMEOUT_S)
