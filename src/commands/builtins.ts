@@ -35,7 +35,7 @@ export const BUILTIN_COMMANDS: readonly CommandDeclaration[] = Object.freeze([
   },
   {
     name: "/status",
-    description: "Show the session: kernel state, catalog revision, and whether a reload is needed.",
+    description: "Show the session: kernel state, sandbox, catalog revision, skill count and extensions.",
     arguments: [],
     callers: ["user", "model"],
     submitsTurn: false,
