@@ -2,7 +2,7 @@
  * Finding the sandbox tools on this machine: `bwrap` (required for a sandbox) and `prlimit`
  * (for resource limits). The bwrap probe starts one real sandbox and is cached per binary path.
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 
@@ -44,6 +44,27 @@ export function probeBwrap(bwrap: string): string | null {
   const cached = probeCache.get(bwrap);
   if (cached !== undefined) return cached;
   const result = spawnSync(bwrap, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+  return remember(bwrap, result);
+}
+
+/**
+ * Runs the same probe without blocking the event loop, so that a daemon's first session open
+ * does not stall its other sessions; detectSandbox then finds the answer cached. Never throws.
+ */
+export async function warmSandboxProbe(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const bwrap = process.platform === "linux" ? findExecutable("bwrap", env.PATH) : undefined;
+  if (bwrap === undefined || probeCache.has(bwrap)) return;
+  const result = await new Promise<Pick<SpawnSyncReturns<string>, "error" | "status" | "signal" | "stderr">>((resolve) => {
+    const child = execFile(bwrap, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, encoding: "utf8" }, (error, _stdout, stderr) => {
+      const failed = error as (NodeJS.ErrnoException & { code?: unknown }) | null;
+      const spawnError = failed && typeof failed.code === "string" ? failed : undefined;
+      resolve({ status: child.exitCode, signal: child.signalCode, stderr, ...(spawnError ? { error: spawnError } : {}) });
+    });
+  });
+  remember(bwrap, result);
+}
+
+function remember(bwrap: string, result: Pick<SpawnSyncReturns<string>, "error" | "status" | "signal" | "stderr">): string | null {
   let problem: string | null = null;
   if (result.error) problem = result.error.message;
   else if (result.status !== 0) {

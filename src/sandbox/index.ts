@@ -9,7 +9,7 @@ import { prlimitArgv, resolveLimits, type ResourceLimits } from "./limits.js";
 import { bwrapArgs, profileMounts, sandboxEnv, type SandboxProfile } from "./profile.js";
 
 export { DEFAULT_LIMITS, LIMIT_MINIMUMS, MAX_LIMIT_VALUE, DEFAULT_MEMORY_MB, DEFAULT_OPEN_FILES, DEFAULT_PROCESSES, resolveLimits, type ResourceLimits } from "./limits.js";
-export { detectSandbox, findExecutable, PROBE_TIMEOUT_MS, type Detection } from "./detect.js";
+export { detectSandbox, findExecutable, PROBE_TIMEOUT_MS, warmSandboxProbe, type Detection } from "./detect.js";
 export { bwrapArgs, sandboxEnv, type SandboxProfile } from "./profile.js";
 export { sandboxedPid, signalSandboxed } from "./pids.js";
 export { pythonReadPaths } from "./python.js";

@@ -1,5 +1,6 @@
 /** The directories an interpreter needs to run, so a sandbox can expose them read-only. */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 
 /** How long asking the interpreter for its prefixes may take. */
 export const PYTHON_QUERY_TIMEOUT_MS = 15_000;
@@ -13,13 +14,16 @@ const QUERY = [
   "print(json.dumps(paths))",
 ].join("\n");
 
-/** Prefixes, install dir and user site of `python` (deduplicated); throws when the interpreter cannot be run. */
-export function pythonReadPaths(python: string): string[] {
-  const result = spawnSync(python, ["-c", QUERY], { encoding: "utf8", timeout: PYTHON_QUERY_TIMEOUT_MS });
-  if (result.error || result.status !== 0) {
-    throw new Error(`cannot ask ${python} for its install paths: ${result.error?.message ?? result.stderr.trim()}`);
+/** Prefixes, install dir and user site of `python` (deduplicated); rejects when the interpreter cannot be run. */
+export async function pythonReadPaths(python: string): Promise<string[]> {
+  let stdout: string;
+  try {
+    ({ stdout } = await promisify(execFile)(python, ["-c", QUERY], { encoding: "utf8", timeout: PYTHON_QUERY_TIMEOUT_MS }));
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
+    throw new Error(`cannot ask ${python} for its install paths: ${detail}`);
   }
-  const paths = JSON.parse(result.stdout) as unknown;
+  const paths = JSON.parse(stdout) as unknown;
   if (!Array.isArray(paths) || !paths.every((p) => typeof p === "string")) throw new Error(`unexpected answer from ${python}`);
   return [...new Set(paths as string[])];
 }

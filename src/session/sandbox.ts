@@ -1,14 +1,14 @@
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ResolvedKernelLaunch } from "../kernel/index.js";
-import { prepareSandbox, pythonReadPaths, type Sandbox, type SandboxMode, type SandboxProfile } from "../sandbox/index.js";
+import { prepareSandbox, pythonReadPaths, warmSandboxProbe, type Sandbox, type SandboxMode, type SandboxProfile } from "../sandbox/index.js";
 import { discoveryRoots, type PathGuard } from "../skills/index.js";
 import type { SessionView } from "./view.js";
 
 /** Warnings already printed by this process: "auto without bwrap" is said once, not per session. */
 const said = new Set<string>();
 /** An interpreter's install paths never change while the runtime runs; asking costs a Python start. */
-const pythonPaths = new Map<string, readonly string[]>();
+const pythonPaths = new Map<string, Promise<readonly string[]>>();
 
 export interface KernelSandboxInputs {
   readonly workspace: string;
@@ -35,15 +35,17 @@ export async function prepareKernelSandbox(
   const settings = inputs.view.selection.scopes.global ?? {};
   const mode = inputs.mode ?? settings.sandbox ?? "auto";
   const python = launch.argv[0]!;
+  // Both answers are cached per process; asking them asynchronously keeps a daemon's other sessions responsive.
+  const [interpreterPaths] = await Promise.all([mode === "off" ? [] : readPathsOf(python), mode === "off" ? undefined : warmSandboxProbe()]);
   const profile: SandboxProfile = {
-      workspace: inputs.workspace,
-      runDir: inputs.runDir,
-      stateDir: inputs.stateDir,
-      home: inputs.home,
-      skillRoots: discoveryRoots({ workspace: inputs.workspace, home: inputs.home, install: inputs.install }).map((root) => root.path),
-      extraReadOnly: [...new Set(inputs.view.discovered.skills.map((skill) => skill.resolvedDir))],
-      pythonPaths: [...(mode === "off" ? [] : readPathsOf(python)), join(inputs.install, "kernel")],
-      network: settings.network ?? false,
+    workspace: inputs.workspace,
+    runDir: inputs.runDir,
+    stateDir: inputs.stateDir,
+    home: inputs.home,
+    skillRoots: discoveryRoots({ workspace: inputs.workspace, home: inputs.home, install: inputs.install }).map((root) => root.path),
+    extraReadOnly: [...new Set(inputs.view.discovered.skills.map((skill) => skill.resolvedDir))],
+    pythonPaths: [...interpreterPaths, join(inputs.install, "kernel")],
+    network: settings.network ?? false,
   };
   const sandbox = prepareSandbox({ mode, limits: settings.limits ?? {}, profile });
   for (const warning of sandbox.kind === "bwrap" ? sandbox.warnings : sandbox.warning ? [sandbox.warning] : []) {
@@ -85,10 +87,12 @@ function withRealPaths(paths: readonly string[]): string[] {
   }))];
 }
 
-function readPathsOf(python: string): readonly string[] {
+function readPathsOf(python: string): Promise<readonly string[]> {
   let paths = pythonPaths.get(python);
   if (paths === undefined) {
-    paths = [...pythonReadPaths(python), dirname(python)];
+    paths = pythonReadPaths(python).then((found) => [...found, dirname(python)]);
+    // A failed query is not remembered: the next session asks again.
+    paths.catch(() => pythonPaths.delete(python));
     pythonPaths.set(python, paths);
   }
   return paths;

@@ -32,10 +32,10 @@ describe("K-10 a real ipykernel inside the sandbox", () => {
   let sandbox: Sandbox;
   let kernel: { child: ChildProcess; exited: Promise<unknown> } | undefined;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     requireBwrap();
     tree = makeTree();
-    sandbox = prepareSandbox({ mode: "required", profile: profileOf(tree, pythonReadPaths(PYTHON)) });
+    sandbox = prepareSandbox({ mode: "required", profile: profileOf(tree, await pythonReadPaths(PYTHON)) });
   });
   afterAll(async () => {
     if (kernel) await killTree(kernel);

@@ -73,7 +73,7 @@ describe("K-10 sandbox isolation (real bwrap, real Python)", () => {
     tcpPort = (tcpServer.address() as AddressInfo).port;
     const prepared: Sandbox = prepareSandbox({
       mode: "required",
-      profile: profileOf(tree, pythonReadPaths(PYTHON), { env: { FROM_PROFILE: "yes" } }),
+      profile: profileOf(tree, await pythonReadPaths(PYTHON), { env: { FROM_PROFILE: "yes" } }),
     });
     if (prepared.kind !== "bwrap") throw new Error("expected a bwrap sandbox");
     sandbox = prepared;
@@ -164,7 +164,7 @@ describe("K-10 sandbox isolation (real bwrap, real Python)", () => {
       expect(results.tcp_loopback).toMatch(/^error:ConnectionRefusedError/);
     });
     it("reaches it when the profile allows the network", async () => {
-      const open = prepareSandbox({ mode: "required", profile: profileOf(tree, pythonReadPaths(PYTHON), { network: true }), pidsCgroup: false });
+      const open = prepareSandbox({ mode: "required", profile: profileOf(tree, await pythonReadPaths(PYTHON), { network: true }), pidsCgroup: false });
       const code = `import socket; socket.create_connection(("127.0.0.1", ${tcpPort}), timeout=3).close(); print("connected")`;
       const run = await runPython(open.wrap, code);
       await open.dispose();

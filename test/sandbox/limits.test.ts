@@ -33,10 +33,10 @@ describe("K-10 resource limits", () => {
   const sandboxes: Sandbox[] = [];
   const running: Started[] = [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     requireBwrap();
     tree = makeTree();
-    pythonPaths = pythonReadPaths(PYTHON);
+    pythonPaths = await pythonReadPaths(PYTHON);
   });
   afterEach(async () => {
     for (const started of running.splice(0)) await killTree(started);

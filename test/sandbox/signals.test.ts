@@ -25,10 +25,10 @@ describe("K-10 signals and process lifetime under bwrap", () => {
   let sandbox: Sandbox;
   const running: Started[] = [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     requireBwrap();
     tree = makeTree();
-    sandbox = prepareSandbox({ mode: "required", profile: profileOf(tree, pythonReadPaths(PYTHON)), pidsCgroup: false });
+    sandbox = prepareSandbox({ mode: "required", profile: profileOf(tree, await pythonReadPaths(PYTHON)), pidsCgroup: false });
   });
   afterEach(async () => {
     for (const started of running.splice(0)) await killTree(started);
