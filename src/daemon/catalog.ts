@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../operations/index.js";
 import { effectiveEnablement, type Settings, type Switch } from "../settings/index.js";
-import { discoverCandidates, discoverInstructions, type Candidate, type CandidateStatus, type Diagnostic } from "../skills/index.js";
+import { discoverEverything, type Candidate, type CandidateStatus, type Diagnostic } from "../skills/index.js";
 import type { SessionView } from "../session/index.js";
 
 /** Hex characters of a catalog row id. */
@@ -92,14 +92,12 @@ function rowOf(candidate: Candidate, view: SessionView): CatalogRow {
 /**
  * Walks the session's skill and instruction files into the management catalog: every candidate,
  * valid, invalid or shadowed, with its preferences per scope. Reads the view's selection; never
- * touches the session. The revision hashes rows, instruction content and diagnostics.
+ * touches the session. The revision hashes rows, instruction content and diagnostics. The same walk
+ * gives the revision a fresh discovery would have, for `needs_reload`.
  */
-export async function buildManagementCatalog(view: SessionView, install: string | undefined): Promise<ManagementCatalog> {
+export async function buildManagementCatalog(view: SessionView, install: string | undefined): Promise<{ catalog: ManagementCatalog; discoveredRevision: string }> {
   const { workspace, home } = view.discovered;
-  const [found, instructions] = await Promise.all([
-    discoverCandidates({ workspace, home, ...(install ? { install } : {}) }),
-    discoverInstructions(workspace, home),
-  ]);
+  const { found, instructions, snapshot } = await discoverEverything({ workspace, home, ...(install ? { install } : {}) });
   const skills = found.candidates.map((candidate) => rowOf(candidate, view));
   const instructionRows = instructions.files.map((file) => ({
     scope: file.scope,
@@ -112,5 +110,5 @@ export async function buildManagementCatalog(view: SessionView, install: string 
   }));
   const diagnostics = [...found.diagnostics, ...instructions.diagnostics];
   const revision = createHash("sha256").update(canonicalJson({ skills, instructions: instructionRows, diagnostics })).digest("hex");
-  return { revision, skills, instructions: instructionRows, diagnostics };
+  return { catalog: { revision, skills, instructions: instructionRows, diagnostics }, discoveredRevision: snapshot.revision };
 }

@@ -71,9 +71,13 @@ export class LiveSession {
   async walk(): Promise<void> {
     const discovered = this.session.view.discovered;
     const fresh = await discoverCatalog({ workspace: discovered.workspace, home: discovered.home, ...(this.install ? { install: this.install } : {}) });
-    this.walkedRevision = fresh.revision;
+    this.recordWalk(fresh.revision);
   }
 
+  /** Records what a walk made elsewhere (the management catalog's) found. */
+  recordWalk(discoveredRevision: string): void {
+    this.walkedRevision = discoveredRevision;
+  }
 
   /** Registers a stream listener; the handle removes it. */
   subscribe(listener: (event: StreamEvent) => void): Disposable {

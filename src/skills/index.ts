@@ -6,7 +6,7 @@ export { validateSkillPath, SKILL_FILE_NAMES, type SkillValidation } from "./che
 export { discoveryRoots, type DiscoveryOptions, type DiscoveryRoot } from "./roots.js";
 export { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
 export { SKILL_FILE, type Candidate, type CandidateStatus } from "./candidate.js";
-export { discoverCatalog, findSkill, selectSkills } from "./snapshot.js";
+export { discoverCatalog, discoverEverything, findSkill, selectSkills, type FullDiscovery } from "./snapshot.js";
 export { discoverInstructions, INSTRUCTION_FILE } from "./instructions.js";
 export { renderSkillsPrompt, renderInstructions, humanSize } from "./prompt.js";
 export { identityOf, readBoundedFile, type BoundedFile } from "./files.js";

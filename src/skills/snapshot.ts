@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { skillCommandName } from "../commands/names.js";
 import type { Candidate } from "./candidate.js";
 import { boundDiagnostics, compareText } from "./diagnostics.js";
-import { discoverCandidates } from "./discovery.js";
+import { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
 import { discoverInstructions } from "./instructions.js";
 import type { DiscoveryOptions } from "./roots.js";
 import type { CatalogSnapshot, Diagnostic, SkillEntry } from "./types.js";
@@ -55,10 +55,21 @@ function catalogDiagnostics(candidate: Candidate): readonly Diagnostic[] {
 
 /** Runs one discovery of skills and instruction files into a deep-frozen snapshot (S-9). Never throws for bad files. */
 export async function discoverCatalog(options: DiscoveryOptions): Promise<CatalogSnapshot> {
+  return (await discoverEverything(options)).snapshot;
+}
+
+/** What one walk found: every candidate and instruction file (for the management catalog, D-3) and the snapshot they give. */
+export interface FullDiscovery {
+  readonly snapshot: CatalogSnapshot;
+  readonly found: CandidateDiscovery;
+  readonly instructions: Awaited<ReturnType<typeof discoverInstructions>>;
+}
+
+/** One walk of the skill roots and instruction files, kept whole; never throws for bad files. */
+export async function discoverEverything(options: DiscoveryOptions): Promise<FullDiscovery> {
   const workspace = resolve(options.workspace);
   const home = resolve(options.home);
-  const found = await discoverCandidates(options);
-  const instructions = await discoverInstructions(workspace, home);
+  const [found, instructions] = await Promise.all([discoverCandidates(options), discoverInstructions(workspace, home)]);
   const skills = found.candidates
     .filter((c) => c.status === "valid")
     .map(entryOf)
@@ -67,7 +78,8 @@ export async function discoverCatalog(options: DiscoveryOptions): Promise<Catalo
     [...found.diagnostics, ...found.candidates.flatMap(catalogDiagnostics), ...instructions.diagnostics],
     workspace,
   );
-  return sealSnapshot({ workspace, home, skills, diagnostics, instructions: instructions.files });
+  const snapshot = sealSnapshot({ workspace, home, skills, diagnostics, instructions: instructions.files });
+  return { snapshot, found, instructions };
 }
 
 function sealSnapshot(body: Omit<CatalogSnapshot, "revision">): CatalogSnapshot {

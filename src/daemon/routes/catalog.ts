@@ -19,7 +19,8 @@ export function skillsPatchOf(body: JsonObject, what: string): SkillsPatch {
 /** Reads the catalog: settings reread first, then one walk, which also refreshes `needs_reload` (D-2). Never reloads the session. */
 async function readCatalog(ctx: DaemonContext, live: LiveSession): Promise<ManagementCatalog> {
   await live.refreshSelection();
-  const [catalog] = await Promise.all([buildManagementCatalog(live.session.view, ctx.install), live.walk()]);
+  const { catalog, discoveredRevision } = await buildManagementCatalog(live.session.view, ctx.install);
+  live.recordWalk(discoveredRevision);
   return catalog;
 }
 
@@ -42,13 +43,15 @@ async function patchCatalog(ctx: DaemonContext, request: RouteRequest) {
   const patch = skillsPatchOf(objectBody(await request.body(), [], ["on", "off", "clear"]), "the body");
   await live.refreshSelection();
   const catalog = await live.serialize(async () => {
-    const current = await buildManagementCatalog(live.session.view, ctx.install);
+    const { catalog: current } = await buildManagementCatalog(live.session.view, ctx.install);
     if (current.revision !== expected) {
       throw new HttpProblem("catalog_changed", `the catalog is at revision ${current.revision}, not ${expected}; read it again`, { current_revision: current.revision });
     }
     const session = checkedSessionSettings(patchSkills(live.session.view.selection.scopes.session ?? {}, patch));
     await live.session.updateSelection(session);
-    return buildManagementCatalog(live.session.view, ctx.install);
+    const { catalog: after, discoveredRevision } = await buildManagementCatalog(live.session.view, ctx.install);
+    live.recordWalk(discoveredRevision);
+    return after;
   });
   live.publishStatus(live.session.status().kernel);
   return catalogReply(catalog, live);
