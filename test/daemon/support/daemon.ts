@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
+import { sessionDirs } from "../../session/fixtures.js";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const BIN = join(ROOT, "bin", "albedo");
@@ -21,10 +21,8 @@ export interface Dirs {
 }
 
 export async function makeDirs(): Promise<Dirs> {
-  const root = await mkdtemp(join(tmpdir(), "ad-"));
-  const dirs = { root, workspace: join(root, "ws"), home: join(root, "h"), state: join(root, "s") };
-  await Promise.all([mkdir(dirs.workspace), mkdir(dirs.home), mkdir(dirs.state)]);
-  return { ...dirs, cleanup: () => rm(root, { recursive: true, force: true }) };
+  const dirs = await sessionDirs();
+  return { root: dirs.root, workspace: dirs.workspace, home: dirs.home, state: dirs.stateDir, cleanup: dirs.cleanup };
 }
 
 /** Writes a valid skill under `<root>/<name>/SKILL.md`; returns its directory. */
