@@ -26,6 +26,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   const found = match(argv);
   if (found === undefined) {
     const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
+    if (group.length > 0 && (argv[1] === "--help" || argv[1] === "-h")) {
+      io.stdout.write(commandGroupHelp(argv[0]!, group));
+      return 0;
+    }
     io.stderr.write(group.length > 0 ? commandGroupHelp(argv[0]!, group) : `albedo: unknown command "${argv.join(" ")}"\n\n${overview()}`);
     return 2;
   }

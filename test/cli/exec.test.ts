@@ -125,3 +125,16 @@ describe("X albedo console", () => {
     expect(ran.stdout).toContain("True\n");
   });
 });
+
+describe("X every command has --help", () => {
+  it("answers --help on each command and command group with exit 0, and an unknown command with exit 2", async () => {
+    for (const words of [["--help"], ["skills", "--help"], ["kernelspec", "--help"], ["skills", "list", "--help"], ["serve", "--help"], ["doctor", "--help"], ["console", "--help"]]) {
+      const ran = await albedo(words);
+      expect(ran.code, words.join(" ")).toBe(0);
+      expect(ran.stdout).toContain("usage: albedo");
+    }
+    const unknown = await albedo(["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+});
