@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
-import { parseSlashLine } from "../commands/index.js";
+import { completeCommand, parseSlashLine } from "../commands/index.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./session.js";
 import { renderOutput } from "./render.js";
@@ -43,7 +43,7 @@ class Console {
 
   private async complete(line: string): Promise<[string[], string]> {
     if (this.buffer.length === 0 && line.startsWith("/") && !line.includes(" ")) {
-      return [this.session.commandNames().filter((name) => name.startsWith(line)), line];
+      return [completeCommand({ commands: this.session.commandNames().map((name) => ({ name })) }, line), line];
     }
     try {
       return await this.session.completeCode(line);

@@ -44,6 +44,6 @@ export function parseSlashLine(line: string): { name: string; text: string } | u
 }
 
 /** Completions for a partly typed slash command, for menus and autocomplete. */
-export function completeCommand(catalog: CommandCatalog, prefix: string): string[] {
+export function completeCommand(catalog: { readonly commands: readonly { readonly name: string }[] }, prefix: string): string[] {
   return catalog.commands.map((command) => command.name).filter((name) => name.startsWith(prefix));
 }

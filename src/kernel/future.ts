@@ -39,10 +39,6 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.done.catch(() => undefined);
   }
 
-  get isSettled(): boolean {
-    return this.settled;
-  }
-
   /** Calls `listener` for each output from now on. */
   onOutput(listener: (output: ExecuteOutput) => void): Disposable {
     return this.outputs.on(listener);

@@ -7,7 +7,6 @@ export {
   pythonCandidate,
   PYTHON_PROBE_TIMEOUT_MS,
   PythonUnavailableError,
-  requireKernelPython,
   resolvePython,
   venvPrefixOf,
   venvPython,

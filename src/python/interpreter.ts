@@ -78,11 +78,6 @@ export async function resolvePython(env: NodeJS.ProcessEnv, settings?: PythonSet
   return probePython(pythonCandidate(env, settings), env);
 }
 
-/** Like resolvePython, but also throws PythonUnavailableError when ipykernel >= 7 or pyzmq is missing. */
-export async function requireKernelPython(env: NodeJS.ProcessEnv, settings?: PythonSettings): Promise<PythonStatus> {
-  return assertKernelReady(await resolvePython(env, settings));
-}
-
 /** Returns the status unchanged when it can run a kernel; throws PythonUnavailableError naming what is missing. */
 export function assertKernelReady(status: PythonStatus): PythonStatus {
   if (status.kernelReady) return status;

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  assertKernelReady,
   MIN_IPYKERNEL_MAJOR,
   managedVenvDir,
   pythonCandidate,
   PythonUnavailableError,
-  requireKernelPython,
   resolvePython,
 } from "../../src/python/index.js";
 import { compareVersions, readRequirements, satisfies } from "../../src/python/requirements.js";
@@ -40,13 +40,13 @@ describe("K-1 interpreter resolution", () => {
     expect((error as PythonUnavailableError).fix).toMatch(/albedo setup/);
   });
 
-  it("reports an interpreter without ipykernel as not kernel-ready, and requireKernelPython refuses it", async () => {
+  it("reports an interpreter without ipykernel as not kernel-ready, and assertKernelReady refuses it", async () => {
     const env = cleanEnv({ ALBEDO_PYTHON: barePython });
     const status = await resolvePython(env);
     expect(status.kernelReady).toBe(false);
     expect(status.ipykernel.importable).toBe(false);
     expect(status.ipykernel.error).toMatch(/ModuleNotFoundError/);
-    await expect(requireKernelPython(env)).rejects.toThrow(/cannot run a kernel: missing ipykernel>=7/);
+    expect(() => assertKernelReady(status)).toThrow(/cannot run a kernel: missing ipykernel>=7/);
   });
 
   it("falls back to settings, then to the managed venv under the install dir", () => {
