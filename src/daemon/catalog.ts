@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../operations/index.js";
+import { canonicalJson } from "../json/index.js";
 import { effectiveEnablement, type Settings, type Switch } from "../settings/index.js";
 import { discoverEverything, type Candidate, type CandidateStatus, type Diagnostic } from "../skills/index.js";
 import type { SessionView } from "../session/index.js";

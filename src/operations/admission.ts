@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { refusal, type AdmissionRefusal } from "./errors.js";
 import { inputProblem, requestKey, turnTexts, type AdmitInput } from "./input.js";
 import { MAX_QUEUED_INPUTS, OPERATION_FUTURE_SKEW_MS, RECEIPT_TTL_MS } from "./limits.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson } from "../json/index.js";
 import { newOperationId, parseUuidV7 } from "./uuidv7.js";
 
 /** The body of a 202 admission, stored with the receipt and sent again, unchanged, on every replay. */

@@ -4,7 +4,6 @@ export { ADMISSION_ERRORS, type AdmissionErrorCode, type AdmissionRefusal } from
 export { activationBlock, type AdmitInput, type CommandInput, type MessageInput, type TurnTexts } from "./input.js";
 export type { DeliveryStatus, Turn, TurnOutcome, TurnState } from "./turns.js";
 export { newOperationId, parseUuidV7 } from "./uuidv7.js";
-export { canonicalJson } from "./canonical.js";
 export { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
 export {
   MAX_INPUT_NAME_LENGTH,

@@ -1,5 +1,5 @@
 import type { Activation } from "../skills/index.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson } from "../json/index.js";
 import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "./limits.js";
 
 /** A person's message to the session. */

@@ -1,25 +1,13 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { skillCommandName } from "../commands/names.js";
+import { canonicalJson } from "../json/index.js";
 import type { Candidate } from "./candidate.js";
 import { boundDiagnostics, compareText } from "./diagnostics.js";
 import { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
 import { discoverInstructions } from "./instructions.js";
 import type { DiscoveryOptions } from "./roots.js";
 import type { CatalogSnapshot, Diagnostic, SkillEntry } from "./types.js";
-
-/** JSON with object keys sorted at every level: the byte form the revision hashes. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value).sort(compareText);
-    const parts = keys
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${parts.join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Freezes an object graph in place and returns it. */
 export function deepFreeze<T>(value: T): T {
