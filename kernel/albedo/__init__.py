@@ -92,6 +92,9 @@ def load_ipython_extension(ip: Any) -> None:
     _listen(channel, _kernel_loop())
     ip.events.register("pre_run_cell", _pre_run_cell)
     ip.events.register("post_run_cell", _cells.post_run_cell)
+    kernel = getattr(ip, "kernel", None)
+    if kernel is not None:
+        _cells.guard_replies(kernel)
 
 
 def _kernel_loop() -> Optional[asyncio.AbstractEventLoop]:
@@ -123,7 +126,10 @@ def _pre_run_cell(info: Any = None) -> None:
 
 
 def unload_ipython_extension(ip: Any) -> None:
-    """Stops listening for cancels; the namespaces stay usable for calls."""
+    """Stops listening for cancels and guarding interrupts; the namespaces stay usable for calls."""
+    kernel = getattr(ip, "kernel", None)
+    if kernel is not None:
+        _cells.unguard_replies(kernel)
     for event, callback in (("pre_run_cell", _pre_run_cell), ("post_run_cell", _cells.post_run_cell)):
         try:
             ip.events.unregister(event, callback)

@@ -127,12 +127,15 @@ export class KernelClient {
   /** Interrupts the running execution per the spec's interrupt mode; throws when no kernel runs or the reply times out. */
   async interrupt(): Promise<void> {
     const instance = this.requireInstance();
-    this.interruptEvents.fire({ msgId: this.current?.msgId });
-    if (this.options.spec.interruptMode === "signal") {
-      instance.process.signalGroup("SIGINT");
-      return;
+    const event = { msgId: this.current?.msgId };
+    // The kernel is told first, so its own interrupt handling is under way before observers cancel
+    // the cell another way (a late signal is then the rarer case; the kernel package guards it).
+    try {
+      if (this.options.spec.interruptMode === "signal") instance.process.signalGroup("SIGINT");
+      else await this.request("control", interruptRequest(this.sessionId), INTERRUPT_REPLY_TIMEOUT_MS, "INTERRUPT_REPLY_TIMEOUT_MS");
+    } finally {
+      this.interruptEvents.fire(event);
     }
-    await this.request("control", interruptRequest(this.sessionId), INTERRUPT_REPLY_TIMEOUT_MS, "INTERRUPT_REPLY_TIMEOUT_MS");
   }
 
   /** Stops the kernel for good (shutdown ladder, files removed); idempotent, never throws. */

@@ -8,6 +8,14 @@ import type { Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply } from "./
 
 /** Outputs kept for the async iterator while nobody drains it; older ones are dropped beyond this. */
 export const MAX_PENDING_OUTPUTS = 10_000;
+/**
+ * How long an execution that went idle waits for its execute_reply. ipykernel sends the reply before
+ * it publishes idle, so only a dropped reply takes this long: a KeyboardInterrupt raised inside
+ * ipykernel's own request code ("KeyboardInterrupt caught in kernel") ends the request with no reply.
+ */
+export const REPLY_AFTER_IDLE_GRACE_MS = 5_000;
+/** The `ename` of the error reply an execution gets when its kernel went idle without sending one. */
+export const MISSING_REPLY_ENAME = "NoExecuteReply";
 
 const OUTPUT_TYPES: ReadonlySet<string> = new Set([
   "stream", "display_data", "update_display_data", "execute_result", "error", "clear_output",
@@ -28,6 +36,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   private readonly outputs = new Emitter<ExecuteOutput>();
   private readonly pending: ExecuteOutput[] = [];
   private wake: (() => void) | undefined;
+  private replyTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly request: KernelMessage.IExecuteRequestMsg, readonly options: ExecuteOptions = {}) {
     this.msgId = request.header.msg_id;
@@ -65,6 +74,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
+    clearTimeout(this.replyTimer);
     this.failure = error;
     this.rejectDone(error);
     this.wakeIterator();
@@ -88,11 +98,18 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   private markIdle(): void {
     this.idle = true;
     this.settleIfComplete();
+    if (!this.settled && this.replyTimer === undefined) {
+      this.replyTimer = setTimeout(() => {
+        this.reply ??= missingReply();
+        this.settleIfComplete();
+      }, REPLY_AFTER_IDLE_GRACE_MS);
+    }
   }
 
   private settleIfComplete(): void {
     if (this.settled || this.reply === undefined || !this.idle) return;
     this.settled = true;
+    clearTimeout(this.replyTimer);
     this.resolveDone(this.reply);
     this.wakeIterator();
   }
@@ -112,4 +129,14 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.wake = undefined;
     wake?.();
   }
+}
+
+function missingReply(): ExecuteReply {
+  return {
+    status: "error",
+    ename: MISSING_REPLY_ENAME,
+    evalue: `the kernel went idle and sent no execute_reply within ${REPLY_AFTER_IDLE_GRACE_MS} ms (REPLY_AFTER_IDLE_GRACE_MS); an interrupt that lands inside ipykernel's request handling ends the request this way`,
+    traceback: [],
+    execution_count: null,
+  };
 }

@@ -3,8 +3,13 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { KERNEL_DIR, PYTHON, makeRunDir } from "./helpers.js";
 
-/** Longest the harness may take to answer one command (kernel boot included). */
-export const HARNESS_ANSWER_LIMIT_MS = 60_000;
+/**
+ * Longest the harness may take to answer one command (kernel boot included): above the harness's
+ * own 30 s cell bound and below vitest's 60 s test timeout, so a stuck kernel fails with its stderr.
+ */
+export const HARNESS_ANSWER_LIMIT_MS = 45_000;
+/** How much of the harness's (and its kernel's) stderr a failure reports. */
+const STDERR_TAIL_CHARS = 16_000;
 /** Grace given to the harness to shut its kernel down before it is killed. */
 export const HARNESS_QUIT_GRACE_MS = 10_000;
 
@@ -36,7 +41,7 @@ export class KernelHarness {
         resolve(line);
       } else this.answers.push(line);
     });
-    child.stderr.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
+    child.stderr.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_TAIL_CHARS)));
     this.exited = new Promise((resolve) => child.on("close", () => resolve()));
   }
 
@@ -77,6 +82,11 @@ export class KernelHarness {
     return this.ask({ op: "wait", msg_id: msgId, timeout: timeoutS });
   }
 
+  /** The last STDERR_TAIL_CHARS characters the harness and its kernel wrote to stderr. */
+  stderrTail(): string {
+    return this.stderr;
+  }
+
   /** Shuts the kernel down and removes the harness's temp dirs; kills the harness if it hangs. */
   async close(): Promise<void> {
     this.child.stdin.end(JSON.stringify({ op: "quit" }) + "\n");
@@ -88,7 +98,11 @@ export class KernelHarness {
 
   private async ask<T>(command: object): Promise<T> {
     this.child.stdin.write(JSON.stringify(command) + "\n");
-    return JSON.parse(await this.next()) as T;
+    const answer = JSON.parse(await this.next()) as T & { failed?: string; kernel_alive?: boolean };
+    if (answer.failed !== undefined) {
+      throw new Error(`kernel harness: ${JSON.stringify(command)} failed (kernel alive: ${answer.kernel_alive})\n${answer.failed}\nstderr:\n${this.stderr}`);
+    }
+    return answer;
   }
 
   private next(): Promise<string> {

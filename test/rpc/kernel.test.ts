@@ -8,6 +8,10 @@ import { KernelHarness } from "./kernel-harness.js";
 const CANCELLED_CELL_DEADLINE_S = 10;
 
 const HANG = "/hang";
+/** Rounds of the interrupt race; each one is a cell ended by both a signal and a cancel. */
+const INTERRUPT_RACE_ROUNDS = 30;
+/** Most milliseconds put between the signal and the cancel in one round. */
+const INTERRUPT_JITTER_MS = 15;
 
 describe("kernel side (real ipykernel)", () => {
   const calls: FakeCall[] = [];
@@ -96,6 +100,51 @@ describe("kernel side (real ipykernel)", () => {
       server.cancelCell(sync.msg_id);
       const next = await kernel.run("import asyncio\nawait asyncio.sleep(0.3)\nprint(len(await skills.list()) > 0)");
       expect(next).toMatchObject({ status: "ok", stdout: "True\n" });
+    });
+  });
+
+  describe("K-4 interrupts racing the cancel", () => {
+    it("a synchronous cell still gets KeyboardInterrupt from the signal", async () => {
+      const started = await kernel.start("import time\nprint('blocking', flush=True)\ntime.sleep(100)", "blocking");
+      await kernel.interrupt();
+      const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+      expect(ended).toMatchObject({ finished: true, status: "error", ename: "KeyboardInterrupt" });
+    });
+
+    it("a SIGINT that lands after its cell ended is ignored instead of raising inside ipykernel's reply code", async () => {
+      const hook = [
+        "import os, signal",
+        "def _late_interrupt(result):",
+        "    os.kill(os.getpid(), signal.SIGINT)",
+        "get_ipython().events.register('post_run_cell', _late_interrupt)",
+      ].join("\n");
+      expect((await kernel.run(hook)).status).toBe("ok");
+      const cell = await kernel.run("print('ran')");
+      await kernel.run("get_ipython().events.unregister('post_run_cell', _late_interrupt)");
+      expect(cell).toMatchObject({ status: "ok", stdout: "ran\n" });
+      expect(cell.stderr).not.toContain("KeyboardInterrupt");
+      expect(kernel.stderrTail()).toContain("albedo: ignored an interrupt that arrived after its cell had ended");
+    });
+
+    it("signal and cancel in either order, with jitter, never cost a reply or the next cell", async () => {
+      const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * INTERRUPT_JITTER_MS)));
+      for (let round = 0; round < INTERRUPT_RACE_ROUNDS; round++) {
+        const started = await kernel.start(`import asyncio\nprint("waiting", flush=True)\nawait asyncio.sleep(100)`, "waiting");
+        expect(started.error, `round ${round}`).toBeUndefined();
+        if (round % 2 === 0) {
+          await kernel.interrupt();
+          await jitter();
+          server.cancelCell(started.msg_id);
+        } else {
+          server.cancelCell(started.msg_id);
+          await jitter();
+          await kernel.interrupt();
+        }
+        const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+        expect(ended, `round ${round}`).toMatchObject({ finished: true, status: "error" });
+      }
+      const after = await kernel.run("print(len(await skills.list()) > 0)");
+      expect(after).toMatchObject({ status: "ok", stdout: "True\n" });
     });
   });
 

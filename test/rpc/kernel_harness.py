@@ -4,12 +4,14 @@ argv[1]: "ext" to start the kernel with `--ext albedo`, "plain" without it. The 
 process's environment (the test sets ALBEDO_RPC_*, PYTHONPATH and a private IPYTHONDIR).
 Commands: {"op": "run", "code"} -> {msg_id, status, ename, stdout, stderr}; {"op": "start", "code", "marker"}
 -> {msg_id} once stdout shows the marker; {"op": "interrupt"}; {"op": "wait", "msg_id", "timeout"}
--> {status, ename, finished}; {"op": "quit"}.
+-> {status, ename, finished}; {"op": "quit"}. A command that fails answers {"failed": traceback, "kernel_alive"}
+instead of ending the harness, so one stuck cell cannot take every later test down with it.
 """
 
 import json
 import sys
 import time
+import traceback
 from queue import Empty
 
 from jupyter_client.manager import KernelManager
@@ -30,24 +32,29 @@ def run(client, code):
         if msg["msg_type"] == "stream":
             streams[msg["content"]["name"]] += msg["content"]["text"]
 
-    reply = client.execute_interactive(code, timeout=CELL_TIMEOUT_S, output_hook=hook)
+    reply = client.execute_interactive(code, timeout=CELL_TIMEOUT_S, output_hook=hook, stop_on_error=False)
     content = reply["content"]
     msg_id = reply["parent_header"]["msg_id"]
     return {"msg_id": msg_id, "status": content["status"], "ename": content.get("ename"), **streams}
 
 
 def start(client, code, marker):
-    msg_id = client.execute(code)
+    msg_id = client.execute(code, stop_on_error=False)
     end = time.monotonic() + CELL_TIMEOUT_S
     while time.monotonic() < end:
-        msg = client.get_iopub_msg(timeout=CELL_TIMEOUT_S)
+        try:
+            msg = client.get_iopub_msg(timeout=max(0.01, end - time.monotonic()))
+        except Empty:
+            break
         if msg["parent_header"].get("msg_id") != msg_id:
             continue
         if msg["msg_type"] == "stream" and marker in msg["content"]["text"]:
             return {"msg_id": msg_id}
         if msg["msg_type"] == "error":
             return {"msg_id": msg_id, "error": msg["content"]["ename"]}
-    return {"msg_id": msg_id, "error": "marker not seen"}
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return {"msg_id": msg_id, "error": "the cell ended before printing the marker"}
+    return {"msg_id": msg_id, "error": f"marker not seen within {CELL_TIMEOUT_S} s"}
 
 
 def wait(client, msg_id, timeout):
@@ -60,6 +67,20 @@ def wait(client, msg_id, timeout):
         if msg["parent_header"].get("msg_id") == msg_id:
             content = msg["content"]
             return {"finished": True, "status": content["status"], "ename": content.get("ename")}
+
+
+def perform(manager, client, command):
+    op = command["op"]
+    if op == "run":
+        return run(client, command["code"])
+    if op == "start":
+        return start(client, command["code"], command["marker"])
+    if op == "interrupt":
+        manager.interrupt_kernel()
+        return {"interrupted": True}
+    if op == "wait":
+        return wait(client, command["msg_id"], command["timeout"])
+    raise ValueError(f"unknown op {op!r}")
 
 
 def main():
@@ -75,15 +96,10 @@ def main():
             op = command["op"]
             if op == "quit":
                 break
-            if op == "run":
-                answer(run(client, command["code"]))
-            elif op == "start":
-                answer(start(client, command["code"], command["marker"]))
-            elif op == "interrupt":
-                manager.interrupt_kernel()
-                answer({"interrupted": True})
-            elif op == "wait":
-                answer(wait(client, command["msg_id"], command["timeout"]))
+            try:
+                answer(perform(manager, client, command))
+            except Exception:
+                answer({"failed": traceback.format_exc(), "kernel_alive": manager.is_alive()})
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
