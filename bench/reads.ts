@@ -1,6 +1,6 @@
 /**
- * 1,000 small `readResource` calls on one temp skill: each call checks the pins (re-reading
- * SKILL.md), checks the path and reads one page, as a Python `skills.read` would.
+ * 1,000 small `readResource` calls on one temp skill: each call checks the pins (SKILL.md is
+ * reread only when its stamp moves), checks the path and reads one page, as a Python `skills.read` would.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,5 +1,4 @@
-import type { BigIntStats } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { realpathSync, statSync, type BigIntStats } from "node:fs";
 import { AppError } from "../errors/index.js";
 import { isProblem, readBoundedFile } from "./files.js";
 import { decodeUtf8, parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
@@ -14,7 +13,10 @@ import { normalizeName } from "./validate.js";
  * SKILL.md has grown past MAX_SKILL_FILE_BYTES.
  */
 export async function checkPinned(entry: SkillEntry): Promise<void> {
-  const [, file] = await Promise.all([checkPinnedDirectory(entry), statPinnedSource(entry)]);
+  // Identities are checked with synchronous syscalls (a few microseconds on a local disk, against a
+  // thread-pool round trip each); only a SKILL.md whose stamp moved is reread, asynchronously.
+  checkPinnedDirectory(entry);
+  const file = statPinnedSource(entry);
   if (verified.get(verifiedKey(entry)) === stampOf(file)) return;
   await readPinnedDocument(entry);
 }
@@ -37,11 +39,12 @@ function stampOf(stats: BigIntStats): string {
 }
 
 /** Stats SKILL.md through its installed path and checks it still resolves to the pinned file. */
-async function statPinnedSource(entry: SkillEntry): Promise<BigIntStats> {
+function statPinnedSource(entry: SkillEntry): BigIntStats {
   let real: string;
   let stats: BigIntStats;
   try {
-    [real, stats] = await Promise.all([realpath(entry.source), stat(entry.source, { bigint: true })]);
+    real = realpathSync.native(entry.source);
+    stats = statSync(entry.source, { bigint: true });
   } catch (error) {
     throw reloadRequired(entry, `SKILL.md cannot be resolved (${codeOf(error)})`);
   }
@@ -55,7 +58,8 @@ async function statPinnedSource(entry: SkillEntry): Promise<BigIntStats> {
 /** Like checkPinned, and returns the SKILL.md as parsed at this call (same inode, so in-place edits show). */
 export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkillDocument> {
   // The stamp is taken before the read: a write racing the read leaves a stale stamp, which only forces a reread.
-  const [, stamped] = await Promise.all([checkPinnedDirectory(entry), statPinnedSource(entry)]);
+  checkPinnedDirectory(entry);
+  const stamped = statPinnedSource(entry);
   const file = await readBoundedFile(entry.source, MAX_SKILL_FILE_BYTES);
   if (isProblem(file)) throw reloadRequired(entry, file.message);
   if (file.resolvedPath !== entry.resolvedSource) {
@@ -78,11 +82,12 @@ export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkill
   return document;
 }
 
-async function checkPinnedDirectory(entry: SkillEntry): Promise<void> {
+function checkPinnedDirectory(entry: SkillEntry): void {
   let real: string;
   let stats: BigIntStats;
   try {
-    [real, stats] = await Promise.all([realpath(entry.dir), stat(entry.dir, { bigint: true })]);
+    real = realpathSync.native(entry.dir);
+    stats = statSync(entry.dir, { bigint: true });
   } catch (error) {
     throw reloadRequired(entry, `its directory ${entry.dir} cannot be resolved (${codeOf(error)})`);
   }

@@ -1,10 +1,9 @@
-import type { BigIntStats } from "node:fs";
-import { lstat, realpath, stat } from "node:fs/promises";
+import { lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
 import { decodeUtf8 } from "./frontmatter.js";
 import { checkGuard, checkPinned } from "./pinning.js";
-import { NotRegularFileError, openRegular, readRange, type OpenedFile } from "./regularFile.js";
+import { NotRegularFileError, closeQuietly, openRegular, readRange, type OpenedFile } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
 import { checkResourcePath } from "./resourcePath.js";
 import type { PathGuard, SkillEntry } from "./types.js";
@@ -42,13 +41,10 @@ export async function readResource(
   checkPageBounds(offset, limit);
   const segments = checkResourcePath(resource);
   const path = join(entry.dir, ...segments);
-  // The resource's stat overlaps the pin check; the pin check's verdict still comes first.
-  const statted = stat(path, { bigint: true });
-  statted.catch(() => undefined);
   await checkPinned(entry);
   checkGuard(entry, guard);
-  if (guard) await checkResourceGuard(entry, resource, path, guard);
-  const opened = await openResource(entry, resource, path, statted);
+  if (guard) checkResourceGuard(entry, resource, path, guard);
+  const opened = openResource(entry, resource, path);
   try {
     const size = Number(opened.stats.size);
     if (size > MAX_RESOURCE_BYTES) {
@@ -59,7 +55,7 @@ export async function readResource(
       );
     }
     const wanted = Math.max(0, Math.min(limit, size - offset));
-    const bytes = wanted === 0 ? Buffer.alloc(0) : await readRange(opened.handle, offset, wanted);
+    const bytes = wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted);
     // A short read means the file shrank under us: treat it as the end rather than loop.
     const atEnd = offset + bytes.length >= size || bytes.length < wanted;
     const page = encodePage(bytes, atEnd);
@@ -67,14 +63,18 @@ export async function readResource(
     const next = atEnd ? null : end;
     return { content: page.content, encoding: page.encoding, size, offset, next_offset: next, truncated: next !== null };
   } finally {
-    // Nobody waits for the close: the page is complete, and a failed close of a read-only file loses nothing.
-    opened.handle.close().catch(() => undefined);
+    closeQuietly(opened.fd);
   }
 }
 
 /** Refuses a resource whose real path the guard hides (a link planted toward the state dir or the home). */
-async function checkResourceGuard(entry: SkillEntry, resource: string, path: string, guard: PathGuard): Promise<void> {
-  const real = await realpath(path).catch(() => undefined);
+function checkResourceGuard(entry: SkillEntry, resource: string, path: string, guard: PathGuard): void {
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    real = undefined; // the open that follows reports what is wrong with the path
+  }
   if (real !== undefined && !guard(real)) {
     throw new AppError("forbidden", `resource "${resource}" of skill "${entry.name}" resolves to a place this session's sandbox hides`, { skill: entry.name });
   }
@@ -137,19 +137,27 @@ function sequenceLength(lead: number): number {
 }
 
 /** Opens the resource as a regular file, mapping filesystem failures to wire errors. */
-async function openResource(entry: SkillEntry, resource: string, path: string, statted: Promise<BigIntStats>): Promise<OpenedFile> {
+function openResource(entry: SkillEntry, resource: string, path: string): OpenedFile {
   const what = `resource "${resource}" of skill "${entry.name}"`;
   try {
-    return await openRegular(path, statted);
+    return openRegular(path);
   } catch (error) {
     if (error instanceof NotRegularFileError) throw new AppError("invalid_params", `${what} is ${error.kind}, not a regular file`);
     const code = (error as { code?: unknown } | null)?.code;
     if (code === "ENOENT" || code === "ENOTDIR") {
-      const dangling = await lstat(path).then((s) => s.isSymbolicLink(), () => false);
+      const dangling = isSymbolicLink(path);
       throw new AppError("not_found", dangling ? `${what} is a broken symbolic link` : `${what} does not exist`);
     }
     if (code === "ELOOP") throw new AppError("not_found", `${what} resolves through a cycle of symbolic links`);
     if (code === "EACCES" || code === "EPERM") throw new AppError("forbidden", `${what} cannot be read: permission denied`);
     throw error;
+  }
+}
+
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }

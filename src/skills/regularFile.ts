@@ -1,5 +1,4 @@
-import { constants, type BigIntStats } from "node:fs";
-import { open, stat, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type BigIntStats } from "node:fs";
 import { fileKind } from "./files.js";
 
 /** A path that resolves to something other than a regular file; local, mapped to a wire code by callers. */
@@ -10,41 +9,50 @@ export class NotRegularFileError extends Error {
   }
 }
 
-/** An open regular file and its identity/size at open time. */
+/** An open regular file (a descriptor the caller must close) and its identity/size at open time. */
 export interface OpenedFile {
-  readonly handle: FileHandle;
+  readonly fd: number;
   readonly stats: BigIntStats;
 }
 
 /**
- * Opens a path (following links) only if it is a regular file; returns the handle and its fstat.
- * `statted` is a stat of `path` the caller already started, so it can overlap other work.
+ * Opens a path (following links) only if it is a regular file; returns the descriptor and its fstat.
  * Throws NotRegularFileError for anything else, or the fs error (ENOENT, ELOOP, EACCES, ...).
+ * Synchronous: a few local syscalls cost less than one thread-pool round trip (see docs/skills.md).
  */
-export async function openRegular(path: string, statted?: Promise<BigIntStats>): Promise<OpenedFile> {
+export function openRegular(path: string): OpenedFile {
   // Stat before open: opening a FIFO or a device can block, stream forever, or act on the device.
-  const before = await (statted ?? stat(path, { bigint: true }));
+  const before = statSync(path, { bigint: true });
   if (!before.isFile()) throw new NotRegularFileError(path, fileKind(before));
   // O_NONBLOCK keeps open() from blocking if a FIFO was swapped in after the stat.
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const stats = await handle.stat({ bigint: true });
+    const stats = fstatSync(fd, { bigint: true });
     if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
-    return { handle, stats };
+    return { fd, stats };
   } catch (error) {
-    await handle.close();
+    closeSync(fd);
     throw error;
   }
 }
 
 /** Reads up to `length` bytes at `position`; returns fewer only at end of file. */
-export async function readRange(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
+export function readRange(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
   return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+/** Closes a descriptor; a failed close of a read-only file loses nothing. */
+export function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // nothing was written through it
+  }
 }
