@@ -18,8 +18,13 @@ kc.wait_for_ready(timeout=45)
 out = {}
 r = kc.execute("import os", user_expressions={"cwd": "os.getcwd()"}, reply=True, timeout=30)
 out["cwd"] = r["content"]["user_expressions"]["cwd"]["data"]["text/plain"]
-kc.execute("import time; time.sleep(30)")
-time.sleep(1)
+sleeping = kc.execute("import time; print('sleeping', flush=True); time.sleep(30)")
+# Interrupt only once the cell runs: an interrupt that lands before would be lost or cost the reply.
+deadline = time.monotonic() + 20
+while True:
+    m = kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+    if m["parent_header"].get("msg_id") == sleeping and m["msg_type"] == "stream" and "sleeping" in m["content"]["text"]:
+        break
 kc.control_channel.send(kc.session.msg("interrupt_request", {}))
 reply = kc.get_shell_msg(timeout=20)
 out["interrupted"] = reply["content"].get("ename")

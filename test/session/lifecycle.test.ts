@@ -30,13 +30,14 @@ describe("K-4 interrupt ends an awaiting cell", () => {
   it("interrupts `await asyncio.sleep(100)` and the session stays usable", async () => {
     dirs = await sessionDirs();
     session = await openSession(dirs);
-    const future = session.execute("import asyncio\nawait asyncio.sleep(100)");
-    await waitFor(() => session!.kernel.status === "busy", "the cell to start");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const future = session.execute("import asyncio\nprint('waiting', flush=True)\nawait asyncio.sleep(100)");
+    let printed = "";
+    future.onOutput((output) => (printed += output.header.msg_type === "stream" ? (output.content as { text: string }).text : ""));
+    await waitFor(() => printed.includes("waiting"), "the cell to reach its await");
     const started = Date.now();
     await session.interrupt();
     const reply = await future.done;
-    expect(reply.status).toBe("error");
+    expect(reply).toMatchObject({ status: "error", ename: "CancelledError" });
     expect(Date.now() - started).toBeLessThan(WAIT_MS);
     expect(await run(session, "print('still here')")).toBe("still here\n");
   });
