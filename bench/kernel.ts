@@ -2,7 +2,7 @@
  * Kernel bridge benchmarks, each beside its baseline, measured in one run on one machine:
  * cold session open vs jupyter_client start_new_kernel; trivial execute round trip vs
  * jupyter_client's; `await skills.read` vs a bare pyzmq DEALER echo (the transport floor);
- * reload with 128 skills.
+ * reload with 128 skills; and a warm open from the daemon's pool (K-11) vs the cold open.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { Router } from "zeromq";
+import { WarmPool } from "../src/daemon/index.js";
 import { resolvePython } from "../src/python/index.js";
 import { Session } from "../src/session/index.js";
 import { installDir } from "../src/settings/paths.js";
@@ -22,6 +23,9 @@ const EXECUTE_RUNS = 200;
 const EXECUTE_WARMUP = 20;
 const RPC_ROUNDS = 1000;
 const RELOAD_RUNS = 20;
+const WARM_OPEN_RUNS = 5;
+/** Longest a spare may take to boot before the warm-open bench gives up. */
+const SPARE_BOOT_TIMEOUT_MS = 60_000;
 const RELOAD_SKILLS = 128;
 const BASELINE_TIMEOUT_MS = 300_000;
 
@@ -138,7 +142,36 @@ async function reloadTimes(dirs: Dirs): Promise<number[]> {
   }
 }
 
-/** Runs the four comparisons; returns medians (ms) and ratios against each baseline. */
+/** Open from a ready spare until the namespaces answer, as the daemon does for a workspace it has seen. */
+async function warmOpenTimes(dirs: Dirs): Promise<number[]> {
+  const pool = new WarmPool({ stateDir: dirs.state, size: 1, open: () => open(dirs) });
+  const extensions = { skills: true };
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < WARM_OPEN_RUNS; i++) {
+      pool.refill(dirs.workspace, extensions);
+      const deadline = Date.now() + SPARE_BOOT_TIMEOUT_MS;
+      while (pool.status()[0]?.state !== "ready") {
+        if (Date.now() > deadline) throw new Error("bench: the spare kernel did not boot in time");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const began = performance.now();
+      const session = await pool.take(dirs.workspace, extensions);
+      if (session === undefined) throw new Error("bench: the pool gave no spare");
+      try {
+        await cellValue(session, "print((await skills.list())['revision'])");
+        times.push(performance.now() - began);
+      } finally {
+        await session.close();
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+  return times;
+}
+
+/** Runs the comparisons; returns medians (ms) and ratios against each baseline. */
 export async function benchKernel(): Promise<Record<string, unknown>> {
   const python = await resolvePython(process.env);
   const dirs = await makeDirs();
@@ -147,6 +180,7 @@ export async function benchKernel(): Promise<Record<string, unknown>> {
     const albedo = await albedoOpenAndExecute(dirs);
     const baseline = await jupyterClientBaseline(python.path);
     const { rpc, floor } = await rpcVersusFloor(dirs);
+    const warm = await warmOpenTimes(dirs);
     await writeSkills(dirs.workspace, RELOAD_SKILLS);
     const reload = await reloadTimes(dirs);
     const ratio = (a: number[], b: number[]) => round(median(a) / median(b));
@@ -154,6 +188,7 @@ export async function benchKernel(): Promise<Record<string, unknown>> {
       open: { albedo_median_ms: round(median(albedo.open)), jupyter_client_median_ms: round(median(baseline.start_ms)), ratio: ratio(albedo.open, baseline.start_ms), target: "<= 1.1", runs: OPEN_RUNS },
       execute: { albedo_median_ms: round(median(albedo.execute)), jupyter_client_median_ms: round(median(baseline.execute_ms)), ratio: ratio(albedo.execute, baseline.execute_ms), target: "<= 0.5", runs: EXECUTE_RUNS },
       rpc_read: { albedo_median_ms: round(median(rpc)), pyzmq_floor_median_ms: round(median(floor)), ratio: ratio(rpc, floor), target: "<= 1.5", rounds: RPC_ROUNDS },
+      warm_open: { median_ms: round(median(warm)), cold_open_median_ms: round(median(albedo.open)), ratio: ratio(warm, albedo.open), runs: WARM_OPEN_RUNS },
       reload: { skills: RELOAD_SKILLS, median_ms: round(median(reload)), target_ms: "< 50", runs: RELOAD_RUNS },
     };
   } finally {

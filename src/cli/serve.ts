@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { Daemon, DaemonLockedError, findRunningDaemon, type ListenTarget } from "../daemon/index.js";
+import { MAX_KERNEL_POOL } from "../settings/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO } from "./command.js";
@@ -25,6 +26,15 @@ export function listenTarget(args: ParsedArgs, cwd: string): ListenTarget {
   return { host, port };
 }
 
+/** `--pool N`: spare kernels for this run (K-11), 0 to MAX_KERNEL_POOL; undefined when not given. Throws UsageError. */
+export function poolOf(args: ParsedArgs): number | undefined {
+  const given = stringOption(args, "pool");
+  if (given === undefined) return undefined;
+  const size = /^\d{1,3}$/.test(given) ? Number(given) : Number.NaN;
+  if (!(size <= MAX_KERNEL_POOL)) throw new UsageError(`--pool takes a whole number from 0 to ${MAX_KERNEL_POOL}, got "${given}"`);
+  return size;
+}
+
 /** Resolves on the first SIGTERM or SIGINT. */
 function stopSignal(): { wait: Promise<string>; dispose(): void } {
   let fire!: (signal: string) => void;
@@ -39,6 +49,7 @@ function stopSignal(): { wait: Promise<string>; dispose(): void } {
 async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const target = listenTarget(args, io.cwd);
   const sandbox = sandboxOf(args);
+  const pool = poolOf(args);
   const state = stateDir(io.env);
   const running = await findRunningDaemon(state);
   if (running !== undefined) {
@@ -52,6 +63,7 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
     env: io.env,
     listen: target,
     ...(sandbox ? { sandbox } : {}),
+    ...(pool !== undefined ? { pool } : {}),
     log: (level, message, data) => {
       if (level === "warn" || level === "error") io.stderr.write(`albedo serve ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
     },
@@ -81,6 +93,7 @@ export const serveCommand: CliCommand = {
     { name: "listen", value: "HOST:PORT", help: "loopback address to listen on (default 127.0.0.1 on a free port)" },
     { name: "socket", value: "PATH", help: "listen on a Unix socket instead of TCP" },
     SANDBOX_OPTION,
+    { name: "pool", value: "N", help: `spare kernels kept booted for the workspaces last opened, 0-${MAX_KERNEL_POOL} (default: setting kernel.pool, else 1)` },
   ],
   run: serve,
 };

@@ -8,4 +8,5 @@ export { PROBLEMS, PROBLEM_CONTENT_TYPE, type ProblemCode } from "./problem.js";
 export type { StreamEvent } from "./live.js";
 export type { CatalogRow, InstructionRow, ManagementCatalog } from "./catalog.js";
 export * from "./limits.js";
+export { DEFAULT_KERNEL_POOL, WarmPool, type SpareStatus, type WarmPoolOptions } from "./pool.js";
 export { RemoteSession, type RemoteCommandOutcome, type RemoteOutput, type RemoteSessionResource } from "./remoteSession.js";

@@ -24,6 +24,8 @@ export class LiveSession {
     readonly session: Session,
     readonly stateDir: string,
     readonly install: string | undefined,
+    /** Whether the session came from the warm pool (K-11) rather than a kernel booted for this open. */
+    readonly warm = false,
   ) {
     // An external kernel (K-13) is not the session's to watch; the registry watches its process instead.
     if (session.status().kernel !== "external") this.watchers.push(session.kernel.onStatus((event) => this.publishStatus(event.status, event.reason)));

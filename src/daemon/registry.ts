@@ -2,6 +2,7 @@ import { Session, type ExtensionState } from "../session/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import type { KernelLog } from "../kernel/index.js";
 import { LiveSession } from "./live.js";
+import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
 import { isProcessAlive } from "../settings/index.js";
@@ -15,6 +16,8 @@ export interface RegistryOptions {
   readonly log?: KernelLog;
   /** `albedo serve --sandbox`: overrides the global sandbox setting for every session. */
   readonly sandbox?: SandboxMode;
+  /** `albedo serve --pool`: overrides the `kernel.pool` setting (K-11). */
+  readonly pool?: number;
 }
 
 /** The daemon's open sessions, at most MAX_SESSIONS (counting ones still booting). */
@@ -22,8 +25,16 @@ export class SessionRegistry {
   private readonly sessions = new Map<string, LiveSession>();
   private opening = 0;
   private closing = false;
+  private readonly pool: WarmPool;
 
-  constructor(private readonly options: RegistryOptions) {}
+  constructor(private readonly options: RegistryOptions) {
+    this.pool = new WarmPool({
+      stateDir: options.stateDir,
+      open: (workspace, extensions) => this.openSession(workspace, extensions),
+      ...(options.pool !== undefined ? { size: options.pool } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+  }
 
   /**
    * Opens a session; with `externalPid` it boots no kernel and closes once that process is gone (K-13).
@@ -38,28 +49,41 @@ export class SessionRegistry {
     }
     this.opening += 1;
     try {
-      const session = await Session.open({
-        workspace,
-        home: this.options.home,
-        stateDir: this.options.stateDir,
-        env: this.options.env,
-        extensions,
-        ...(externalPid !== undefined ? { kernel: "external" as const } : {}),
-        ...(this.options.install ? { install: this.options.install } : {}),
-        ...(this.options.log ? { log: this.options.log } : {}),
-        ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
-      });
-      const live = new LiveSession(session, this.options.stateDir, this.options.install);
+      const wanted: ExtensionState = { skills: extensions.skills ?? true };
+      // A notebook's own kernel (K-13) has nothing to gain from a spare.
+      const spare = externalPid === undefined ? await this.pool.take(workspace, wanted) : undefined;
+      const session = spare ?? (await this.openSession(workspace, wanted, externalPid !== undefined));
+      const live = new LiveSession(session, this.options.stateDir, this.options.install, spare !== undefined);
       if (this.closing) {
         await live.close();
         throw new HttpProblem("kernel_died", "the daemon is shutting down");
       }
       this.sessions.set(session.id, live);
       if (externalPid !== undefined) this.watchPid(live, externalPid);
+      else this.pool.refill(workspace, wanted);
       return live;
     } finally {
       this.opening -= 1;
     }
+  }
+
+  /** The warm pool's spares (K-11), for GET /health. */
+  spares(): SpareStatus[] {
+    return this.pool.status();
+  }
+
+  private openSession(workspace: string, extensions: ExtensionState, external = false): Promise<Session> {
+    return Session.open({
+      workspace,
+      home: this.options.home,
+      stateDir: this.options.stateDir,
+      env: this.options.env,
+      extensions,
+      ...(external ? { kernel: "external" as const } : {}),
+      ...(this.options.install ? { install: this.options.install } : {}),
+      ...(this.options.log ? { log: this.options.log } : {}),
+      ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+    });
   }
 
   private watchPid(live: LiveSession, pid: number): void {
@@ -97,6 +121,6 @@ export class SessionRegistry {
     this.closing = true;
     const all = this.list();
     this.sessions.clear();
-    await Promise.allSettled(all.map((live) => live.close()));
+    await Promise.allSettled([...all.map((live) => live.close()), this.pool.close()]);
   }
 }

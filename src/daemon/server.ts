@@ -33,6 +33,8 @@ export interface DaemonOptions {
   readonly install?: string;
   readonly log?: KernelLog;
   readonly sandbox?: SandboxMode;
+  /** Spare kernels (K-11); overrides the `kernel.pool` setting. */
+  readonly pool?: number;
 }
 
 /** What restart recovery found when the daemon opened its database (O-2). */
@@ -121,11 +123,12 @@ export class Daemon {
 }
 
 /** The optional options a registry takes, without undefined keys. */
-function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog; sandbox?: SandboxMode } {
+function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog; sandbox?: SandboxMode; pool?: number } {
   return {
     ...(options.install ? { install: options.install } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.pool !== undefined ? { pool: options.pool } : {}),
   };
 }
 

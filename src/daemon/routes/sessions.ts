@@ -45,7 +45,7 @@ export function sessionResource(live: LiveSession): Record<string, unknown> {
     id: session.id,
     workspace: live.workspace,
     status: "open",
-    kernel: { status: session.status().kernel, pid: session.status().pid ?? null, sandbox: session.status().sandbox },
+    kernel: { status: session.status().kernel, pid: session.status().pid ?? null, sandbox: session.status().sandbox, warm: live.warm },
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,
     needs_reload: live.needsReload,

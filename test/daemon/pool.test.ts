@@ -1,0 +1,98 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { alive, call, killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+
+interface Spare {
+  readonly workspace: string;
+  readonly skills: boolean;
+  readonly state: "booting" | "ready";
+  readonly pid: number | null;
+}
+
+const running: DaemonProcess[] = [];
+const made: Dirs[] = [];
+
+afterEach(async () => {
+  for (const daemon of running.splice(0)) await killDaemon(daemon, "SIGTERM");
+  for (const dirs of made.splice(0)) await dirs.cleanup();
+});
+
+async function daemonWith(args: readonly string[] = [], globalSettings?: unknown): Promise<{ dirs: Dirs; daemon: DaemonProcess }> {
+  const dirs = await makeDirs();
+  made.push(dirs);
+  if (globalSettings !== undefined) await writeFile(join(dirs.state, "settings.json"), JSON.stringify(globalSettings), { mode: 0o600 });
+  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", ...args]);
+  running.push(daemon);
+  return { dirs, daemon };
+}
+
+async function spares(daemon: DaemonProcess): Promise<Spare[]> {
+  return (await call(daemon, "GET", "/health")).body.spares as Spare[];
+}
+
+/** Waits until the pool holds exactly one ready spare, for `workspace`; returns it. */
+async function readySpare(daemon: DaemonProcess, workspace: string): Promise<Spare> {
+  let found: Spare | undefined;
+  await waitFor(async () => {
+    const list = await spares(daemon);
+    found = list.length === 1 && list[0]!.workspace === workspace && list[0]!.state === "ready" ? list[0] : undefined;
+    return found !== undefined;
+  }, `a ready spare kernel for ${workspace}`);
+  return found!;
+}
+
+async function open(daemon: DaemonProcess, workspace: string, extensions?: { skills: boolean }) {
+  const created = await call(daemon, "POST", "/sessions", { workspace, ...(extensions ? { extensions } : {}) });
+  expect(created.status).toBe(201);
+  return created.body as { id: string; kernel: { pid: number; warm: boolean } };
+}
+
+describe("K-11 warm start from the daemon's kernel pool", () => {
+  it("boots a spare after an open; the next open for that workspace takes it, reloaded, and a new spare follows", async () => {
+    const { dirs, daemon } = await daemonWith();
+    await writeSkill(join(dirs.workspace, ".agents", "skills"), "early");
+    const first = await open(daemon, dirs.workspace);
+    expect(first.kernel.warm).toBe(false);
+    const spare = await readySpare(daemon, dirs.workspace);
+    expect(spare).toMatchObject({ skills: true, state: "ready" });
+    expect(spare.pid).not.toBe(first.kernel.pid);
+
+    // Written after the spare booted: taking the spare must reload it.
+    await writeSkill(join(dirs.workspace, ".agents", "skills"), "late");
+    const second = await open(daemon, dirs.workspace);
+    expect(second.kernel).toMatchObject({ warm: true, pid: spare.pid });
+    const listed = await call(daemon, "POST", `/sessions/${second.id}/execute`, { code: "print(sorted(s['name'] for s in (await skills.list())['skills'] if s['name'] in ('early', 'late')))" });
+    expect(listed.body).toMatchObject({ status: "ok", outputs: [{ msg_type: "stream", content: { text: "['early', 'late']\n" } }] });
+
+    const next = await readySpare(daemon, dirs.workspace);
+    expect([first.kernel.pid, second.kernel.pid]).not.toContain(next.pid);
+    await killDaemon(daemon, "SIGTERM");
+    for (const pid of [first.kernel.pid, second.kernel.pid, next.pid!]) expect(alive(pid)).toBe(false);
+  });
+
+  it("keeps at most kernel.pool spares: another workspace's open closes the older spare", async () => {
+    const { dirs, daemon } = await daemonWith([], { kernel: { pool: 1 } });
+    const other = join(dirs.root, "other");
+    await mkdir(other);
+    await open(daemon, dirs.workspace);
+    const old = await readySpare(daemon, dirs.workspace);
+    await open(daemon, other);
+    await readySpare(daemon, other);
+    await waitFor(() => !alive(old.pid!), "the older spare kernel to exit");
+    // A different extension set is another kind of session: it gets no spare booted for skills on.
+    expect((await open(daemon, other, { skills: false })).kernel.warm).toBe(false);
+  });
+
+  it("keeps no spare with --pool 0 or kernel.pool 0, and refuses a bad --pool", async () => {
+    for (const setup of [{ args: ["--pool", "0"] }, { args: [], settings: { kernel: { pool: 0 } } }]) {
+      const { dirs, daemon } = await daemonWith(setup.args, setup.settings);
+      await open(daemon, dirs.workspace);
+      expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
+      expect(await spares(daemon)).toEqual([]);
+    }
+    const dirs = await makeDirs();
+    made.push(dirs);
+    await expect(startDaemon(dirs, ["--pool", "9"])).rejects.toThrow(/--pool takes a whole number from 0 to 8/);
+  });
+});
