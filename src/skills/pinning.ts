@@ -1,4 +1,5 @@
-import { realpathSync, statSync, type BigIntStats } from "node:fs";
+import { lstatSync, realpathSync, statSync, type BigIntStats } from "node:fs";
+import { basename, join } from "node:path";
 import { AppError } from "../errors/index.js";
 import { isProblem, readBoundedFile } from "./files.js";
 import { decodeUtf8, parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
@@ -38,13 +39,22 @@ function stampOf(stats: BigIntStats): string {
   return `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
 
-/** Stats SKILL.md through its installed path and checks it still resolves to the pinned file. */
+/**
+ * Stats SKILL.md through its installed path and checks it still resolves to the pinned file. Call
+ * it after checkPinnedDirectory: a SKILL.md that is no link, in a directory that still resolves to
+ * its pinned real path, has that path plus its name as its own, so only a link needs a realpath.
+ */
 function statPinnedSource(entry: SkillEntry): BigIntStats {
   let real: string;
   let stats: BigIntStats;
   try {
-    real = realpathSync.native(entry.source);
-    stats = statSync(entry.source, { bigint: true });
+    stats = lstatSync(entry.source, { bigint: true });
+    if (stats.isSymbolicLink()) {
+      real = realpathSync.native(entry.source);
+      stats = statSync(entry.source, { bigint: true });
+    } else {
+      real = join(entry.resolvedDir, basename(entry.source));
+    }
   } catch (error) {
     throw reloadRequired(entry, `SKILL.md cannot be resolved (${codeOf(error)})`);
   }

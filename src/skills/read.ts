@@ -43,7 +43,7 @@ export async function readResource(
   const path = join(entry.dir, ...segments);
   await checkPinned(entry);
   checkGuard(entry, guard);
-  if (guard) checkResourceGuard(entry, resource, path, guard);
+  if (guard) checkResourceGuard(entry, resource, segments, guard);
   const opened = openResource(entry, resource, path);
   try {
     const size = Number(opened.stats.size);
@@ -68,16 +68,30 @@ export async function readResource(
 }
 
 /** Refuses a resource whose real path the guard hides (a link planted toward the state dir or the home). */
-function checkResourceGuard(entry: SkillEntry, resource: string, path: string, guard: PathGuard): void {
-  let real: string | undefined;
-  try {
-    real = realpathSync.native(path);
-  } catch {
-    real = undefined; // the open that follows reports what is wrong with the path
-  }
+function checkResourceGuard(entry: SkillEntry, resource: string, segments: readonly string[], guard: PathGuard): void {
+  const real = resourceRealPath(entry, segments);
   if (real !== undefined && !guard(real)) {
     throw new AppError("forbidden", `resource "${resource}" of skill "${entry.name}" resolves to a place this session's sandbox hides`, { skill: entry.name });
   }
+}
+
+/**
+ * The real path of a resource, or undefined when it does not resolve (the open that follows says
+ * why). Called after the pin check, so the skill directory resolves to its pinned real path: when
+ * no segment is a link the resource's real path is that plus the segments, found with one lstat per
+ * segment instead of a realpath walking every component from the root.
+ */
+function resourceRealPath(entry: SkillEntry, segments: readonly string[]): string | undefined {
+  let at = entry.dir;
+  try {
+    for (const segment of segments) {
+      at = join(at, segment);
+      if (lstatSync(at).isSymbolicLink()) return realpathSync.native(join(entry.dir, ...segments));
+    }
+  } catch {
+    return undefined;
+  }
+  return join(entry.resolvedDir, ...segments);
 }
 
 /** Refuses offsets and limits that are not in range, before anything touches the disk. */

@@ -96,6 +96,17 @@ describe("R-4 pinning", () => {
     await expectReloadRequired(entry);
   });
 
+  it("requires reload when SKILL.md is moved away and a link to the same file takes its place", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    writeFile(join(dir, "references", "a.md"), "a");
+    const entry = await entryOf(box);
+    // Same (device, inode) through the link: only the real path tells the two apart.
+    renameSync(join(dir, "SKILL.md"), join(box.base, "moved.md"));
+    symlinkSync(join(box.base, "moved.md"), join(dir, "SKILL.md"));
+    await expectReloadRequired(entry);
+  });
+
   it("requires reload when the skill directory is replaced by a renamed copy", async () => {
     const box = sandbox();
     const dir = writeSkill(box.skills, "demo");

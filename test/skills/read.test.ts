@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, renameSync, rmSync, symlinkSync, truncateSync } from "node:fs";
+import { readFileSync, realpathSync, renameSync, rmSync, symlinkSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors/index.js";
@@ -239,5 +239,25 @@ describe("R-3 resource paths", () => {
     writeFile(join(base, "outside", "ok.md"), "reachable by link");
     symlinkSync(join(base, "outside"), join(dir, "ext"));
     expect((await readResource(entry, "ext/ok.md")).content).toBe("reachable by link");
+  });
+});
+
+describe("R-3 the path guard (a sandboxed session's) sees each resource's real path", () => {
+  it("gets the pinned directory plus the segments when no segment is a link, and the link's target when one is", async () => {
+    const { entry, dir, base } = await demoSkill({ "references/notes.md": "plain" });
+    writeFile(join(base, "hidden", "secret.md"), "never served");
+    symlinkSync(join(base, "hidden"), join(dir, "refs"));
+    symlinkSync(join(base, "hidden", "secret.md"), join(dir, "key.md"));
+    const seen: string[] = [];
+    const hidden = realpathSync(join(base, "hidden"));
+    const guard = (real: string) => (seen.push(real), !real.startsWith(hidden));
+    expect((await readResource(entry, "references/notes.md", 0, 100, guard)).content).toBe("plain");
+    expect(seen).toContain(join(entry.resolvedDir, "references", "notes.md"));
+    for (const resource of ["refs/secret.md", "key.md"]) {
+      const refused = await readResource(entry, resource, 0, 100, guard).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(AppError);
+      expect((refused as AppError).code).toBe("forbidden");
+    }
+    expect(seen).toContain(join(hidden, "secret.md"));
   });
 });
