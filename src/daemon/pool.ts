@@ -6,7 +6,9 @@
  * the sandbox binds the workspace and the kernel runs in it, so a kernel cannot be started before
  * its workspace is known. After each open the pool boots a spare for that workspace; when it is
  * full the oldest spare is closed to make room. Taking a spare reloads it, so it serves the files
- * and settings as they are at the open, not as they were when it booted.
+ * and settings as they are at the open, not as they were when it booted; a spare whose sandbox or
+ * launch would now be built differently (settings changed, a new skill root or linked skill) is
+ * closed instead of used.
  */
 import type { KernelLog } from "../kernel/index.js";
 import type { ExtensionState, Session } from "../session/index.js";
@@ -39,6 +41,8 @@ interface Spare {
   /** The booting session; resolves undefined when the boot failed (already logged). */
   readonly booted: Promise<Session | undefined>;
   session: Session | undefined;
+  /** The session's sandboxKey() when it booted. */
+  bootKey: string | undefined;
 }
 
 /** Kernel states in which a spare can be handed out (a dead or restarting one is closed instead). */
@@ -82,7 +86,10 @@ export class WarmPool {
     }
     try {
       await session.reload();
-      return session;
+      if (session.sandboxKey() === spare!.bootKey) return session;
+      this.log("info", `pool: dropped the spare kernel for ${workspace}: settings or skill locations changed since it booted`);
+      await session.close();
+      return undefined;
     } catch (error) {
       this.log("warn", `pool: dropped the spare kernel for ${workspace}: reload failed (${String(error)})`);
       await session.close();
@@ -128,9 +135,11 @@ export class WarmPool {
       workspace,
       extensions,
       session: undefined,
+      bootKey: undefined,
       booted: this.options.open(workspace, extensions).then(
         (session) => {
           spare.session = session;
+          spare.bootKey = session.sandboxKey();
           return session;
         },
         (error: unknown) => {
@@ -151,9 +160,9 @@ export class WarmPool {
     if (index >= 0) this.spares.splice(index, 1);
   }
 
-  private log(level: "warn", message: string): void {
+  private log(level: "info" | "warn", message: string): void {
     if (this.options.log) this.options.log(level, message);
-    else process.stderr.write(`albedo ${level}: ${message}\n`);
+    else if (level === "warn") process.stderr.write(`albedo ${level}: ${message}\n`);
   }
 }
 

@@ -57,6 +57,24 @@ export async function prepareKernelSandbox(
   return { sandbox, launch: { ...launch, interruptMode: sandbox.interruptMode }, guard: sandboxGuard(profile) };
 }
 
+/**
+ * What a kernel's sandbox and launch are built from, as one string: the settings files' revisions
+ * (sandbox mode, limits, network and interpreter come from there), the skill roots that exist (each
+ * is bound read-only), and the real directories of skills that live outside them through a link
+ * (each bound too). A kernel booted ahead of need (K-11) is reused only while this is unchanged.
+ */
+export function sandboxInputsKey(inputs: { workspace: string; home: string; install: string }, view: SessionView): string {
+  const roots = discoveryRoots(inputs).flatMap((root) => {
+    try {
+      return [realpathSync(root.path)];
+    } catch {
+      return [];
+    }
+  });
+  const outside = view.discovered.skills.map((skill) => skill.resolvedDir).filter((dir) => !roots.some((root) => within(dir, root)));
+  return JSON.stringify([view.selection.settingsRevision, roots, [...new Set(outside)].sort()]);
+}
+
 /** Places the sandbox hides from the kernel unless an exposed path covers them. */
 const HIDDEN_SYSTEM_PATHS = ["/tmp", "/run", "/proc", "/sys"];
 

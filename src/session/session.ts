@@ -16,7 +16,7 @@ import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import type { PathGuard } from "../skills/index.js";
-import { prepareKernelSandbox } from "./sandbox.js";
+import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
 import { buildView, readSelection, type ExtensionState, type SessionView } from "./view.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
@@ -216,6 +216,11 @@ export class Session implements CommandHost {
       removed: [...before].filter((name) => !after.has(name)),
       skills: after.size,
     };
+  }
+
+  /** What the kernel's sandbox and launch depend on (see sandboxInputsKey); equal keys mean an equal kernel. */
+  sandboxKey(): string {
+    return sandboxInputsKey({ workspace: this.options.workspace, home: this.options.home, install: this.options.install ?? installDir() }, this.viewValue);
   }
 
   /** What an external kernel needs in its environment to reach this session: the RPC endpoint, token and bounds, and the extensions. */

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { alive, call, killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
@@ -69,6 +69,22 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     expect([first.kernel.pid, second.kernel.pid]).not.toContain(next.pid);
     await killDaemon(daemon, "SIGTERM");
     for (const pid of [first.kernel.pid, second.kernel.pid, next.pid!]) expect(alive(pid)).toBe(false);
+  });
+
+  it("does not hand out a spare whose sandbox would now be built differently: settings changed, or a linked skill outside the roots", async () => {
+    const { dirs, daemon } = await daemonWith();
+    await open(daemon, dirs.workspace);
+    const first = await readySpare(daemon, dirs.workspace);
+    await writeFile(join(dirs.state, "settings.json"), JSON.stringify({ limits: { openFiles: 512 } }), { mode: 0o600 });
+    expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
+    await waitFor(() => !alive(first.pid!), "the outdated spare kernel to exit");
+
+    const second = await readySpare(daemon, dirs.workspace);
+    const store = await writeSkill(join(dirs.root, "store"), "linked");
+    await mkdir(join(dirs.workspace, ".agents", "skills"), { recursive: true });
+    await symlink(store, join(dirs.workspace, ".agents", "skills", "linked"));
+    expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
+    await waitFor(() => !alive(second.pid!), "the outdated spare kernel to exit");
   });
 
   it("keeps at most kernel.pool spares: another workspace's open closes the older spare", async () => {
