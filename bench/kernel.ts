@@ -2,7 +2,8 @@
  * Kernel bridge benchmarks, each beside its baseline, measured in one run on one machine:
  * cold session open vs jupyter_client start_new_kernel; trivial execute round trip vs
  * jupyter_client's; `await skills.read` vs a bare pyzmq DEALER echo (the transport floor);
- * reload with 128 skills; and a warm open from the daemon's pool (K-11) vs the cold open.
+ * reload with 128 skills; a warm open from the daemon's pool (K-11) vs the cold open; and how
+ * long an interrupt takes to end a cell that awaits and one that blocks (K-4: within a second).
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -24,6 +25,9 @@ const EXECUTE_WARMUP = 20;
 const RPC_ROUNDS = 1000;
 const RELOAD_RUNS = 20;
 const WARM_OPEN_RUNS = 5;
+const INTERRUPT_RUNS = 10;
+/** Longest a bench cell may take to print that it runs before the interrupt bench gives up. */
+const CELL_START_TIMEOUT_MS = 30_000;
 /** Longest a spare may take to boot before the warm-open bench gives up. */
 const SPARE_BOOT_TIMEOUT_MS = 60_000;
 const RELOAD_SKILLS = 128;
@@ -127,6 +131,37 @@ async function rpcVersusFloor(dirs: Dirs): Promise<{ rpc: number[]; floor: numbe
   }
 }
 
+/** From session.interrupt() to the cell's reply, for a cell that awaits and one that blocks in C code. */
+async function interruptTimes(dirs: Dirs): Promise<{ awaiting: number[]; blocking: number[] }> {
+  const session = await open(dirs);
+  const cells = {
+    awaiting: "import asyncio\nprint('running', flush=True)\nawait asyncio.sleep(100)",
+    blocking: "import time\nprint('running', flush=True)\ntime.sleep(100)",
+  };
+  const out = { awaiting: [] as number[], blocking: [] as number[] };
+  try {
+    for (let i = 0; i < INTERRUPT_RUNS; i++) {
+      for (const kind of ["awaiting", "blocking"] as const) {
+        const future = session.execute(cells[kind]);
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error("bench: the cell to interrupt never started")), CELL_START_TIMEOUT_MS);
+          future.onOutput((o) => {
+            if (o.header.msg_type === "stream") (clearTimeout(timer), resolve());
+          });
+        });
+        const began = performance.now();
+        await session.interrupt();
+        const reply = await future.done;
+        if (reply.status !== "error") throw new Error(`bench: an interrupted ${kind} cell ended with ${reply.status}`);
+        out[kind].push(performance.now() - began);
+      }
+    }
+  } finally {
+    await session.close();
+  }
+  return out;
+}
+
 async function reloadTimes(dirs: Dirs): Promise<number[]> {
   const session = await open(dirs);
   try {
@@ -181,6 +216,7 @@ export async function benchKernel(): Promise<Record<string, unknown>> {
     const baseline = await jupyterClientBaseline(python.path);
     const { rpc, floor } = await rpcVersusFloor(dirs);
     const warm = await warmOpenTimes(dirs);
+    const interrupt = await interruptTimes(dirs);
     await writeSkills(dirs.workspace, RELOAD_SKILLS);
     const reload = await reloadTimes(dirs);
     const ratio = (a: number[], b: number[]) => round(median(a) / median(b));
@@ -189,6 +225,7 @@ export async function benchKernel(): Promise<Record<string, unknown>> {
       execute: { albedo_median_ms: round(median(albedo.execute)), jupyter_client_median_ms: round(median(baseline.execute_ms)), ratio: ratio(albedo.execute, baseline.execute_ms), target: "<= 0.5", runs: EXECUTE_RUNS },
       rpc_read: { albedo_median_ms: round(median(rpc)), pyzmq_floor_median_ms: round(median(floor)), ratio: ratio(rpc, floor), target: "<= 1.5", rounds: RPC_ROUNDS },
       warm_open: { median_ms: round(median(warm)), cold_open_median_ms: round(median(albedo.open)), ratio: ratio(warm, albedo.open), runs: WARM_OPEN_RUNS },
+      interrupt: { awaiting_median_ms: round(median(interrupt.awaiting)), blocking_median_ms: round(median(interrupt.blocking)), target_ms: "< 1000", runs: INTERRUPT_RUNS },
       reload: { skills: RELOAD_SKILLS, median_ms: round(median(reload)), target_ms: "< 50", runs: RELOAD_RUNS },
     };
   } finally {
