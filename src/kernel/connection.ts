@@ -104,15 +104,21 @@ async function freeTcpPorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/** The connection file's text. */
+export function connectionText(info: ConnectionInfo): string {
+  return JSON.stringify(info, null, 2) + "\n";
+}
+
 /** Writes the connection file with mode 0600 (refusing to overwrite) and returns its path. */
 export async function writeConnectionFile(runDir: string, info: ConnectionInfo): Promise<string> {
   const path = join(runDir, `kernel-${randomBytes(4).toString("hex")}.json`);
-  await writeFile(path, JSON.stringify(info, null, 2) + "\n", { mode: 0o600, flag: "wx" });
+  await writeFile(path, connectionText(info), { mode: 0o600, flag: "wx" });
   await chmod(path, 0o600);
   return path;
 }
 
-/** Removes the connection file and any IPC socket files; missing files are fine. */
-export async function removeConnectionFiles(connectionFile: string, info: ConnectionInfo): Promise<void> {
-  await Promise.all([connectionFile, ...ipcSocketFiles(info)].map((path) => rm(path, { force: true })));
+/** Removes the connection file (when there is one on disk) and any IPC socket files; missing files are fine. */
+export async function removeConnectionFiles(connectionFile: string | undefined, info: ConnectionInfo): Promise<void> {
+  const files = connectionFile === undefined ? ipcSocketFiles(info) : [connectionFile, ...ipcSocketFiles(info)];
+  await Promise.all(files.map((path) => rm(path, { force: true })));
 }

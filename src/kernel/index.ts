@@ -2,7 +2,7 @@
 export { startKernel, KernelClient, SHELL_REQUEST_TIMEOUT_MS, INTERRUPT_REPLY_TIMEOUT_MS } from "./client.js";
 export { ExecuteFuture, MAX_PENDING_OUTPUTS, MISSING_REPLY_ENAME, REPLY_AFTER_IDLE_GRACE_MS } from "./future.js";
 export { KERNEL_READY_TIMEOUT_MS, KERNEL_INFO_RETRY_MS, SHUTDOWN_REPLY_TIMEOUT_MS } from "./instance.js";
-export { SIGTERM_TIMEOUT_MS, SIGKILL_TIMEOUT_MS } from "./launcher.js";
+export { CONNECTION_FILE_PLACEHOLDER, SIGTERM_TIMEOUT_MS, SIGKILL_TIMEOUT_MS, substituteConnectionFile } from "./launcher.js";
 export { HEARTBEAT_INTERVAL_MS, HEARTBEAT_MISSES } from "./heartbeat.js";
 export { MAX_UNIX_SOCKET_PATH_BYTES } from "./connection.js";
 export { KernelStartError, kernelDiedError } from "./errors.js";
@@ -14,6 +14,6 @@ export {
 } from "./kernelspecs.js";
 export type {
   CompleteReply, Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply, InputHandler, InterruptEvent, KernelInfo,
-  KernelLaunchSpec, KernelLog, KernelWrap, KernelStatus, KernelTransport, LogLevel, StartKernelOptions, StatusEvent,
+  KernelLaunch, KernelLaunchSpec, KernelLog, KernelWrap, WrappedLaunch, KernelStatus, KernelTransport, LogLevel, StartKernelOptions, StatusEvent,
 } from "./kernel.js";
 export type { SupervisorEvents } from "./supervisor.js";

@@ -7,11 +7,11 @@ import { randomUUID } from "node:crypto";
 import type { KernelMessage } from "@jupyterlab/services";
 import { KernelChannels, type SendChannel } from "./channels.js";
 import {
-  channelAddress, ensureRunDir, newConnectionInfo, removeConnectionFiles, writeConnectionFile, type ConnectionInfo,
+  channelAddress, connectionText, ensureRunDir, newConnectionInfo, removeConnectionFiles, writeConnectionFile, type ConnectionInfo,
 } from "./connection.js";
 import { KernelStartError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
-import type { KernelInfo, KernelLog, StartKernelOptions } from "./kernel.js";
+import type { KernelInfo, KernelLog, StartKernelOptions, WrappedLaunch } from "./kernel.js";
 import { kernelArgv, KernelProcess, SIGKILL_TIMEOUT_MS, type ProcessExit } from "./launcher.js";
 import { kernelInfoRequest, shutdownRequest } from "./messages.js";
 import { createSigner } from "./signing.js";
@@ -40,7 +40,8 @@ export class KernelInstance {
 
   private constructor(
     readonly info: ConnectionInfo,
-    readonly connectionFile: string,
+    /** The connection file on disk; undefined when a wrapper delivered it (sandboxed kernels). */
+    readonly connectionFile: string | undefined,
     readonly process: KernelProcess,
     private readonly sessionId: string,
     private readonly handlers: InstanceHandlers,
@@ -56,13 +57,16 @@ export class KernelInstance {
   static async boot(options: StartKernelOptions, sessionId: string, handlers: InstanceHandlers): Promise<KernelInstance> {
     await ensureRunDir(options.runDir);
     const info = await newConnectionInfo(options.runDir, options.transport ?? "ipc");
-    const connectionFile = await writeConnectionFile(options.runDir, info);
+    // A wrapper (the sandbox) hands the kernel its connection file itself: the key then never sits on disk.
+    const connectionFile = options.wrap ? undefined : await writeConnectionFile(options.runDir, info);
     let process: KernelProcess;
     try {
       const env = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...options.extraEnv };
-      const argv = kernelArgv(options.spec.argv, connectionFile, options.extraArgv, options.wrap, env);
-      handlers.log("info", "starting kernel", { argv: redactArgv(argv), transport: info.transport });
-      process = KernelProcess.launch({ argv, env, cwd: options.cwd, log: handlers.log });
+      const launch: WrappedLaunch = options.wrap
+        ? options.wrap({ argv: [...options.spec.argv, ...(options.extraArgv ?? [])], env, connection: connectionText(info) })
+        : { argv: kernelArgv(options.spec.argv, connectionFile!, options.extraArgv), fds: [] };
+      handlers.log("info", "starting kernel", { argv: redactArgv(launch.argv), transport: info.transport });
+      process = KernelProcess.launch({ launch, env, cwd: options.cwd, log: handlers.log });
     } catch (error) {
       await removeConnectionFiles(connectionFile, info);
       throw error;
@@ -180,6 +184,6 @@ export class KernelInstance {
 const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD/i;
 
 /** The argv with the value of every `--setenv NAME VALUE` whose NAME looks secret replaced (the sandbox passes the RPC token so). */
-export function redactArgv(argv: readonly string[]): string[] {
+export function redactArgv(argv: readonly string[]): readonly string[] {
   return argv.map((arg, i) => (i >= 2 && argv[i - 2] === "--setenv" && SECRET_NAME.test(argv[i - 1]!) ? "<redacted>" : arg));
 }

@@ -15,11 +15,31 @@ export interface KernelLaunchSpec {
 
 export type KernelTransport = "ipc" | "tcp";
 
+/** What a wrapper is given: the kernel's command line before it is wrapped. */
+export interface KernelLaunch {
+  /** The command line, `{connection_file}` placeholder still in it. */
+  readonly argv: readonly string[];
+  /** The environment the process will get; a sandbox that clears it passes the kernel's variables on itself. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The connection file's JSON text (it holds the kernel's signing key). */
+  readonly connection: string;
+}
+
+/** The process a wrapped launch becomes. */
+export interface WrappedLaunch {
+  /** The final command line. */
+  readonly argv: readonly string[];
+  /** Open descriptors the child inherits as fds 3, 4, … in this order (bwrap binds pinned directories from them). */
+  readonly fds: readonly number[];
+  /** Text the child reads from a pipe at fd `3 + fds.length`, closed once written. */
+  readonly feed?: string;
+}
+
 /**
- * Rewrites the kernel's argv just before spawn. It sees the environment the process will get,
- * because a sandbox that clears the environment must pass the kernel's variables on itself.
+ * Rewrites a kernel launch just before spawn. The wrapper delivers the connection file itself
+ * (the sandbox copies it into the kernel's private /run), so the runtime writes none to disk.
  */
-export type KernelWrap = (argv: string[], env: Readonly<Record<string, string | undefined>>) => string[];
+export type KernelWrap = (launch: KernelLaunch) => WrappedLaunch;
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 

@@ -2,8 +2,9 @@
  * Spawns the kernel process and stops it with the signal half of the shutdown ladder (K-9).
  * The kernel leads its own process group, so signals reach whatever it started too.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import type { KernelLog, KernelWrap } from "./kernel.js";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import type { Writable } from "node:stream";
+import type { KernelLog, WrappedLaunch } from "./kernel.js";
 
 export const SIGTERM_TIMEOUT_MS = 3_000;
 export const SIGKILL_TIMEOUT_MS = 2_000;
@@ -16,7 +17,7 @@ export interface ProcessExit {
 }
 
 export interface LaunchRequest {
-  readonly argv: readonly string[];
+  readonly launch: WrappedLaunch;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   readonly log: KernelLog;
@@ -43,11 +44,22 @@ export class KernelProcess {
     });
   }
 
-  /** Starts `argv` detached into its own process group; spawn failures surface through `exited`. */
+  /**
+   * Starts the launch detached into its own process group, handing it its descriptors and its feed;
+   * spawn failures surface through `exited`.
+   */
   static launch(request: LaunchRequest): KernelProcess {
-    const [command, ...args] = request.argv;
+    const { argv, fds, feed } = request.launch;
+    const [command, ...args] = argv;
     if (command === undefined) throw new Error("kernel argv is empty");
-    const child = spawn(command, args, { cwd: request.cwd, env: request.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const stdio: StdioOptions = ["ignore", "pipe", "pipe", ...fds, ...(feed === undefined ? [] : ["pipe" as const])];
+    const child = spawn(command, args, { cwd: request.cwd, env: request.env, detached: true, stdio });
+    if (feed !== undefined) {
+      const pipe = child.stdio[3 + fds.length] as Writable | null;
+      // A child that dies before reading its feed must not turn EPIPE into an uncaught error.
+      pipe?.on("error", () => undefined);
+      pipe?.end(feed);
+    }
     return new KernelProcess(child, request.log);
   }
 
@@ -108,17 +120,15 @@ export class KernelProcess {
   }
 }
 
-/** The final argv: placeholder replaced, extra args appended, then the optional wrapper applied (it sees the spawn env). */
-export function kernelArgv(
-  specArgv: readonly string[],
-  connectionFile: string,
-  extraArgv: readonly string[] = [],
-  wrap?: KernelWrap,
-  env: NodeJS.ProcessEnv = process.env,
-): string[] {
-  if (!specArgv.some((arg) => arg.includes(CONNECTION_FILE_PLACEHOLDER))) {
-    throw new Error(`kernel argv must contain the ${CONNECTION_FILE_PLACEHOLDER} placeholder: ${JSON.stringify(specArgv)}`);
+/** The kernel's own argv: the spec's with the placeholder replaced by `connectionFile`, then `extraArgv`. */
+export function kernelArgv(specArgv: readonly string[], connectionFile: string, extraArgv: readonly string[] = []): string[] {
+  return [...substituteConnectionFile(specArgv, connectionFile), ...extraArgv];
+}
+
+/** `argv` with every `{connection_file}` replaced; throws when the placeholder is missing. */
+export function substituteConnectionFile(argv: readonly string[], connectionFile: string): string[] {
+  if (!argv.some((arg) => arg.includes(CONNECTION_FILE_PLACEHOLDER))) {
+    throw new Error(`kernel argv must contain the ${CONNECTION_FILE_PLACEHOLDER} placeholder: ${JSON.stringify(argv)}`);
   }
-  const argv = [...specArgv.map((arg) => arg.split(CONNECTION_FILE_PLACEHOLDER).join(connectionFile)), ...extraArgv];
-  return wrap ? wrap(argv, env) : argv;
+  return argv.map((arg) => arg.split(CONNECTION_FILE_PLACEHOLDER).join(connectionFile));
 }

@@ -1,16 +1,21 @@
 /**
- * The kernel sandbox (K-10): decide whether a kernel runs inside bubblewrap, and build the argv
- * prefix that puts it there with its resource limits. The kernel client calls `wrap` on its final
- * argv just before spawning.
+ * The kernel sandbox (K-10): decide whether a kernel runs inside bubblewrap, pin once what it may
+ * see, and build the launch that puts it there with its resource limits. The kernel client calls
+ * `wrap` on every launch of the session's kernel, the first and each restart, and gets the same
+ * pinned view each time.
  */
 import { createPidsCgroup, type PidsCgroup } from "./cgroup.js";
-import { detectSandbox } from "./detect.js";
+import { detectSandbox, type Detection } from "./detect.js";
+import type { KernelWrap } from "../kernel/index.js";
 import { prlimitArgv, resolveLimits, type ResourceLimits } from "./limits.js";
-import { bwrapArgs, profileMounts, sandboxEnv, type SandboxProfile } from "./profile.js";
+import { within } from "./paths.js";
+import { SandboxPlan, type PlanNote } from "./plan.js";
+import { bwrapLaunch, checkProfile, sandboxedKernelArgv, sandboxEnv, type SandboxProfile } from "./profile.js";
 
-export { DEFAULT_LIMITS, LIMIT_MINIMUMS, MAX_LIMIT_VALUE, DEFAULT_MEMORY_MB, DEFAULT_OPEN_FILES, DEFAULT_PROCESSES, resolveLimits, type ResourceLimits } from "./limits.js";
+export { DEFAULT_LIMITS, LIMIT_MINIMUMS, MAX_LIMIT_VALUE, DEFAULT_MEMORY_MB, DEFAULT_OPEN_FILES, DEFAULT_PROCESSES, DEFAULT_SHM_MB, resolveLimits, type ResourceLimits } from "./limits.js";
 export { detectSandbox, findExecutable, PROBE_TIMEOUT_MS, warmSandboxProbe, type Detection } from "./detect.js";
-export { bwrapArgs, sandboxEnv, type SandboxProfile } from "./profile.js";
+export { sandboxEnv, SANDBOX_CONNECTION_FILE, type SandboxProfile } from "./profile.js";
+export { planKey, PROTECTED_WORKSPACE_DIRS, SCRATCH_DIRS, type ExposureRequest, type PlanNote } from "./plan.js";
 export { sandboxedPid, signalSandboxed } from "./pids.js";
 export { pythonReadPaths } from "./python.js";
 
@@ -18,8 +23,8 @@ export type SandboxMode = "auto" | "required" | "off";
 export const SANDBOX_MODES: readonly SandboxMode[] = ["auto", "required", "off"];
 export const DEFAULT_SANDBOX_MODE: SandboxMode = "auto";
 
-/** Rewrites a kernel argv; `spawnEnv` (default process.env) supplies the allow-listed variables. */
-export type Wrap = (argv: string[], spawnEnv?: Readonly<Record<string, string | undefined>>) => string[];
+/** Rewrites a kernel launch (see KernelWrap): the argv goes inside bwrap, pinned directories and the connection file come along. */
+export type Wrap = KernelWrap;
 
 export interface BwrapSandbox {
   readonly kind: "bwrap";
@@ -31,7 +36,17 @@ export interface BwrapSandbox {
   readonly processCap: "cgroup" | "rlimit" | "none";
   /** Texts for the caller to print once: parts of the protection that are missing on this machine. */
   readonly warnings: readonly string[];
-  /** Removes what prepareSandbox created (the cgroup), killing anything still in it. */
+  /** Requested paths the plan refused to expose, and why (the runtime may still serve skills there). */
+  readonly notes: readonly PlanNote[];
+  /** What the sandbox exposes, as one string; equal keys mean an equal sandbox. */
+  readonly key: string;
+  /**
+   * Whether the runtime may serve the file at `realPath` to this sandbox's kernel (skills.read and
+   * friends run outside the sandbox): yes under a path the sandbox exposes, or outside every
+   * place it hides (the state dir, the home, the host's /tmp, /run, /proc, /sys).
+   */
+  guard(realPath: string): boolean;
+  /** Closes the pinned descriptors and removes the cgroup, killing anything still in it. Idempotent. */
   dispose(): Promise<void>;
 }
 
@@ -40,8 +55,8 @@ export interface NoSandbox {
   readonly reason: string;
   /** Set in mode "auto": the text the caller prints once. Absent when the user chose "off". */
   readonly warning?: string;
-  /** Returns the argv unchanged. */
-  readonly wrap: Wrap;
+  /** No wrapper: the kernel starts as it is. */
+  readonly wrap: undefined;
   dispose(): Promise<void>;
 }
 
@@ -76,23 +91,50 @@ export function prepareSandbox(options: PrepareSandboxOptions): Sandbox {
     const what = found.missing ? "bubblewrap not found" : found.reason;
     return noSandbox(found.reason, `sandbox: ${what}; kernels run unsandboxed. ${INSTALL_HINT}, or set sandbox to off to silence this.`);
   }
-  const toolPaths = found.prlimit ? [found.prlimit] : [];
-  profileMounts(options.profile, toolPaths);
+  return bwrapSandbox(options, found, limits);
+}
+
+/** Pins the plan, makes the cgroup and builds the wrapper of a usable bubblewrap. */
+function bwrapSandbox(options: PrepareSandboxOptions, found: Extract<Detection, { usable: true }>, limits: ResourceLimits): BwrapSandbox {
+  checkProfile(options.profile);
   const warnings: string[] = [];
   const limitArgv = found.prlimit ? prlimitArgv(found.prlimit, limits) : [];
   if (!found.prlimit) warnings.push("sandbox: prlimit (util-linux) not found; memory, process and open-file limits are not applied.");
-  const cgroup = options.pidsCgroup === false ? "not requested" : createPidsCgroup(limits.processes);
+  const tools = found.prlimit ? [{ path: found.prlimit, kind: "ro" as const, what: "prlimit" }] : [];
+  const plan = SandboxPlan.make(options.profile, [...options.profile.readOnly, ...tools]);
+  let cgroup: PidsCgroup | string;
+  try {
+    cgroup = options.pidsCgroup === false ? "not requested" : createPidsCgroup(limits.processes);
+  } catch (error) {
+    plan.close();
+    throw error;
+  }
   const processCap = processCapOf(cgroup, found.prlimit !== undefined);
   if (processCap === "none" && found.prlimit) {
     warnings.push(`sandbox: running as root, where the process limit does not hold and no cgroup could be made (${String(cgroup)}); a fork bomb in a kernel is bounded only by the host.`);
   }
   const prefix = typeof cgroup === "string" ? [] : cgroup.joinArgv;
-  const wrap: Wrap = (argv, spawnEnv = process.env) => {
+  // Every launch (the first and each restart) binds the same pinned descriptors: nothing is re-resolved.
+  const wrap: Wrap = ({ argv, env: spawnEnv, connection }) => {
     const env = sandboxEnv(options.profile, spawnEnv);
-    return [...prefix, found.bwrap, ...bwrapArgs(options.profile, env, toolPaths), "--", ...limitArgv, ...argv];
+    const launch = bwrapLaunch(options.profile, plan, env, { shmMB: limits.shmMB, connection: true });
+    return { argv: [...prefix, found.bwrap, ...launch.args, "--", ...limitArgv, ...sandboxedKernelArgv(argv)], fds: launch.fds, feed: connection };
   };
-  const dispose = typeof cgroup === "string" ? () => Promise.resolve() : () => cgroup.dispose();
-  return { kind: "bwrap", wrap, interruptMode: "message", limits, processCap, warnings, dispose };
+  const guard = pathGuard(plan, options.profile);
+  const dispose = async () => {
+    plan.close();
+    if (typeof cgroup !== "string") await cgroup.dispose();
+  };
+  return { kind: "bwrap", wrap, interruptMode: "message", limits, processCap, warnings, notes: plan.notes, key: plan.key(), guard, dispose };
+}
+
+/** Places the sandbox hides from the kernel unless an exposed path covers them. */
+const HIDDEN_SYSTEM_PATHS = ["/tmp", "/run", "/proc", "/sys"];
+
+function pathGuard(plan: SandboxPlan, profile: SandboxProfile): (realPath: string) => boolean {
+  const exposed = plan.exposedPaths();
+  const hidden = [...new Set([profile.stateDir, plan.places.stateDir, profile.home, plan.places.home, ...HIDDEN_SYSTEM_PATHS])];
+  return (real) => exposed.some((base) => within(real, base)) || !hidden.some((base) => within(real, base));
 }
 
 function processCapOf(cgroup: PidsCgroup | string, hasPrlimit: boolean): BwrapSandbox["processCap"] {
@@ -102,6 +144,6 @@ function processCapOf(cgroup: PidsCgroup | string, hasPrlimit: boolean): BwrapSa
 }
 
 function noSandbox(reason: string, warning?: string): NoSandbox {
-  const base = { kind: "none" as const, reason, wrap: (argv: string[]) => argv, dispose: () => Promise.resolve() };
+  const base = { kind: "none" as const, reason, wrap: undefined, dispose: () => Promise.resolve() };
   return warning === undefined ? base : { ...base, warning };
 }

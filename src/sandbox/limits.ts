@@ -10,6 +10,12 @@ export const DEFAULT_MEMORY_MB = 4096;
 export const DEFAULT_PROCESSES = 256;
 /** Default cap on open file descriptors per process. */
 export const DEFAULT_OPEN_FILES = 1024;
+/**
+ * Default size of the sandbox's shared-memory tmpfs (/dev/shm), in MiB. It is the one writable
+ * place in the sandbox backed by RAM (its /tmp and home live on disk in the run dir), so a kernel
+ * holds at most memoryMB + shmMB of memory.
+ */
+export const DEFAULT_SHM_MB = 64;
 
 /** Smallest accepted memory cap, in MiB: below this a Python interpreter cannot start. */
 export const MIN_MEMORY_MB = 64;
@@ -17,6 +23,8 @@ export const MIN_MEMORY_MB = 64;
 export const MIN_PROCESSES = 8;
 /** Smallest accepted open-files cap: ZeroMQ sockets and the interpreter's own files. */
 export const MIN_OPEN_FILES = 64;
+/** Smallest accepted /dev/shm size, in MiB (multiprocessing's semaphores need a little). */
+export const MIN_SHM_MB = 1;
 /** Largest accepted value of any limit (keeps byte arithmetic exact in a double). */
 export const MAX_LIMIT_VALUE = 2 ** 31;
 
@@ -27,16 +35,19 @@ export interface ResourceLimits {
   readonly processes: number;
   /** RLIMIT_NOFILE. */
   readonly openFiles: number;
+  /** Size of /dev/shm, in MiB: the sandbox's only RAM-backed writable place. */
+  readonly shmMB: number;
 }
 
 export const DEFAULT_LIMITS: ResourceLimits = {
   memoryMB: DEFAULT_MEMORY_MB,
   processes: DEFAULT_PROCESSES,
   openFiles: DEFAULT_OPEN_FILES,
+  shmMB: DEFAULT_SHM_MB,
 };
 
 /** The smallest value each limit accepts: below these a Python kernel cannot start. */
-export const LIMIT_MINIMUMS: ResourceLimits = { memoryMB: MIN_MEMORY_MB, processes: MIN_PROCESSES, openFiles: MIN_OPEN_FILES };
+export const LIMIT_MINIMUMS: ResourceLimits = { memoryMB: MIN_MEMORY_MB, processes: MIN_PROCESSES, openFiles: MIN_OPEN_FILES, shmMB: MIN_SHM_MB };
 
 /** Fills absent limits with the defaults; throws naming the limit and value when one is not an integer in range. */
 export function resolveLimits(given: Partial<ResourceLimits> = {}): ResourceLimits {

@@ -1,10 +1,12 @@
 /**
  * The bwrap profile of one kernel (K-10): which paths it sees and how, its namespaces, and its
- * environment. Pure argument building; nothing here starts a process.
+ * environment. Pure argument building over a pinned plan; nothing here starts a process.
  */
-import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { exposure, hiding, mountArgs, orderMounts, realPathOrUndefined, type Mount } from "./mounts.js";
+import { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "../kernel/index.js";
+import { mountArgs, viewMounts } from "./mounts.js";
+import { within } from "./paths.js";
+import type { ExposureRequest, SandboxPlan } from "./plan.js";
 
 /** PATH inside the sandbox when the spawn environment gives none. */
 export const DEFAULT_SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
@@ -25,51 +27,35 @@ export const PASS_ENV_NAMES: readonly string[] = [
 export const PASS_ENV_PREFIXES: readonly string[] = ["ALBEDO_RPC_"];
 /** Kept visible under the hidden /run when network is allowed, so DNS through systemd-resolved works. */
 export const RESOLVER_RUN_DIR = "/run/systemd/resolve";
+/** Where the kernel reads its connection file: a 0600 file in the sandbox's private /run, never on the host's disk. */
+export const SANDBOX_CONNECTION_FILE = "/run/albedo/connection.json";
+const MIB = 1024 * 1024;
+/** Host places hidden behind a small empty tmpfs. */
+const TMPFS_HIDDEN_PATHS: readonly string[] = ["/run"];
 
 export interface SandboxProfile {
   /** Read-write; the kernel's working directory. Must exist. */
   readonly workspace: string;
-  /** The session's own 0700 run dir (connection file, IPC sockets); read-write. Must exist. */
+  /** The session's own 0700 run dir (IPC sockets, scratch dirs); read-write. Must exist. Its parent holds every session's run dir: never exposed. */
   readonly runDir: string;
-  /** $ALBEDO_HOME: hidden entirely except `runDir` (and skill roots inside it). */
+  /** $ALBEDO_HOME: hidden entirely except `runDir` (and user skill roots inside it). */
   readonly stateDir: string;
-  /** The user's home: hidden except what is exposed below; HOME inside points at the empty tmpfs. */
+  /** The user's home: replaced by a private scratch dir, except what is exposed below. */
   readonly home: string;
-  /** Skill roots, read-only; links are followed, missing roots skipped. */
-  readonly skillRoots: readonly string[];
-  /** More read-only paths, e.g. the resolved targets of linked skill directories from the snapshot. */
-  readonly extraReadOnly?: readonly string[];
-  /** The interpreter's venv, base install and `<install>/kernel`, read-only. */
-  readonly pythonPaths: readonly string[];
+  /** Directories to show read-only (skill roots, linked skills, the Python install): judged and pinned once. */
+  readonly readOnly: readonly ExposureRequest[];
   /** Share the host network; default false (a private network namespace with only loopback). */
   readonly network?: boolean;
   /** Set inside the sandbox last, over everything (e.g. the RPC address and token). */
   readonly env?: Readonly<Record<string, string>>;
 }
 
-/** The directory at `path` resolved through links; throws naming `what` when it is not an existing directory. */
-function requireDir(what: string, path: string): string {
-  if (!isAbsolute(path)) throw new Error(`sandbox ${what} must be an absolute path: ${path}`);
-  const real = realPathOrUndefined(path);
-  if (real === undefined || !statSync(real).isDirectory()) throw new Error(`sandbox ${what} is not an existing directory: ${path}`);
-  return real;
-}
-
-/** The ordered mounts of `profile`; throws when the workspace or run dir is not an existing directory. */
-export function profileMounts(profile: SandboxProfile, toolPaths: readonly string[] = []): Mount[] {
-  requireDir("workspace", profile.workspace);
-  requireDir("run dir", profile.runDir);
-  const mounts: Mount[] = [
-    ...hiding("hide", "/tmp"),
-    ...hiding("hide", "/run"),
-    ...(profile.network ? exposure("ro", RESOLVER_RUN_DIR) : []),
-    ...hiding("hide", profile.home),
-    ...hiding("hide-always", profile.stateDir),
-    ...[...profile.pythonPaths, ...profile.skillRoots, ...(profile.extraReadOnly ?? []), ...toolPaths].flatMap((p) => exposure("ro", p)),
-    ...exposure("rw", profile.workspace),
-    ...exposure("rw", profile.runDir),
-  ];
-  return orderMounts(mounts);
+/** Throws when a profile path is not absolute; existence is the plan's to check. */
+export function checkProfile(profile: SandboxProfile): void {
+  for (const [what, path] of [["workspace", profile.workspace], ["run dir", profile.runDir], ["state dir", profile.stateDir], ["home", profile.home]] as const) {
+    if (!isAbsolute(path)) throw new Error(`sandbox ${what} must be an absolute path: ${path}`);
+  }
+  if (within(profile.runDir, profile.workspace)) throw new Error(`sandbox run dir ${profile.runDir} lies inside the workspace`);
 }
 
 /** The environment inside the sandbox: defaults, then allow-listed spawn variables, then `profile.env`. */
@@ -83,22 +69,44 @@ export function sandboxEnv(profile: SandboxProfile, spawnEnv: Readonly<Record<st
   return { ...env, ...(profile.env ?? {}) };
 }
 
+/** The bwrap command line of one launch, and the descriptors it binds from (fds 3 on). */
+export interface BwrapLaunch {
+  /** Everything between `bwrap` and `--`. */
+  readonly args: string[];
+  readonly fds: number[];
+}
+
+/** Per-launch choices: the /dev/shm size, and whether a connection file is fed on the pipe after the descriptors. */
+export interface LaunchChoices {
+  readonly shmMB: number;
+  readonly connection: boolean;
+}
+
 /**
- * The bwrap options (everything between `bwrap` and `--`) for `profile`. `--cap-drop ALL` matters
- * most when the host user is root: without it the sandbox's root could unmount the tmpfs that
- * hides the state dir.
+ * The bwrap options for `profile` over its pinned `plan`. `--cap-drop ALL` matters most when the
+ * host user is root: without it the sandbox's root could unmount the tmpfs that hides the state
+ * dir. With `connection`, bwrap copies the connection file from the descriptor after the binds'.
  */
-export function bwrapArgs(profile: SandboxProfile, env: Readonly<Record<string, string>>, toolPaths: readonly string[] = []): string[] {
-  const workspace = requireDir("workspace", profile.workspace);
+export function bwrapLaunch(profile: SandboxProfile, plan: SandboxPlan, env: Readonly<Record<string, string>>, choices: LaunchChoices): BwrapLaunch {
+  const { mounts, fds } = viewMounts(plan, TMPFS_HIDDEN_PATHS, [profile.stateDir, plan.places.stateDir], 3);
   const args = [
     "--die-with-parent", "--new-session",
     "--unshare-all", "--unshare-user", ...(profile.network ? ["--share-net"] : []),
     "--cap-drop", "ALL",
     "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-    ...mountArgs(profileMounts(profile, toolPaths)),
-    "--chdir", workspace,
+    // /dev is a tmpfs of its own: without a sized /dev/shm a kernel could fill RAM through it.
+    "--size", String(choices.shmMB * MIB), "--tmpfs", "/dev/shm",
+    ...mountArgs(mounts),
+    ...(profile.network ? ["--ro-bind-try", RESOLVER_RUN_DIR, RESOLVER_RUN_DIR] : []),
+    ...(choices.connection ? ["--perms", "0600", "--file", String(3 + fds.length), SANDBOX_CONNECTION_FILE] : []),
+    "--chdir", plan.places.workspace,
     "--clearenv",
   ];
   for (const [name, value] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) args.push("--setenv", name, value);
-  return args;
+  return { args, fds };
+}
+
+/** The kernel argv with the connection file placeholder pointing at the sandbox's copy, when it has one. */
+export function sandboxedKernelArgv(argv: readonly string[]): string[] {
+  return argv.some((arg) => arg.includes(CONNECTION_FILE_PLACEHOLDER)) ? substituteConnectionFile(argv, SANDBOX_CONNECTION_FILE) : [...argv];
 }

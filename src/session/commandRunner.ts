@@ -1,6 +1,7 @@
 import { findCommand, resolveArguments, usage, type Caller, type CommandArguments, type CommandDeclaration } from "../commands/index.js";
 import { AppError } from "../errors/index.js";
-import { findSkill, prepareActivation, type PathGuard } from "../skills/index.js";
+import { findSkill } from "../skills/index.js";
+import type { SkillAccess } from "./skillAccess.js";
 import type { SessionView } from "./view.js";
 
 /** What a built-in command needs from its session; the session implements it. */
@@ -15,21 +16,21 @@ export interface CommandHost {
  * submits no turn here; turns are the daemon's business. Throws AppError for an unknown command,
  * a caller the command does not admit, or bad arguments.
  */
-export async function runCommand(view: SessionView, host: CommandHost, name: string, input: unknown, caller: Caller, guard?: PathGuard): Promise<unknown> {
+export async function runCommand(view: SessionView, host: CommandHost, name: string, input: unknown, caller: Caller, access: SkillAccess): Promise<unknown> {
   const command = findCommand(view.commands, name);
   if (command === undefined) throw new AppError("not_found", `no command ${name} in this session; see /help`);
   if (!command.callers.includes(caller)) {
     throw new AppError("forbidden", `${command.name} can be called by ${command.callers.join(" or ")}, not by the ${caller}`);
   }
   const args = resolveArguments(command, input);
-  if (command.skill !== undefined) return activate(view, command.skill, args, guard);
+  if (command.skill !== undefined) return activate(view, command.skill, args, access);
   return runBuiltin(view, host, command, args);
 }
 
-async function activate(view: SessionView, skill: string, args: CommandArguments, guard: PathGuard | undefined): Promise<unknown> {
+async function activate(view: SessionView, skill: string, args: CommandArguments, access: SkillAccess): Promise<unknown> {
   const entry = findSkill(view.snapshot, skill);
   if (entry === undefined) throw new AppError("not_found", `skill ${skill} is not in this session's catalog`);
-  return prepareActivation(entry, args.arguments ?? "", guard);
+  return access.activate(entry, args.arguments ?? "");
 }
 
 async function runBuiltin(view: SessionView, host: CommandHost, command: CommandDeclaration, args: CommandArguments): Promise<unknown> {

@@ -1,7 +1,8 @@
 import { AppError } from "../errors/index.js";
 import { RouteTable, type RouteHandler } from "../rpc/index.js";
-import { findSkill, listResources, readResource, type PathGuard, type SkillEntry } from "../skills/index.js";
+import { findSkill, type SkillEntry } from "../skills/index.js";
 import { runCommand, type CommandHost } from "./commandRunner.js";
+import type { SkillAccess } from "./skillAccess.js";
 import { onlyParams, optionalInt, optionalString, stringParam } from "./params.js";
 import type { SessionView } from "./view.js";
 
@@ -15,7 +16,7 @@ function skillOf(view: SessionView, params: Readonly<Record<string, unknown>>, m
   return entry;
 }
 
-function skillRoutes(view: SessionView, guard: PathGuard | undefined): Record<string, RouteHandler> {
+function skillRoutes(view: SessionView, access: SkillAccess): Record<string, RouteHandler> {
   return {
     "skills.list": async (params) => {
       onlyParams(params, [], "skills.list");
@@ -28,11 +29,11 @@ function skillRoutes(view: SessionView, guard: PathGuard | undefined): Record<st
       onlyParams(params, ["name", "resource", "offset", "limit"], "skills.read");
       const entry = skillOf(view, params, "skills.read");
       const resource = optionalString(params, "resource", "skills.read");
-      return readResource(entry, resource, optionalInt(params, "offset", "skills.read"), optionalInt(params, "limit", "skills.read"), guard);
+      return access.read(entry, resource, optionalInt(params, "offset", "skills.read"), optionalInt(params, "limit", "skills.read"));
     },
     "skills.resources": async (params) => {
       onlyParams(params, ["name"], "skills.resources");
-      return listResources(skillOf(view, params, "skills.resources"), guard);
+      return access.resources(skillOf(view, params, "skills.resources"));
     },
   };
 }
@@ -40,9 +41,9 @@ function skillRoutes(view: SessionView, guard: PathGuard | undefined): Record<st
 /**
  * The route table of one view (K-5): `commands.*` always, `skills.*` only while the skills
  * extension is on (K-8). Every handler reads the view it was built with, never a newer one (K-7).
- * `guard` (a sandboxed kernel's) refuses files the kernel's sandbox hides.
+ * `access` is the session's, with its sandbox's guard bound in.
  */
-export function buildRoutes(view: SessionView, host: CommandHost, guard?: PathGuard): RouteTable {
+export function buildRoutes(view: SessionView, host: CommandHost, access: SkillAccess): RouteTable {
   const commandRoutes: Record<string, RouteHandler> = {
     "commands.catalog": async (params) => {
       onlyParams(params, [], "commands.catalog");
@@ -50,10 +51,10 @@ export function buildRoutes(view: SessionView, host: CommandHost, guard?: PathGu
     },
     "commands.invoke": async (params) => {
       onlyParams(params, ["name", "arguments"], "commands.invoke");
-      return runCommand(view, host, stringParam(params, "name", "commands.invoke"), params.arguments, "model", guard);
+      return runCommand(view, host, stringParam(params, "name", "commands.invoke"), params.arguments, "model", access);
     },
   };
-  const routes = view.extensions.skills ? { ...commandRoutes, ...skillRoutes(view, guard) } : commandRoutes;
+  const routes = view.extensions.skills ? { ...commandRoutes, ...skillRoutes(view, access) } : commandRoutes;
   return RouteTable.of({
     ...routes,
     "commands.invoke": { handler: routes["commands.invoke"]!, timeoutMs: RELOAD_ROUTE_TIMEOUT_MS },

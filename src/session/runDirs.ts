@@ -1,19 +1,31 @@
-import { readdir, readFile, rm, stat, writeFile, mkdir } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isProcessAlive } from "../settings/index.js";
 
+/** The state dir's directory of run dirs. */
+export const RUN_BASE_DIR = "run";
 /** The file in a run dir naming the process that owns it. */
 export const RUN_DIR_OWNER_FILE = "owner.pid";
+/**
+ * Random bytes in a run dir's name. The name is not the session id (which clients and logs see):
+ * a kernel that somehow got another session's base dir mounted still could not list it (0700, and
+ * the sandbox's uid is the owner, so this is defence in depth) or guess a name in it.
+ */
+export const RUN_DIR_NAME_BYTES = 12;
 /** A run dir with no owner file younger than this may still be being made; older ones are leftovers. */
 export const RUN_DIR_GRACE_MS = 60_000;
 /** Run dirs examined by one sweep. */
 export const MAX_RUN_DIRS_SWEPT = 1024;
 
-/** Makes the session's private run dir (0700) and records this process as its owner. */
-export async function makeRunDir(stateDir: string, id: string): Promise<string> {
-  const runDir = join(stateDir, "run", id);
-  await mkdir(runDir, { recursive: true, mode: 0o700 });
-  await writeFile(join(runDir, RUN_DIR_OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
+/** Makes a session's private run dir (0700, under a 0700 base, with an unguessable name) and records this process as its owner. */
+export async function makeRunDir(stateDir: string): Promise<string> {
+  const base = join(stateDir, RUN_BASE_DIR);
+  await mkdir(base, { recursive: true, mode: 0o700 });
+  await chmod(base, 0o700);
+  const runDir = join(base, randomBytes(RUN_DIR_NAME_BYTES).toString("base64url"));
+  await mkdir(runDir, { mode: 0o700 });
+  await writeFile(join(runDir, RUN_DIR_OWNER_FILE), `${process.pid}\n`, { mode: 0o600, flag: "wx" });
   return runDir;
 }
 
@@ -23,7 +35,7 @@ export async function makeRunDir(stateDir: string, id: string): Promise<string> 
  * it removed.
  */
 export async function sweepRunDirs(stateDir: string): Promise<number> {
-  const base = join(stateDir, "run");
+  const base = join(stateDir, RUN_BASE_DIR);
   const names = await readdir(base).catch(() => [] as string[]);
   let removed = 0;
   for (const name of names.slice(0, MAX_RUN_DIRS_SWEPT)) {

@@ -15,8 +15,8 @@ import { buildRoutes, RELOAD_ROUTE_TIMEOUT_MS } from "./routes.js";
 import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
-import type { PathGuard } from "../skills/index.js";
 import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
+import { SkillAccess } from "./skillAccess.js";
 import { buildView, readSelection, type ExtensionState, type SessionView } from "./view.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
@@ -67,8 +67,8 @@ export class Session implements CommandHost {
   private viewValue: SessionView;
   private kernelValue: KernelClient | undefined;
   private sandboxValue: Sandbox | undefined;
-  /** Set when the kernel is sandboxed: what the routes may serve it (see sandboxGuard). */
-  private guard: PathGuard | undefined;
+  /** The one way to skill files: carries the sandbox's guard once the kernel is sandboxed. */
+  private access = SkillAccess.unguarded;
   private reloading: Promise<unknown> = Promise.resolve();
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
@@ -87,14 +87,14 @@ export class Session implements CommandHost {
   static async open(options: SessionOptions): Promise<Session> {
     const id = randomBytes(SESSION_ID_BYTES).toString("hex");
     await sweepRunDirs(options.stateDir);
-    const runDir = await makeRunDir(options.stateDir, id);
+    const runDir = await makeRunDir(options.stateDir);
     let session: Session | undefined;
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
       const view = await prepareView(options, extensions, options.sessionSettings ?? {});
       const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log), longestRouteMs: RELOAD_ROUTE_TIMEOUT_MS });
       session = new Session(id, runDir, options, rpc, view);
-      rpc.swapRoutes(buildRoutes(view, session));
+      rpc.swapRoutes(buildRoutes(view, session, session.access));
       await rpc.start();
       if (options.kernel !== "external") await session.boot();
       return session;
@@ -125,13 +125,13 @@ export class Session implements CommandHost {
     const configured = this.viewValue.selection.scopes.global?.kernel ?? {};
     const kernelspec = this.options.kernelspec ?? configured.kernelspec;
     const resolved = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, this.options.env);
-    const { sandbox, launch, guard } = await prepareKernelSandbox({
+    const { sandbox, launch } = await prepareKernelSandbox({
       ...this.options, runDir: this.runDir, install, mode: this.options.sandbox, view: this.viewValue,
       warn: (message) => (this.options.log ?? defaultLog)("warn", message),
     }, resolved);
     this.sandboxValue = sandbox;
-    this.guard = guard;
-    this.rpc.swapRoutes(buildRoutes(this.viewValue, this, guard));
+    if (sandbox.kind === "bwrap") this.access = new SkillAccess((real) => sandbox.guard(real));
+    this.rpc.swapRoutes(buildRoutes(this.viewValue, this, this.access));
     this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
     const kernel = await startKernel({
@@ -143,7 +143,7 @@ export class Session implements CommandHost {
         ...this.rpcEnv(),
         PYTHONPATH: pythonPath,
       },
-      wrap: sandbox.wrap,
+      ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
     });
     this.kernelValue = kernel;
@@ -170,7 +170,7 @@ export class Session implements CommandHost {
 
   /** Runs a command for a caller against the current view. */
   invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
-    return runCommand(this.viewValue, this, name, input, caller);
+    return runCommand(this.viewValue, this, name, input, caller, this.access);
   }
 
   /** Re-runs discovery and swaps view and routes in one step (K-7). Reloads run one at a time. */
@@ -197,7 +197,7 @@ export class Session implements CommandHost {
   }
 
   private swap(view: SessionView): void {
-    const routes = buildRoutes(view, this, this.guard);
+    const routes = buildRoutes(view, this, this.access);
     // The two assignments below run with no await between them: no reader sees one without the other.
     this.viewValue = view;
     this.rpc.swapRoutes(routes);
@@ -218,9 +218,15 @@ export class Session implements CommandHost {
     };
   }
 
+  /** The RPC methods the current view serves (K-5). */
+  methods(): string[] {
+    return buildRoutes(this.viewValue, this, this.access).methods();
+  }
+
   /** What the kernel's sandbox and launch depend on (see sandboxInputsKey); equal keys mean an equal kernel. */
   sandboxKey(): string {
-    return sandboxInputsKey({ workspace: this.options.workspace, home: this.options.home, install: this.options.install ?? installDir() }, this.viewValue);
+    const where = { ...this.options, install: this.options.install ?? installDir(), runDir: this.runDir };
+    return sandboxInputsKey(where, this.viewValue, this.sandboxValue?.kind === "bwrap");
   }
 
   /** What an external kernel needs in its environment to reach this session: the RPC endpoint, token and bounds, and the extensions. */
@@ -228,10 +234,16 @@ export class Session implements CommandHost {
     return { ...this.rpc.kernelEnv(), ALBEDO_EXTENSIONS: this.viewValue.extensions.skills ? "python,skills" : "python" };
   }
 
-  status(): { id: string; kernel: KernelStatus | "none" | "external"; pid: number | undefined; sandbox: string; revision: string; skills: number; extensions: ExtensionState } {
+  status(): {
+    id: string; kernel: KernelStatus | "none" | "external"; pid: number | undefined; sandbox: string; sandboxNotes: readonly string[];
+    revision: string; skills: number; extensions: ExtensionState;
+  } {
+    const sandbox = this.sandboxValue;
     return {
       id: this.id,
-      sandbox: this.sandboxValue?.kind ?? "none",
+      sandbox: sandbox?.kind ?? "none",
+      // Paths the sandbox would not expose (e.g. a workspace skill root linked outside the workspace): served over RPC only.
+      sandboxNotes: sandbox?.kind === "bwrap" ? sandbox.notes.map((note) => `${note.path}: ${note.message}`) : [],
       kernel: this.options.kernel === "external" ? "external" : (this.kernelValue?.status ?? "none"),
       pid: this.kernelValue?.pid,
       revision: this.viewValue.snapshot.revision,

@@ -26,6 +26,7 @@ export interface LimitsSettings {
   readonly memoryMB?: number;
   readonly processes?: number;
   readonly openFiles?: number;
+  readonly shmMB?: number;
 }
 
 export interface Settings {
@@ -135,8 +136,9 @@ function checkKernel(value: unknown, problems: Problems): void {
 }
 
 function checkLimits(value: unknown, problems: Problems): void {
-  if (!checkSection(value, "limits", ["memoryMB", "processes", "openFiles"], problems)) return;
-  for (const key of ["memoryMB", "processes", "openFiles"] as const) {
+  const keys = Object.keys(LIMIT_MINIMUMS) as (keyof typeof LIMIT_MINIMUMS)[];
+  if (!checkSection(value, "limits", keys, problems)) return;
+  for (const key of keys) {
     // The sandbox's own range: a value it would refuse must not be saved, or every session would fail to open.
     if (key in value) checkInteger(value[key], `limits.${key}`, LIMIT_MINIMUMS[key], MAX_LIMIT_VALUE, problems);
   }

@@ -71,7 +71,7 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     for (const pid of [first.kernel.pid, second.kernel.pid, next.pid!]) expect(alive(pid)).toBe(false);
   });
 
-  it("does not hand out a spare whose sandbox would now be built differently: settings changed, or a linked skill outside the roots", async () => {
+  it("does not hand out a spare whose sandbox would now be built differently: settings changed, or a user skill linked outside the roots", async () => {
     const { dirs, daemon } = await daemonWith();
     await open(daemon, dirs.workspace);
     const first = await readySpare(daemon, dirs.workspace);
@@ -79,12 +79,20 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
     await waitFor(() => !alive(first.pid!), "the outdated spare kernel to exit");
 
+    // A workspace link to a skill elsewhere is never bound into a sandbox (the kernel could have planted it): the spare still fits.
     const second = await readySpare(daemon, dirs.workspace);
     const store = await writeSkill(join(dirs.root, "store"), "linked");
     await mkdir(join(dirs.workspace, ".agents", "skills"), { recursive: true });
     await symlink(store, join(dirs.workspace, ".agents", "skills", "linked"));
+    expect((await open(daemon, dirs.workspace)).kernel).toMatchObject({ warm: true, pid: second.pid });
+
+    // A user skill linked elsewhere is bound: a spare booted before it would lack the mount.
+    const third = await readySpare(daemon, dirs.workspace);
+    const userStore = await writeSkill(join(dirs.root, "user-store"), "user-linked");
+    await mkdir(join(dirs.home, ".agents", "skills"), { recursive: true });
+    await symlink(userStore, join(dirs.home, ".agents", "skills", "user-linked"));
     expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
-    await waitFor(() => !alive(second.pid!), "the outdated spare kernel to exit");
+    await waitFor(() => !alive(third.pid!), "the outdated spare kernel to exit");
   });
 
   it("keeps at most kernel.pool spares: another workspace's open closes the older spare", async () => {

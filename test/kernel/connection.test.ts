@@ -1,7 +1,9 @@
 import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { KernelStartError, MAX_UNIX_SOCKET_PATH_BYTES, startKernel } from "../../src/kernel/index.js";
+import {
+  CONNECTION_FILE_PLACEHOLDER, KernelStartError, MAX_UNIX_SOCKET_PATH_BYTES, startKernel, substituteConnectionFile, type KernelLaunch,
+} from "../../src/kernel/index.js";
 import { ipykernelSpec, runCleanups, startTestKernel, tempDir } from "./fixtures.js";
 import { testPython } from "./python.js";
 
@@ -58,19 +60,24 @@ describe("K-1 connection file and run dir", () => {
     expect(await readdir(runDir)).toEqual([]);
   });
 
-  it("passes extra argv and env to the kernel, and the wrap hook sees the final argv", async () => {
-    const seen: string[][] = [];
+  it("passes extra argv and env to the kernel; a wrap hook gets the argv and the connection text, and delivers the file itself", async () => {
+    const seen: KernelLaunch[] = [];
+    const copy = join(await tempDir(cleanups), "delivered.json");
     const kernel = await startTestKernel(cleanups, {
       extraArgv: ["--IPKernelApp.name=albedo-test"],
       extraEnv: { ALBEDO_TEST_MARK: "marked" },
-      wrap: (argv) => {
-        seen.push(argv);
-        return argv;
+      wrap: (launch) => {
+        seen.push(launch);
+        // A stand-in for the sandbox: the connection reaches the kernel on a pipe, not through the run dir.
+        return { argv: ["/bin/sh", "-c", 'cat <&3 > "$0" && exec "$@"', copy, ...substituteConnectionFile(launch.argv, copy)], fds: [], feed: launch.connection };
       },
     });
     expect(seen).toHaveLength(1);
-    expect(seen[0]!.at(-1)).toBe("--IPKernelApp.name=albedo-test");
-    expect(seen[0]).toContain(kernel.client.connectionFile);
+    expect(seen[0]!.argv.at(-1)).toBe("--IPKernelApp.name=albedo-test");
+    expect(seen[0]!.argv).toContain(CONNECTION_FILE_PLACEHOLDER);
+    expect(JSON.parse(seen[0]!.connection)).toMatchObject({ signature_scheme: "hmac-sha256", transport: "ipc" });
+    expect(kernel.client.connectionFile).toBeUndefined();
+    expect((await readdir(kernel.runDir)).filter((name) => name.endsWith(".json"))).toEqual([]);
     const outputs: string[] = [];
     const future = kernel.client.execute("import os; print(os.environ['ALBEDO_TEST_MARK'])");
     future.onOutput((output) => outputs.push((output.content as { text?: string }).text ?? ""));

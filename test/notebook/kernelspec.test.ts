@@ -160,7 +160,7 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
     }
     const made = await post({ kernel: "external", kernel_pid: process.pid });
     expect(made.status).toBe(201);
-    expect(made.body.kernel).toEqual({ status: "external", pid: null, sandbox: "none", warm: false });
+    expect(made.body.kernel).toEqual({ status: "external", pid: null, sandbox_notes: [], sandbox: "none", warm: false });
     expect(made.body.rpc).toEqual(expect.objectContaining({ endpoint: expect.stringMatching(/^ipc:\/\//), token: expect.any(String), extensions: ["python", "skills"] }));
   });
 });

@@ -3,12 +3,13 @@
  * sessions' run dirs, a workspace and skill roots (one linked), plus a runner that starts
  * Python inside a sandbox and always reaps it.
  */
-import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { detectSandbox, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
+import type { Writable } from "node:stream";
+import { detectSandbox, type ExposureRequest, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
 import { childPids } from "../../src/sandbox/pids.js";
 
 export const PYTHON = "/work/main/.venv/bin/python";
@@ -73,6 +74,16 @@ function writeSkill(dir: string): void {
   writeFileSync(join(dir, "SKILL.md"), `---\nname: ${dir.split("/").pop()}\ndescription: test skill\n---\nbody\n`);
 }
 
+/** The read-only requests a session makes for `tree`: the interpreter, a workspace root, a linked user root and a linked workspace skill. */
+export function requestsOf(tree: Tree, pythonPaths: readonly string[]): ExposureRequest[] {
+  return [
+    ...pythonPaths.map((path) => ({ path, kind: "ro" as const, what: "Python install" })),
+    { path: join(tree.workspace, ".agents", "skills"), kind: "ro", what: "workspace skill root" },
+    { path: tree.linkedRoot, kind: "ro", what: "user skill root", userRoot: tree.linkedRoot },
+    { path: join(tree.workspace, ".agents", "skills", "linked"), kind: "ro", what: "skill linked", atRealPathOnly: true },
+  ];
+}
+
 /** The profile of session A over `tree`. */
 export function profileOf(tree: Tree, pythonPaths: readonly string[], extra: Partial<SandboxProfile> = {}): SandboxProfile {
   return {
@@ -80,11 +91,18 @@ export function profileOf(tree: Tree, pythonPaths: readonly string[], extra: Par
     runDir: tree.runDir,
     stateDir: tree.stateDir,
     home: tree.home,
-    skillRoots: [join(tree.workspace, ".agents", "skills"), tree.linkedRoot],
-    extraReadOnly: [tree.linkedSkillTarget],
-    pythonPaths,
+    readOnly: requestsOf(tree, pythonPaths),
     ...extra,
   };
+}
+
+/** Spawns what `wrap` makes of `argv` (argv itself without a wrapper), handing over its descriptors and feed. */
+export function spawnWrapped(wrap: Wrap | undefined, argv: string[], stdin: "ignore" | "pipe", spawnEnv: Record<string, string | undefined> = process.env): ChildProcess {
+  const launch = wrap ? wrap({ argv, env: spawnEnv, connection: "{}\n" }) : { argv, fds: [] as number[], feed: undefined };
+  const stdio: StdioOptions = [stdin, "pipe", "pipe", ...launch.fds, ...(launch.feed === undefined ? [] : ["pipe" as const])];
+  const child = spawn(launch.argv[0]!, launch.argv.slice(1), { stdio });
+  if (launch.feed !== undefined) (child.stdio[3 + launch.fds.length] as Writable).end(launch.feed);
+  return child;
 }
 
 /** A Unix socket server (another session's IPC endpoint) and a loopback TCP server. */
@@ -121,13 +139,12 @@ export interface RunResult {
 }
 
 /** Runs `python -c code` through `wrap` and waits for it; kills it at RUN_TIMEOUT_MS. */
-export async function runPython(wrap: Wrap, code: string, spawnEnv?: Record<string, string>): Promise<RunResult> {
-  const argv = wrap([PYTHON, "-c", code], spawnEnv);
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+export async function runPython(wrap: Wrap | undefined, code: string, spawnEnv?: Record<string, string>): Promise<RunResult> {
+  const child = spawnWrapped(wrap, [PYTHON, "-c", code], "ignore", spawnEnv);
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
   const [code_, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.on("close", (c, s) => resolve([c, s])),
@@ -170,7 +187,7 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
 }
 
 export interface Started {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcess;
   /** Resolves with the first stdout line (rejects if the process ends first). */
   readonly firstLine: Promise<string>;
   /** Resolves when the process has exited. */
@@ -178,15 +195,14 @@ export interface Started {
 }
 
 /** Starts `python -c code` through `wrap` without waiting for it; the caller must end it. */
-export function startPython(wrap: Wrap, code: string): Started {
-  const argv = wrap([PYTHON, "-c", code]);
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
+export function startPython(wrap: Wrap | undefined, code: string): Started {
+  const child = spawnWrapped(wrap, [PYTHON, "-c", code], "pipe");
   let stderr = "";
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
   const firstLine = new Promise<string>((resolve, reject) => {
     let out = "";
-    child.stdout.on("data", (d: Buffer) => {
+    child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
       const end = out.indexOf("\n");
       if (end >= 0) resolve(out.slice(0, end));

@@ -1,9 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prepareSandbox, pythonReadPaths, type Sandbox } from "../../src/sandbox/index.js";
+import type { Writable } from "node:stream";
+import { CONNECTION_FILE_PLACEHOLDER } from "../../src/kernel/index.js";
+import { prepareSandbox, pythonReadPaths, type BwrapSandbox } from "../../src/sandbox/index.js";
 import { killTree, makeTree, profileOf, PYTHON, removeTree, requireBwrap, type Tree } from "./fixture.js";
 
 /** Upper bound for the whole host-side client conversation. */
@@ -32,15 +34,30 @@ kc.shutdown()
 print(json.dumps(out))
 `;
 
+/** Runs HOST_CLIENT without blocking this process, so the kernel's stderr keeps draining meanwhile. */
+async function runClient(connectionFile: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(PYTHON, ["-c", HOST_CLIENT, connectionFile], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), CLIENT_TIMEOUT_MS);
+  const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  clearTimeout(timer);
+  return { status, stdout, stderr };
+}
+
 describe("K-10 a real ipykernel inside the sandbox", () => {
   let tree: Tree;
-  let sandbox: Sandbox;
+  let sandbox: BwrapSandbox;
   let kernel: { child: ChildProcess; exited: Promise<unknown> } | undefined;
 
   beforeAll(async () => {
     requireBwrap();
     tree = makeTree();
-    sandbox = prepareSandbox({ mode: "required", profile: profileOf(tree, await pythonReadPaths(PYTHON)) });
+    const prepared = prepareSandbox({ mode: "required", profile: profileOf(tree, await pythonReadPaths(PYTHON)) });
+    if (prepared.kind !== "bwrap") throw new Error("expected a bwrap sandbox");
+    sandbox = prepared;
   });
   afterAll(async () => {
     if (kernel) await killTree(kernel);
@@ -49,18 +66,22 @@ describe("K-10 a real ipykernel inside the sandbox", () => {
   });
 
   it("boots over IPC sockets in its run dir, runs code in the workspace and is interrupted by message", async () => {
-    const connectionFile = join(tree.runDir, "kernel.json");
+    // The test's own client reads the connection from the host; the kernel gets its copy from the sandbox.
+    const connectionFile = join(tree.base, "client-connection.json");
     const ports = { shell_port: 1, iopub_port: 2, stdin_port: 3, control_port: 4, hb_port: 5 };
     const connection = { ...ports, transport: "ipc", ip: join(tree.runDir, "k"), key: randomBytes(16).toString("hex"), signature_scheme: "hmac-sha256" };
     writeFileSync(connectionFile, JSON.stringify(connection), { mode: 0o600 });
     // The kernel client sets JPY_PARENT_PID; inside a pid namespace it would make ipykernel quit at once.
     const spawnEnv = { ...process.env, JPY_PARENT_PID: String(process.pid) };
-    const argv = sandbox.wrap([PYTHON, "-m", "ipykernel_launcher", "-f", connectionFile], spawnEnv);
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
+    const launch = sandbox.wrap({ argv: [PYTHON, "-m", "ipykernel_launcher", "-f", CONNECTION_FILE_PLACEHOLDER], env: spawnEnv, connection: JSON.stringify(connection) });
+    const child = spawn(launch.argv[0]!, launch.argv.slice(1), { stdio: ["ignore", "ignore", "pipe", ...launch.fds, "pipe"] });
+    (child.stdio[3 + launch.fds.length] as Writable).end(launch.feed);
+    let kernelErr = "";
+    child.stderr!.on("data", (d: Buffer) => (kernelErr += d.toString()));
     const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
     kernel = { child, exited };
-    const client = spawnSync(PYTHON, ["-c", HOST_CLIENT, connectionFile], { encoding: "utf8", timeout: CLIENT_TIMEOUT_MS });
-    expect(client.status, client.stderr).toBe(0);
+    const client = await runClient(connectionFile);
+    expect(client.status, `${client.stderr}\nkernel stderr: ${kernelErr}`).toBe(0);
     const out = JSON.parse(client.stdout) as { cwd: string; interrupted: string };
     expect(out).toEqual({ cwd: `'${tree.workspace}'`, interrupted: "KeyboardInterrupt" });
     const [code] = await exited;

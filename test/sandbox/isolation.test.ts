@@ -119,11 +119,13 @@ describe("K-10 sandbox isolation (real bwrap, real Python)", () => {
       expect(results.write_usr).toMatch(/^error:OSError.*Read-only file system/);
       expect(results.write_cgroupfs).toMatch(/^error:/);
     });
-    it("writes to the home and /tmp land in private tmpfs copies the host never sees", () => {
+    it("writes to the home and /tmp land in private scratch dirs on disk in the run dir, not in the host's", () => {
       expect(results.write_home).toBe("ok");
       expect(results.write_tmp).toBe("ok");
       expect(existsSync(join(tree.home, "albedo-probe"))).toBe(false);
       expect(existsSync(hostTmpFile)).toBe(false);
+      expect(readFileSync(join(tree.runDir, "home", "albedo-probe"), "utf8")).toBe("written inside\n");
+      expect(readFileSync(join(tree.runDir, "tmp", hostTmpFile.slice("/tmp/".length)), "utf8")).toBe("written inside\n");
     });
     it("cannot read ~/.ssh", () => {
       expect(results.read_ssh).toMatch(/^error:FileNotFoundError/);
@@ -144,9 +146,8 @@ describe("K-10 sandbox isolation (real bwrap, real Python)", () => {
       expect(results.write_run_dir).toBe("ok");
       expect(readFileSync(join(tree.runDir, "probe.txt"), "utf8")).toBe("written inside\n");
     });
-    it("reads skill roots (through a linked root and a linked skill dir) but cannot write them", () => {
+    it("reads skill roots (through a linked user root) but cannot write them", () => {
       expect(results.read_skill_via_link).toBe("ok:---");
-      expect(results.read_linked_skill).toBe("ok:---");
       expect(results.write_user_skill_root).toMatch(/^error:OSError.*Read-only file system/);
       expect(results.write_workspace_skill_root).toMatch(/^error:OSError.*Read-only file system/);
     });
@@ -156,6 +157,14 @@ describe("K-10 sandbox isolation (real bwrap, real Python)", () => {
     it("gets an explicit environment: allow-listed RPC vars and profile env in; secrets and JPY_PARENT_PID out", () => {
       const env = JSON.parse(results.env!.slice(3)) as Record<string, string | null>;
       expect(env).toEqual({ HOME: tree.home, ALBEDO_RPC_TOKEN: "rpc-token", OPENAI_API_KEY: null, JPY_PARENT_PID: null, FROM_PROFILE: "yes" });
+    });
+  });
+
+  describe("K-10 a link in the workspace never exposes anything outside it", () => {
+    it("does not bind a workspace skill's link target that lies outside the workspace, and says so", () => {
+      expect(results.read_linked_skill).toMatch(/^error:FileNotFoundError/);
+      const note = sandbox.notes.find((n) => n.path.endsWith("/.agents/skills/linked"));
+      expect(note?.message).toMatch(/a link the kernel can rewrite leads outside the workspace/);
     });
   });
 

@@ -1,6 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, resolveLimits, type ResourceLimits, type Sandbox } from "../../src/sandbox/index.js";
+import { HIDE_TMPFS_BYTES } from "../../src/sandbox/mounts.js";
 import { killTree, makeTree, profileOf, PYTHON, removeTree, requireBwrap, runPython, startPython, type Started, type Tree } from "./fixture.js";
 
 /** Forks the loop may attempt before it stops by itself: far above the test's process cap. */
@@ -79,6 +82,24 @@ except MemoryError:
     expect(spawnSync(process.execPath, ["-e", "process.exit(7)"]).status).toBe(7);
   });
 
+  it("memory-backed places are bounded: /dev/shm by shmMB, the hiding tmpfs (/run, the state dir) at HIDE_TMPFS_BYTES; /tmp is on disk", async () => {
+    const sandbox = sandboxWith({ shmMB: 4 });
+    const code = `
+import os
+def fill(path, mib):
+    try:
+        with open(path, "wb") as f:
+            for _ in range(mib): f.write(b"x" * 1024 * 1024)
+        return "ok"
+    except OSError as e:
+        return e.strerror
+print(fill("/dev/shm/big", 8), fill("/run/big", 2), fill(os.path.join(${JSON.stringify(tree.stateDir)}, "big"), 2), fill("/tmp/big", 8))`;
+    const run = await runPython(sandbox.wrap, code);
+    expect(run.stdout.trim()).toBe("No space left on device No space left on device No space left on device ok");
+    expect(statSync(join(tree.runDir, "tmp", "big")).size).toBe(8 * 1024 * 1024);
+    expect(HIDE_TMPFS_BYTES).toBe(1024 * 1024);
+  });
+
   it("open files: opening past the cap fails with EMFILE", async () => {
     const sandbox = sandboxWith({ openFiles: 64 });
     const code = `
@@ -126,7 +147,7 @@ except OSError as e:
 
 describe("K-10 limits settings", () => {
   it("fills defaults and refuses an out-of-range value, naming the limit and the value", () => {
-    expect(resolveLimits({})).toEqual({ memoryMB: 4096, processes: 256, openFiles: 1024 });
+    expect(resolveLimits({})).toEqual({ memoryMB: 4096, processes: 256, openFiles: 1024, shmMB: 64 });
     expect(resolveLimits({ openFiles: 64 }).openFiles).toBe(64);
     expect(() => resolveLimits({ memoryMB: 10 })).toThrow(/limits\.memoryMB .*got 10/);
     expect(() => resolveLimits({ processes: 1.5 })).toThrow(/limits\.processes .*got 1\.5/);

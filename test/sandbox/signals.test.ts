@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -62,7 +63,7 @@ describe("K-10 signals and process lifetime under bwrap", () => {
     expect(inner).toBeGreaterThan(0);
     expect(signalSandboxed(started.child.pid!, "SIGINT")).toBe(true);
     let out = "";
-    started.child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    started.child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     const [code] = await started.exited;
     expect(out).toContain("interrupted");
     expect(code).toBe(0);
@@ -79,11 +80,12 @@ describe("K-10 signals and process lifetime under bwrap", () => {
   });
 
   it("when the runtime that spawned bwrap dies, the sandbox and its processes die too (--die-with-parent)", async () => {
-    const argv = sandbox.wrap([PYTHON, "-c", SIGNAL_TARGET]);
-    const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-    // A stand-in runtime: a shell that starts the sandbox, reports bwrap's pid and waits.
-    const runtime = spawn("/bin/sh", ["-c", `${quoted} >/dev/null & echo $!; wait`], { stdio: ["ignore", "pipe", "inherit"] });
-    const bwrapPid = await new Promise<number>((resolve) => runtime.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+    const launch = sandbox.wrap!({ argv: [PYTHON, "-c", SIGNAL_TARGET], env: process.env, connection: "{}\n" });
+    const quoted = launch.argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+    // A stand-in runtime: a shell that starts the sandbox (handing on its descriptors), reports bwrap's pid and waits.
+    const runtime = spawn("/bin/sh", ["-c", `${quoted} >/dev/null & echo $!; wait`], { stdio: ["ignore", "pipe", "inherit", ...launch.fds, "pipe"] });
+    (runtime.stdio[3 + launch.fds.length] as Writable).end(launch.feed);
+    const bwrapPid = await new Promise<number>((resolve) => runtime.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
     expect(await waitFor(() => sandboxedPid(bwrapPid) !== undefined, EFFECT_TIMEOUT_MS)).toBe(true);
     const tree_ = [bwrapPid, ...descendants(bwrapPid)];
     runtime.kill("SIGKILL");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildRoutes, type Session } from "../../src/session/index.js";
+import type { Session } from "../../src/session/index.js";
 import { renderSkillsPrompt } from "../../src/skills/index.js";
 import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
 import { writeFile } from "node:fs/promises";
@@ -26,7 +26,7 @@ describe("K-8 disabling the skills extension", () => {
     expect(session.view.snapshot.instructions).toEqual([]);
     expect(renderSkillsPrompt(session.view.snapshot)).toBe("");
     expect(session.view.commands.commands.some((command) => command.skill !== undefined)).toBe(false);
-    expect(buildRoutes(session.view, session).methods().sort()).toEqual(["commands.catalog", "commands.invoke"]);
+    expect(session.methods().sort()).toEqual(["commands.catalog", "commands.invoke"]);
   });
 
   it("removes the Python module and the skills routes, and leaves python and the built-ins alone", async () => {

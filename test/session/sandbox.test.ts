@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/index.js";
 import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
@@ -49,7 +49,7 @@ describe("K-10 escape attempts from inside a sandboxed kernel fail", () => {
 
   it("sees only its own run dir and cannot connect to another session's RPC socket", async () => {
     const listing = await run(session, `import os\nprint(sorted(os.listdir(${JSON.stringify(join(dirs.stateDir, "run"))})))`);
-    expect(listing.trim()).toBe(`['${session.id}']`);
+    expect(listing.trim()).toBe(`['${basename(session.runDir)}']`);
     const other = join(neighbour.runDir, "rpc");
     expect(await run(session, attempt(`import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(other)})`))).toMatch(/^blocked/);
   });
@@ -66,16 +66,18 @@ describe("K-10 escape attempts from inside a sandboxed kernel fail", () => {
     expect(await run(session, attempt("open('inside.txt', 'w').write('ok')"))).toBe("ALLOWED\n");
   });
 
-  it("refuses, through skills.read, a link the kernel planted toward a file its sandbox hides", async () => {
-    const token = join(dirs.stateDir, "daemon.token");
+  it("cannot create a skill root, and skills.read refuses a link toward a file its sandbox hides", async () => {
+    const created = await run(session, attempt("import os\nos.makedirs('.albedo/skills/planted')"));
+    expect(created).toBe("blocked OSError\n");
+    // Planted from outside the sandbox (as an unsandboxed process, or an older runtime, could have).
+    const planted = join(dirs.workspace, ".albedo", "skills", "planted");
+    await mkdir(planted, { recursive: true });
+    await writeFile(join(planted, "SKILL.md"), "---\nname: planted\ndescription: A planted skill.\n---\nbody\n");
+    await symlink(join(dirs.stateDir, "daemon.token"), join(planted, "key"));
+    await writeFile(join(dirs.workspace, "notes.txt"), "workspace text");
+    await symlink(join(dirs.workspace, "notes.txt"), join(planted, "notes"));
     const out = await run(session, [
-      "import os, albedo",
-      "d = '.albedo/skills/planted'  # this root did not exist at open, so it is not mounted read-only",
-      "os.makedirs(d, exist_ok=True)",
-      "open(d + '/SKILL.md', 'w').write('---\\nname: planted\\ndescription: A planted skill.\\n---\\nbody\\n')",
-      `os.symlink(${JSON.stringify(token)}, d + '/key')`,
-      "open('notes.txt', 'w').write('workspace text')",
-      "os.symlink(os.path.abspath('notes.txt'), d + '/notes')",
+      "import albedo",
       "await commands.invoke('/reload', 'session')",
       "try:\n    await skills.read('planted', 'key')\n    print('LEAKED')\nexcept albedo.Forbidden as e:\n    print('forbidden')",
       "print((await skills.read('planted', 'notes'))['content'])",

@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
-import { buildRoutes } from "../../session/index.js";
 import type { ExecuteOutput } from "../../kernel/index.js";
 import type { DaemonContext } from "../context.js";
 import type { LiveSession } from "../live.js";
@@ -19,7 +18,7 @@ export async function noBody(request: RouteRequest): Promise<void> {
 /** The session's contributions per extension (K-8): skills, instruction files, RPC routes, commands. */
 function composition(live: LiveSession): Record<string, unknown> {
   const view = live.session.view;
-  const methods = buildRoutes(view, live.session).methods();
+  const methods = live.session.methods();
   const skillCommands = view.commands.commands.filter((command) => command.skill !== undefined).length;
   return {
     extensions: {
@@ -45,7 +44,7 @@ export function sessionResource(live: LiveSession): Record<string, unknown> {
     id: session.id,
     workspace: live.workspace,
     status: "open",
-    kernel: { status: session.status().kernel, pid: session.status().pid ?? null, sandbox: session.status().sandbox, warm: live.warm },
+    kernel: { status: session.status().kernel, pid: session.status().pid ?? null, sandbox: session.status().sandbox, sandbox_notes: session.status().sandboxNotes, warm: live.warm },
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,
     needs_reload: live.needsReload,
