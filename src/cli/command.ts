@@ -1,3 +1,4 @@
+import { jsonWithoutControls } from "../text/index.js";
 import type { OptionSpec, ParsedArgs } from "./args.js";
 
 /** Where a command writes; tests pass their own. */
@@ -39,9 +40,9 @@ export function commandHelp(command: CliCommand): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Writes a JSON document followed by a newline. */
+/** Writes a JSON document followed by a newline, every control character escaped (it may reach a terminal). */
 export function writeJson(io: CliIO, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout.write(`${jsonWithoutControls(JSON.stringify(value, null, 2))}\n`);
 }
 
 export const SANDBOX_OPTION: OptionSpec = {

@@ -3,6 +3,7 @@ import { completeCommand, parseSlashLine } from "../commands/index.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./session.js";
 import { renderOutput } from "./render.js";
+import { visibleControls } from "../text/index.js";
 
 /** Lines that open a block: the console keeps reading until a blank line closes it. */
 const OPENS_BLOCK = /[:\\([{,]\s*$/;
@@ -41,7 +42,13 @@ class Console {
     });
   }
 
+  /** Completions as readline shows them in its menu: control characters visible. */
   private async complete(line: string): Promise<[string[], string]> {
+    const [matches, completed] = await this.matches(line);
+    return [matches.map((match) => visibleControls(match)), completed];
+  }
+
+  private async matches(line: string): Promise<[string[], string]> {
     if (this.buffer.length === 0 && line.startsWith("/") && !line.includes(" ")) {
       return [completeCommand({ commands: this.session.commandNames().map((name) => ({ name })) }, line), line];
     }
@@ -52,8 +59,13 @@ class Console {
     }
   }
 
+  /** Writes text the session produced (command results, activation lines, errors) with control characters visible. */
+  private show(stream: NodeJS.WritableStream, text: string): void {
+    stream.write(visibleControls(text, "\n\t"));
+  }
+
   async run(): Promise<void> {
-    this.io.stdout.write(`albedo console · session ${this.session.id} (${this.session.where}) · ${this.session.skillCount()} skills · /help for commands, Ctrl-D to quit\n`);
+    this.show(this.io.stdout, `albedo console · session ${this.session.id} (${this.session.where}) · ${this.session.skillCount()} skills · /help for commands, Ctrl-D to quit\n`);
     this.rl.on("SIGINT", () => this.onInterrupt());
     this.prompt();
     for await (const line of this.rl) {
@@ -96,7 +108,7 @@ class Console {
       const onInput = (prompt: string) => new Promise<string>((resolve) => this.rl.question(prompt, resolve));
       await this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
     } catch (error) {
-      this.io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
     } finally {
       this.running = false;
     }
@@ -105,9 +117,9 @@ class Console {
   private async runSlash(line: string): Promise<void> {
     const { name, text } = parseSlashLine(line)!;
     try {
-      this.io.stdout.write(await this.session.runSlash(name, text));
+      this.show(this.io.stdout, await this.session.runSlash(name, text));
     } catch (error) {
-      this.io.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+      this.show(this.io.stderr, `${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     }
   }
 

@@ -1,6 +1,7 @@
 import { JSON_OPTION, writeJson, type CliCommand } from "./command.js";
 import { listKernelSpecs } from "../kernel/kernelspecs.js";
 import { runDoctor, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
+import { visibleControls } from "../text/index.js";
 
 async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
   const listing = await listKernelSpecs(env);
@@ -9,9 +10,10 @@ async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSumm
 
 function render(report: DoctorReport): string {
   const width = Math.max(...report.checks.map((check) => check.name.length));
+  // Details quote paths and kernelspec names found on disk.
   const lines = report.checks.flatMap((check) => [
-    `${check.status.padEnd(5)} ${check.name.padEnd(width)}  ${check.detail}`,
-    ...(check.fix ? [`${" ".repeat(width + 7)}fix: ${check.fix}`] : []),
+    `${check.status.padEnd(5)} ${check.name.padEnd(width)}  ${visibleControls(check.detail)}`,
+    ...(check.fix ? [`${" ".repeat(width + 7)}fix: ${visibleControls(check.fix)}`] : []),
   ]);
   const failed = report.checks.filter((check) => check.status === "fail").length;
   const warned = report.checks.filter((check) => check.status === "warn").length;

@@ -5,6 +5,7 @@ import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
 import { renderOutput } from "./render.js";
+import { visibleControls } from "../text/index.js";
 import type { Session } from "../session/index.js";
 
 /** Exit code after Ctrl-C ended the run (128 + SIGINT). */
@@ -69,7 +70,7 @@ export const execCommand: CliCommand = {
       return reply.status === "ok" ? 0 : 1;
     } catch (error) {
       if (error instanceof UsageError) throw error;
-      io.stderr.write(`albedo exec: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr.write(`albedo exec: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`);
       return 1;
     } finally {
       process.off("SIGINT", onSigint);

@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { jupyterDataDir, listKernelSpecs } from "../kernel/kernelspecs.js";
 import { pythonCandidate } from "../python/index.js";
 import { homeDir, installDir } from "../settings/paths.js";
+import { visibleControls } from "../text/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 
@@ -91,8 +92,9 @@ export const kernelspecList: CliCommand = {
       return 0;
     }
     const width = Math.max(0, ...listing.specs.map((e) => e.name.length));
-    for (const entry of listing.specs) io.stdout.write(`${entry.name.padEnd(width)}  ${entry.file}  (${entry.spec.displayName})\n`);
-    for (const problem of listing.problems) io.stderr.write(`albedo kernelspec: ${problem.message}\n`);
+    // Names are checked, but paths and display names come from whatever the kernel dirs hold.
+    for (const entry of listing.specs) io.stdout.write(`${entry.name.padEnd(width)}  ${visibleControls(`${entry.file}  (${entry.spec.displayName})`)}\n`);
+    for (const problem of listing.problems) io.stderr.write(`albedo kernelspec: ${visibleControls(problem.message)}\n`);
     if (listing.specs.length === 0) io.stdout.write("no kernelspecs found\n");
     return 0;
   },

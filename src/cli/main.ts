@@ -1,6 +1,7 @@
 import { parseArgs, UsageError } from "./args.js";
 import { commandHelp, HELP_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { COMMANDS } from "./registry.js";
+import { visibleControls } from "../text/index.js";
 
 function overview(): string {
   const rows = COMMANDS.map((c) => `  albedo ${`${c.path.join(" ")} ${c.usage}`.trim().padEnd(44)} ${c.summary}`);
@@ -63,7 +64,7 @@ if (isMain) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`albedo: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`albedo: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 1;
     },
   );

@@ -1,4 +1,5 @@
 import type { ExecuteOutput } from "../kernel/index.js";
+import { jsonWithoutControls, visibleControls } from "../text/index.js";
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -47,7 +48,10 @@ export function renderOutput(output: ExecuteOutput, sink: OutputSink): void {
   }
 }
 
-/** Renders a command's result for a person: strings as-is, anything else as indented JSON. */
+/**
+ * Renders a command's result for a person: strings as they are but for control characters (shown
+ * visibly; newlines and tabs kept), anything else as indented JSON with every control escaped.
+ */
 export function renderValue(value: unknown): string {
-  return withNewline(typeof value === "string" ? value : JSON.stringify(value, null, 2));
+  return withNewline(typeof value === "string" ? visibleControls(value, "\n\t") : jsonWithoutControls(JSON.stringify(value, null, 2)));
 }

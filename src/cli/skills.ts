@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { homeDir } from "../settings/paths.js";
 import { discoverCatalog, renderInstructions, renderSkillsPrompt, validateSkillPath } from "../skills/index.js";
 import type { CatalogSnapshot, Diagnostic, Problem } from "../skills/index.js";
+import { visibleControls } from "../text/index.js";
 import { UsageError, type ParsedArgs } from "./args.js";
 import { workspaceOf } from "./workspace.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
@@ -14,16 +15,17 @@ async function catalogFor(args: ParsedArgs, io: CliIO): Promise<CatalogSnapshot>
 }
 
 function diagnosticLine(d: Diagnostic): string {
-  return `  ${d.severity} ${d.code} ${d.path}: ${d.message}`;
+  return visibleControls(`  ${d.severity} ${d.code} ${d.path}: ${d.message}`);
 }
 
+/** One line of at most `width` characters, control characters shown visibly. */
 function cut(text: string, width: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
+  const line = visibleControls(text.replace(/\s+/g, " ").trim());
   return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
 }
 
 function listTable(snapshot: CatalogSnapshot): string {
-  const rows = snapshot.skills.map((s) => [s.name, s.scope, s.command, cut(s.description, LIST_DESCRIPTION_WIDTH)]);
+  const rows = snapshot.skills.map((s) => [visibleControls(s.name), s.scope, visibleControls(s.command), cut(s.description, LIST_DESCRIPTION_WIDTH)]);
   const header = ["NAME", "SCOPE", "COMMAND", "DESCRIPTION"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const format = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
@@ -55,7 +57,7 @@ export const skillsList: CliCommand = {
 };
 
 function problemLines(label: string, problems: readonly Problem[]): string[] {
-  return problems.map((p) => `  ${label} ${p.code}: ${p.message}`);
+  return problems.map((p) => visibleControls(`  ${label} ${p.code}: ${p.message}`));
 }
 
 /** `albedo skills validate PATH`: exit 0 when the skill is valid, 1 when not. */
@@ -72,7 +74,7 @@ export const skillsValidate: CliCommand = {
     if (args.options.has("json")) {
       writeJson(io, { valid: result.valid, errors: strip(result.errors), warnings: strip(result.warnings) });
     } else {
-      const lines = [`${path}: ${result.valid ? "valid" : "invalid"}`, ...problemLines("error", result.errors), ...problemLines("warning", result.warnings)];
+      const lines = [visibleControls(`${path}: ${result.valid ? "valid" : "invalid"}`), ...problemLines("error", result.errors), ...problemLines("warning", result.warnings)];
       io.stdout.write(`${lines.join("\n")}\n`);
     }
     return result.valid ? 0 : 1;
@@ -86,6 +88,7 @@ export const skillsPrompt: CliCommand = {
   usage: "",
   options: [WORKSPACE_OPTION, { name: "instructions", help: "print the instruction files' block first" }],
   async run(args, io) {
+    // Printed as is: both renderers already show control characters visibly, as the model gets them.
     const snapshot = await catalogFor(args, io);
     const instructions = args.options.has("instructions") ? renderInstructions(snapshot) : "";
     io.stdout.write(instructions + renderSkillsPrompt(snapshot));

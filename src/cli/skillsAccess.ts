@@ -2,6 +2,7 @@ import { isAppError } from "../errors/index.js";
 import { homeDir } from "../settings/paths.js";
 import { DEFAULT_READ_LIMIT, discoverCatalog, findSkill, listResources, MAX_READ_LIMIT, readResource } from "../skills/index.js";
 import type { SkillEntry } from "../skills/index.js";
+import { visibleControls } from "../text/index.js";
 import { intOption, UsageError, type ParsedArgs } from "./args.js";
 import { workspaceOf } from "./workspace.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
@@ -20,7 +21,7 @@ async function skillFor(args: ParsedArgs, io: CliIO, commandName: string): Promi
   if (entry !== undefined) return entry;
   const close = closeNames(name, snapshot.skills.map((s) => s.name));
   const hint = close.length > 0 ? `; did you mean ${close.join(", ")}?` : "; see `albedo skills list`";
-  io.stderr.write(`albedo ${commandName}: no skill named "${name}" in this catalog${hint}\n`);
+  io.stderr.write(`${visibleControls(`albedo ${commandName}: no skill named "${name}" in this catalog${hint}`)}\n`);
   return undefined;
 }
 
@@ -52,7 +53,7 @@ async function reported(io: CliIO, commandName: string, action: () => Promise<nu
     return await action();
   } catch (error) {
     if (!isAppError(error)) throw error;
-    io.stderr.write(`albedo ${commandName}: ${error.message}\n`);
+    io.stderr.write(`${visibleControls(`albedo ${commandName}: ${error.message}`)}\n`);
     return 1;
   }
 }
@@ -82,6 +83,7 @@ export const skillsRead: CliCommand = {
         writeJson(io, page);
         return 0;
       }
+      // The bytes asked for, as `cat` would print them: reading a file is not showing a name.
       io.stdout.write(page.encoding === "base64" ? Buffer.from(page.content, "base64") : page.content);
       if (page.truncated) io.stderr.write(`albedo skills read: ${page.size} bytes in all; continue with --offset ${page.next_offset}\n`);
       return 0;
@@ -105,8 +107,8 @@ export const skillsResources: CliCommand = {
         writeJson(io, { resources: listing.resources, diagnostics: listing.diagnostics });
         return 0;
       }
-      io.stdout.write(listing.resources.map((path) => `${path}\n`).join(""));
-      for (const d of listing.diagnostics) io.stderr.write(`${d.severity} ${d.code} ${d.path}: ${d.message}\n`);
+      io.stdout.write(listing.resources.map((path) => `${visibleControls(path)}\n`).join(""));
+      for (const d of listing.diagnostics) io.stderr.write(`${visibleControls(`${d.severity} ${d.code} ${d.path}: ${d.message}`)}\n`);
       return 0;
     });
   },

@@ -2,6 +2,11 @@
 
 /** Bytes of one request body; a larger body is refused with 413 before it is parsed. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+/**
+ * Levels of arrays and objects in one request body (the body object is 1). Our bodies need a few;
+ * a deeper one is refused before any handler copies, hashes or stores it (B: deep nesting).
+ */
+export const MAX_BODY_DEPTH = 64;
 /** Sessions one daemon holds open at once; each owns a kernel process. */
 export const MAX_SESSIONS = 16;
 /** WebSocket clients attached to one session's stream. */

@@ -136,10 +136,10 @@ export class WarmPool {
       extensions,
       session: undefined,
       bootKey: undefined,
-      booted: this.options.open(workspace, extensions).then(
-        (session) => {
+      booted: this.boot(workspace, extensions).then(
+        ({ session, bootKey }) => {
           spare.session = session;
-          spare.bootKey = session.sandboxKey();
+          spare.bootKey = bootKey;
           return session;
         },
         (error: unknown) => {
@@ -153,6 +153,17 @@ export class WarmPool {
     const session = await spare.booted;
     if (session === undefined) this.remove(spare);
     else if (this.closed) await session.close();
+  }
+
+  /** Opens a spare with its sandbox key; a spare that fails after its kernel booted is closed before the error goes on. */
+  private async boot(workspace: string, extensions: ExtensionState): Promise<{ session: Session; bootKey: string }> {
+    const session = await this.options.open(workspace, extensions);
+    try {
+      return { session, bootKey: session.sandboxKey() };
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
   }
 
   private remove(spare: Spare): void {

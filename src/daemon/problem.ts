@@ -23,6 +23,7 @@ export const PROBLEMS = {
   invalid_body: { status: 400, title: "The body does not have the expected shape" },
   unsupported_media_type: { status: 415, title: "The body must be application/json" },
   payload_too_large: { status: 413, title: "The body is too large" },
+  too_deep: { status: 400, title: "The body nests arrays and objects too deeply" },
   precondition_required: { status: 428, title: "The request needs an If-Match header" },
   catalog_changed: { status: 409, title: "The revision in If-Match is stale" },
   settings_file_invalid: { status: 422, title: "A settings file is malformed" },

@@ -53,17 +53,24 @@ export class SessionRegistry {
       // A notebook's own kernel (K-13) has nothing to gain from a spare.
       const spare = externalPid === undefined ? await this.pool.take(workspace, wanted) : undefined;
       const session = spare ?? (await this.openSession(workspace, wanted, externalPid !== undefined));
-      const live = new LiveSession(session, this.options.stateDir, this.options.install, spare !== undefined);
-      if (this.closing) {
-        await live.close();
-        throw new HttpProblem("kernel_died", "the daemon is shutting down");
-      }
+      const live = await this.adopt(session, spare !== undefined);
       this.sessions.set(session.id, live);
       if (externalPid !== undefined) this.watchPid(live, externalPid);
       else this.pool.refill(workspace, wanted);
       return live;
     } finally {
       this.opening -= 1;
+    }
+  }
+
+  /** Wraps a booted session for the registry; on any failure (shutdown included) closes it before throwing, so no kernel outlives a failed open. */
+  private async adopt(session: Session, warm: boolean): Promise<LiveSession> {
+    try {
+      if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
+      return new LiveSession(session, this.options.stateDir, this.options.install, warm);
+    } catch (error) {
+      await session.close();
+      throw error;
     }
   }
 

@@ -1,15 +1,16 @@
 import type { IncomingMessage } from "node:http";
 import { isAbsolute } from "node:path";
 import { HttpProblem } from "./problem.js";
-import { MAX_PATH_LENGTH, MAX_REQUEST_BODY_BYTES } from "./limits.js";
+import { jsonNestingDepth } from "../json/index.js";
+import { MAX_BODY_DEPTH, MAX_PATH_LENGTH, MAX_REQUEST_BODY_BYTES } from "./limits.js";
 
 /** A JSON object from a request body, not yet checked field by field. */
 export type JsonObject = Record<string, unknown>;
 
 /**
  * Reads the body as JSON. Throws HttpProblem: 415 unless the content type is application/json,
- * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_json when it does not parse. An empty body is
- * `undefined`.
+ * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_json when it does not parse, 400 too_deep past
+ * MAX_BODY_DEPTH. An empty body is `undefined`.
  */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers["content-length"] ?? "0");
@@ -24,11 +25,18 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (size === 0) return undefined;
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new HttpProblem("unsupported_media_type", `content-type must be application/json, got ${JSON.stringify(type || "nothing")}`);
+  let value: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    value = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
   } catch (error) {
     throw new HttpProblem("invalid_json", `the body is not valid JSON: ${(error as Error).message}`);
   }
+  if (jsonNestingDepth(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    throw new HttpProblem("too_deep", `the body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep; at most ${MAX_BODY_DEPTH} (MAX_BODY_DEPTH)`, {
+      limit: MAX_BODY_DEPTH,
+    });
+  }
+  return value;
 }
 
 function tooLarge(size: number): HttpProblem {

@@ -1,2 +1,3 @@
-/** JSON helpers shared by the catalog revision and the operation receipts. */
+/** JSON helpers shared by the catalog revision, the operation receipts, request bodies and settings files. */
 export { canonicalJson } from "./canonical.js";
+export { jsonNestingDepth } from "./depth.js";

@@ -1,7 +1,7 @@
 import type { SettingsProblem } from "./schema.js";
 
 /** What is wrong with a settings file as found on disk. */
-export type SettingsFileFault = "not_regular_file" | "oversize" | "malformed_json" | "invalid" | "unreadable";
+export type SettingsFileFault = "not_regular_file" | "oversize" | "malformed_json" | "too_deep" | "invalid" | "unreadable";
 
 /**
  * A settings file that exists but cannot be used. Local (no wire code): the daemon decides how a

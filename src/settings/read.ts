@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { SettingsFileError } from "./errors.js";
-import { validateSettings, type Settings, type SettingsScope } from "./schema.js";
+import { settingsDepthProblem, validateSettings, type Settings, type SettingsScope } from "./schema.js";
 
 /** Bytes of one settings file; a larger file fails the read rather than being cut. */
 export const MAX_SETTINGS_BYTES = 256 * 1024;
@@ -25,7 +25,8 @@ export function settingsRevision(bytes: Buffer | string): string {
 
 /**
  * Reads and validates one settings file. A missing file (or a missing parent directory) is
- * empty settings with revision ABSENT_REVISION; anything else unusable throws SettingsFileError.
+ * empty settings with revision ABSENT_REVISION; anything else unusable (a file nested deeper than
+ * MAX_SETTINGS_DEPTH included) throws SettingsFileError.
  */
 export async function readSettingsFile(file: string, scope: SettingsScope): Promise<SettingsSnapshot> {
   const bytes = await readBounded(file);
@@ -37,6 +38,8 @@ export async function readSettingsFile(file: string, scope: SettingsScope): Prom
   } catch (error) {
     throw new SettingsFileError(file, "malformed_json", [{ path: "", message: `not valid JSON (${(error as Error).message})` }]);
   }
+  const tooDeep = settingsDepthProblem(value);
+  if (tooDeep) throw new SettingsFileError(file, "too_deep", [tooDeep]);
   const checked = validateSettings(value, scope);
   if (!checked.ok) throw new SettingsFileError(file, "invalid", checked.problems);
   return { settings: checked.settings, revision: settingsRevision(bytes), text };

@@ -3,6 +3,7 @@
  * Unknown top-level fields are kept (newer or other tools may own them); unknown fields inside a
  * known section are refused, since a typo there would silently change nothing.
  */
+import { jsonNestingDepth } from "../json/index.js";
 import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
 
 export type { SandboxMode };
@@ -56,6 +57,11 @@ export const MAX_SETTINGS_SKILL_NAMES = 1024;
 export const MAX_KERNEL_POOL = 8;
 /** Length of `kernel.kernelspec` and `kernel.python`. */
 export const MAX_KERNEL_FIELD_LENGTH = 4096;
+/**
+ * Levels of arrays and objects in one settings value (the top-level object is 1). Our own fields
+ * need 3; the rest is room for the unknown top-level fields other tools keep here (B: deep nesting).
+ */
+export const MAX_SETTINGS_DEPTH = 64;
 
 const SWITCHES: readonly string[] = ["on", "off"];
 
@@ -64,6 +70,8 @@ type Record_ = Readonly<Record<string, unknown>>;
 
 /** Checks a parsed JSON value against the schema for `scope`; returns the typed value or every problem found. */
 export function validateSettings(value: unknown, scope: SettingsScope): SettingsValidation {
+  const tooDeep = settingsDepthProblem(value);
+  if (tooDeep) return { ok: false, problems: [tooDeep] };
   const problems: Problems = [];
   if (!isRecord(value)) {
     problems.push({ path: "", message: `settings must be a JSON object, got ${describe(value)}` });
@@ -77,6 +85,12 @@ export function validateSettings(value: unknown, scope: SettingsScope): Settings
     problems.push({ path: "network", message: `must be true or false, got ${describe(value.network)}` });
   }
   return problems.length === 0 ? { ok: true, settings: value as Settings } : { ok: false, problems };
+}
+
+/** The problem of a value nested deeper than MAX_SETTINGS_DEPTH, or undefined; safe on any depth. */
+export function settingsDepthProblem(value: unknown): SettingsProblem | undefined {
+  if (jsonNestingDepth(value, MAX_SETTINGS_DEPTH) <= MAX_SETTINGS_DEPTH) return undefined;
+  return { path: "", message: `nests arrays and objects more than ${MAX_SETTINGS_DEPTH} levels deep; at most ${MAX_SETTINGS_DEPTH} (MAX_SETTINGS_DEPTH)` };
 }
 
 function checkSkills(value: unknown, scope: SettingsScope, problems: Problems): void {

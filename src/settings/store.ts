@@ -3,7 +3,7 @@ import { AppError } from "../errors/index.js";
 import { removeOrphanTemps, writeFileAtomic } from "./atomicWrite.js";
 import { withSettingsLock } from "./lock.js";
 import { MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
-import { validateSettings, type Settings } from "./schema.js";
+import { MAX_SETTINGS_DEPTH, settingsDepthProblem, validateSettings, type Settings } from "./schema.js";
 
 /** File name of a settings file in the state dir and in `<workspace>/.albedo`. */
 export const SETTINGS_FILE_NAME = "settings.json";
@@ -40,7 +40,7 @@ export interface UpdateOptions {
  * atomically (0600). Returns the new snapshot. Throws, leaving the file untouched:
  * SettingsFileError when the current file is unusable; AppError "conflict" (data.currentRevision)
  * on a stale expectedRevision; AppError "invalid_params" (data.problems) when the result breaks
- * the schema; AppError "limit_exceeded" when it is over MAX_SETTINGS_BYTES; AppError "timeout"
+ * the schema; AppError "limit_exceeded" when it is over MAX_SETTINGS_BYTES or MAX_SETTINGS_DEPTH; AppError "timeout"
  * when the lock is not had in time.
  */
 export function updateSettings(
@@ -67,6 +67,11 @@ export function updateSettings(
 
 /** The text to write for `next`, validated as it will be read back (after a JSON round trip). */
 function serialize(target: SettingsTarget, next: Settings): string {
+  // Measured before JSON.stringify, which would overflow the stack on a value thousands of levels deep.
+  const tooDeep = settingsDepthProblem(next);
+  if (tooDeep) {
+    throw new AppError("limit_exceeded", `new settings for ${target.file} ${tooDeep.message}`, { file: target.file, limit: MAX_SETTINGS_DEPTH });
+  }
   const json = JSON.stringify(next, null, 2) as string | undefined;
   const text = json === undefined ? "" : json + "\n";
   const checked = validateSettings(json === undefined ? undefined : JSON.parse(json), target.scope);

@@ -44,6 +44,23 @@ function diag(severity: Diagnostic["severity"], path: string, problem: Problem):
 }
 
 /**
+ * The candidate of a root child whose name is not valid UTF-8 (`escapedName` from escapeInvalidUtf8).
+ * It is not examined: no frontmatter name can equal it (S-2), and its path cannot be spelled as a string.
+ */
+export function undecodableCandidate(root: string, escapedName: string, scope: Scope, rootIndex: number): Candidate {
+  const dir = join(root, escapedName);
+  return {
+    dirName: escapedName,
+    scope,
+    rootIndex,
+    dir,
+    source: join(dir, SKILL_FILE),
+    status: "invalid",
+    diagnostics: [diag("error", dir, { code: "invalid_name_encoding", message: `directory name is not valid UTF-8: ${escapedName}` })],
+  };
+}
+
+/**
  * Examines one root child: directory, SKILL.md, frontmatter, fields. Never throws and never
  * blocks on special files; every failure is a diagnostic on the returned candidate.
  */

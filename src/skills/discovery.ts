@@ -1,5 +1,7 @@
+import { isUtf8 } from "node:buffer";
 import { readdir } from "node:fs/promises";
-import { examineCandidate, type Candidate } from "./candidate.js";
+import { escapeInvalidUtf8 } from "../text/index.js";
+import { examineCandidate, undecodableCandidate, type Candidate } from "./candidate.js";
 import { boundDiagnostics, compareText } from "./diagnostics.js";
 import { fileKind, fsProblem, probe } from "./files.js";
 import { MAX_CANDIDATES } from "./limits.js";
@@ -19,24 +21,37 @@ export interface CandidateDiscovery {
 /** Candidates examined concurrently; keeps open files and stat calls modest on small machines. */
 const EXAMINE_BATCH = 16;
 
-interface Listing {
-  readonly root: DiscoveryRoot;
-  readonly names: readonly string[];
+/** One child of a root; a name that is not valid UTF-8 is kept in its escaped form (escapeInvalidUtf8). */
+interface Child {
+  readonly name: string;
+  readonly undecodable: boolean;
 }
 
-/** Lists the candidate names of one root: children that are directories or links, dot-names skipped. */
-async function listRoot(root: DiscoveryRoot): Promise<{ names: string[]; problem?: Diagnostic }> {
+interface Listing {
+  readonly root: DiscoveryRoot;
+  readonly names: readonly Child[];
+}
+
+/** Byte of a leading dot, which hides a child from discovery. */
+const DOT = 0x2e;
+
+/**
+ * Lists the candidate names of one root: children that are directories or links, dot-names skipped.
+ * Names are read as bytes: decoded as strings, a name that is not UTF-8 would come back with
+ * replacement characters and name a path that does not exist.
+ */
+async function listRoot(root: DiscoveryRoot): Promise<{ names: Child[]; problem?: Diagnostic }> {
   const found = await probe(root.path);
   if (found.kind === "missing") return { names: [] };
   const fail = (code: string, message: string) => ({ names: [], problem: { severity: "error" as const, path: root.path, code, message } });
   if (found.kind === "problem") return fail(found.problem.code, found.problem.message);
   if (!found.stats.isDirectory()) return fail("not_directory", `skill root ${root.path} is ${fileKind(found.stats)}`);
   try {
-    const entries = await readdir(root.path, { withFileTypes: true });
+    const entries = await readdir(root.path, { withFileTypes: true, encoding: "buffer" });
     const names = entries
-      .filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()))
-      .map((e) => e.name)
-      .sort(compareText);
+      .filter((e) => e.name[0] !== DOT && (e.isDirectory() || e.isSymbolicLink()))
+      .map((e) => (isUtf8(e.name) ? { name: e.name.toString("utf8"), undecodable: false } : { name: escapeInvalidUtf8(e.name), undecodable: true }))
+      .sort((a, b) => compareText(a.name, b.name));
     return { names };
   } catch (error) {
     const problem = fsProblem(error, root.path);
@@ -54,12 +69,12 @@ export async function discoverCandidates(options: DiscoveryOptions): Promise<Can
     if (problem) diagnostics.push(problem);
     listings.push({ root, names });
   }
-  const jobs: { root: DiscoveryRoot; name: string }[] = [];
+  const jobs: { root: DiscoveryRoot; child: Child }[] = [];
   let dropped = 0;
   let dropRoot: string | undefined;
   for (const { root, names } of listings) {
-    for (const name of names) {
-      if (jobs.length < MAX_CANDIDATES) jobs.push({ root, name });
+    for (const child of names) {
+      if (jobs.length < MAX_CANDIDATES) jobs.push({ root, child });
       else {
         dropped++;
         dropRoot ??= root.path;
@@ -77,7 +92,13 @@ export async function discoverCandidates(options: DiscoveryOptions): Promise<Can
   const examined: Candidate[] = [];
   for (let i = 0; i < jobs.length; i += EXAMINE_BATCH) {
     const batch = jobs.slice(i, i + EXAMINE_BATCH);
-    examined.push(...(await Promise.all(batch.map(({ root, name }) => examineCandidate(root.path, name, root.scope, root.index)))));
+    examined.push(
+      ...(await Promise.all(
+        batch.map(({ root, child }) =>
+          child.undecodable ? undecodableCandidate(root.path, child.name, root.scope, root.index) : examineCandidate(root.path, child.name, root.scope, root.index),
+        ),
+      )),
+    );
   }
   const candidates = applyPrecedence(examined).map((c) => ({ ...c, diagnostics: boundDiagnostics(c.diagnostics, c.source) }));
   return { roots, candidates, diagnostics };

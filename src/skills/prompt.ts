@@ -1,3 +1,4 @@
+import { visibleControls } from "../text/index.js";
 import type { CatalogSnapshot } from "./types.js";
 
 /** Escapes text for XML element content and attribute values. */
@@ -17,9 +18,15 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/** A value as the prompt shows it: control characters made visible (visibleControls), then XML-escaped. */
+function shown(text: string): string {
+  return escapeXml(visibleControls(text));
+}
+
 /**
  * The skill catalog block a model receives (O-4, S-8): one <skill> per snapshot entry with name,
- * one-line description, size, slash command and installed source, XML-escaped. "" when there are no skills.
+ * one-line description, size, slash command and installed source, control characters made visible
+ * and XML-escaped, so a skill cannot hide terminal escapes or markup in it. "" when there are no skills.
  */
 export function renderSkillsPrompt(snapshot: CatalogSnapshot): string {
   if (snapshot.skills.length === 0) return "";
@@ -27,11 +34,11 @@ export function renderSkillsPrompt(snapshot: CatalogSnapshot): string {
   for (const skill of snapshot.skills) {
     lines.push(
       "<skill>",
-      `<name>${escapeXml(skill.name)}</name>`,
-      `<description>${escapeXml(oneLine(skill.description))}</description>`,
+      `<name>${shown(skill.name)}</name>`,
+      `<description>${shown(oneLine(skill.description))}</description>`,
       `<size>${humanSize(skill.size)}</size>`,
-      `<command>${escapeXml(skill.command)}</command>`,
-      `<location>${escapeXml(skill.source)}</location>`,
+      `<command>${shown(skill.command)}</command>`,
+      `<location>${shown(skill.source)}</location>`,
       "</skill>",
     );
   }
@@ -40,15 +47,18 @@ export function renderSkillsPrompt(snapshot: CatalogSnapshot): string {
 }
 
 /**
- * The instruction files' text block (S-11): each file's text verbatim inside an <instructions> element
- * whose attributes (scope, path, truncated) are escaped. "" when there are none.
+ * The instruction files' text block (S-11): each file's text inside an <instructions> element whose
+ * attributes (scope, path, truncated) are escaped. The text is kept as written but for its control
+ * characters: line ends become "\n" and every other control but tab is made visible (visibleControls).
+ * "" when there are none.
  */
 export function renderInstructions(snapshot: CatalogSnapshot): string {
   if (snapshot.instructions.length === 0) return "";
   const blocks = snapshot.instructions.map((file) => {
     const truncated = file.truncated ? ' truncated="true"' : "";
-    const text = file.text.endsWith("\n") ? file.text : `${file.text}\n`;
-    return `<instructions scope="${file.scope}" path="${escapeXml(file.path)}"${truncated}>\n${text}</instructions>\n`;
+    const lines = visibleControls(file.text.replace(/\r\n/g, "\n"), "\n\t");
+    const text = lines.endsWith("\n") ? lines : `${lines}\n`;
+    return `<instructions scope="${file.scope}" path="${shown(file.path)}"${truncated}>\n${text}</instructions>\n`;
   });
   return blocks.join("");
 }

@@ -7,6 +7,7 @@ import {
   ABSENT_REVISION,
   globalSettingsTarget,
   MAX_SETTINGS_BYTES,
+  MAX_SETTINGS_DEPTH,
   MAX_SETTINGS_SKILL_NAME_LENGTH,
   projectSettingsTarget,
   readSettings,
@@ -144,6 +145,46 @@ describe("D-4 reading settings files", () => {
     );
     expect(error).toBeInstanceOf(SettingsFileError);
     expect(isAppError(error)).toBe(false);
+    expect(readFileSync(join(state, "settings.json"), "utf8")).toBe(text);
+  });
+});
+
+/** Settings JSON whose top-level object holds `depth - 1` nested lists: `depth` levels in all. */
+function nestedSettings(depth: number): string {
+  return `{"theme": ${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+}
+
+/** Nesting far past the bound: deep enough to overflow JSON.stringify and structuredClone. */
+const HOSTILE_DEPTH = 20_000;
+
+describe("D-4 B settings nesting depth is bounded (MAX_SETTINGS_DEPTH)", () => {
+  it("reads a file exactly MAX_SETTINGS_DEPTH deep and fails one level deeper, naming the file and the bound", async () => {
+    const snapshot = await readSettings(globalSettingsTarget(stateWith(nestedSettings(MAX_SETTINGS_DEPTH))));
+    expect(snapshot.settings.theme).toBeInstanceOf(Array);
+    const state = stateWith(nestedSettings(MAX_SETTINGS_DEPTH + 1));
+    const error = await readFailure(state);
+    expect(error.fault).toBe("too_deep");
+    expect(error.message).toContain(join(state, "settings.json"));
+    expect(error.message).toContain("MAX_SETTINGS_DEPTH");
+  });
+
+  it(`fails on a file nested ${HOSTILE_DEPTH} deep (never read as empty, never a stack overflow)`, async () => {
+    const error = await readFailure(stateWith(nestedSettings(HOSTILE_DEPTH)));
+    expect(error.fault).toBe("too_deep");
+  });
+
+  it("refuses a session-scope value past the bound as a problem, not a throw", () => {
+    const deep = JSON.parse(nestedSettings(HOSTILE_DEPTH)) as unknown;
+    expect(validateSettings(deep, "session")).toEqual({ ok: false, problems: [{ path: "", message: expect.stringContaining("MAX_SETTINGS_DEPTH") }] });
+  });
+
+  it("refuses to write settings past the bound (limit_exceeded) and leaves the file untouched", async () => {
+    const text = '{"network": true}';
+    const state = stateWith(text);
+    const deep = JSON.parse(nestedSettings(HOSTILE_DEPTH)) as { theme: unknown };
+    const error: unknown = await updateSettings(globalSettingsTarget(state), (current) => ({ ...current, theme: deep.theme })).catch((caught: unknown) => caught);
+    expect(isAppError(error, "limit_exceeded")).toBe(true);
+    expect((error as Error).message).toContain("MAX_SETTINGS_DEPTH");
     expect(readFileSync(join(state, "settings.json"), "utf8")).toBe(text);
   });
 });

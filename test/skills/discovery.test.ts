@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, symlinkSync, truncateSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { discoverCandidates } from "../../src/skills/discovery.js";
@@ -126,6 +126,23 @@ describe("S-2 S-5 links", () => {
       "bad-md/SKILL.md": "broken_link",
       "md-dir/SKILL.md": "not_regular_file",
     });
+  });
+
+  it("a child whose name is not valid UTF-8 is invalid_name_encoding showing its bytes, not a vanished link; others still load", async () => {
+    const t = fresh();
+    const root = roots.wsAlbedo(t.workspace);
+    writeSkill(root, "good");
+    // Node decodes names as UTF-8 with U+FFFD for bad bytes, so only a Buffer path reaches this directory.
+    const raw = Buffer.concat([Buffer.from(`${root}/bad`), Buffer.from([0xff, 0xfe]), Buffer.from("-é")]);
+    mkdirSync(raw);
+    writeFileSync(Buffer.concat([raw, Buffer.from("/SKILL.md")]), skillText("bad"));
+    symlinkSync(join(root, "good"), Buffer.concat([Buffer.from(`${root}/link`), Buffer.from([0xc3])]));
+    const snapshot = await discoverCatalog(t);
+    expect(names(snapshot)).toEqual(["good"]);
+    expect(snapshot.diagnostics.map(({ severity, code, path, message }) => ({ severity, code, path, message }))).toEqual([
+      { severity: "error", code: "invalid_name_encoding", path: join(root, "bad\\xff\\xfe-é"), message: "directory name is not valid UTF-8: bad\\xff\\xfe-é" },
+      { severity: "error", code: "invalid_name_encoding", path: join(root, "link\\xc3"), message: "directory name is not valid UTF-8: link\\xc3" },
+    ]);
   });
 
   it("a root that is a broken link, a cycle or a file is a diagnostic, other roots still load", async () => {

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { humanSize, renderSkillsPrompt } from "../../src/skills/prompt.js";
+import { humanSize, renderInstructions, renderSkillsPrompt } from "../../src/skills/prompt.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
-import { layout, roots, skillText, TempDirs, writeSkill } from "./fixtures.js";
+import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.cleanup());
@@ -54,5 +54,16 @@ describe("O-4 S-8 catalog block", () => {
 
   it("humanSize formats bytes, KB and MB", () => {
     expect([humanSize(0), humanSize(1023), humanSize(1024), humanSize(3174), humanSize(5 * 1024 * 1024)]).toEqual(["0 B", "1023 B", "1.0 KB", "3.1 KB", "5.0 MB"]);
+  });
+});
+
+describe("O-4 S-8 S-11 B the block a model receives carries no control characters", () => {
+  it("shows escapes in a description and an instruction file visibly; instruction lines and tabs stay, CRLF becomes LF", async () => {
+    const t = layout(temps.make());
+    writeSkill(roots.wsAlbedo(t.workspace), "evil", skillText("evil", String.raw`"Evil \x1b]0;pwned\x07 \x9b2J \x7f"`));
+    writeFile(join(t.workspace, "AGENTS.md"), "Orders:\r\n\tone \x1b[2J\r\n\x07two\n");
+    const snapshot = await discoverCatalog(t);
+    expect(renderSkillsPrompt(snapshot)).toContain("<description>Evil ␛]0;pwned␇ \\u009b2J ␡</description>");
+    expect(renderInstructions(snapshot)).toBe(`<instructions scope="workspace" path="${join(t.workspace, "AGENTS.md")}">\nOrders:\n\tone ␛[2J\n␇two\n</instructions>\n`);
   });
 });

@@ -63,9 +63,18 @@ async function createSession(ctx: DaemonContext, request: RouteRequest) {
   if (!found?.isDirectory()) throw new HttpProblem("invalid_body", `workspace ${workspace} is not a directory`, { field: "workspace" });
   const externalPid = externalKernelPid(body);
   const live = await ctx.registry.open(workspace, skills === undefined ? {} : { skills }, externalPid);
-  // Only the creator learns how to reach the RPC socket: it is the one that starts the kernel.
-  const rpc = externalPid === undefined ? {} : { rpc: rpcAccess(live.session.rpcEnv()) };
-  return { status: 201, body: { ...sessionResource(live), ...rpc }, headers: { location: `/sessions/${live.id}` } };
+  try {
+    // Only the creator learns how to reach the RPC socket: it is the one that starts the kernel.
+    const rpc = externalPid === undefined ? {} : { rpc: rpcAccess(live.session.rpcEnv()) };
+    const body = { ...sessionResource(live), ...rpc };
+    // Encoded once here so that an answer that cannot be written fails while the session can still be closed.
+    JSON.stringify(body);
+    return { status: 201, body, headers: { location: `/sessions/${live.id}` } };
+  } catch (error) {
+    // A failed open leaves nothing behind: no client learned this session's id, so none would close it.
+    await ctx.registry.close(live.id).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** `kernel: "external"` with the pid of a running process, or undefined for a session's own kernel. Throws 400 invalid_body. */

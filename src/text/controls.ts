@@ -1,0 +1,30 @@
+/** Characters a terminal may act on: C0 controls, DEL and C1 controls (U+009B alone starts a CSI sequence). */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+/** Unicode's picture for a C0 control is this plus its code (ESC → ␛); DEL has its own. */
+const C0_PICTURES = 0x2400;
+const DEL_PICTURE = "\u2421";
+
+/**
+ * `text` with every control character replaced by something visible, so that text from files
+ * (skill names, descriptions, directory names) can be shown to a person or a model without a
+ * terminal acting on it: C0 controls as their control pictures (ESC → ␛, BEL → ␇, newline → ␊),
+ * DEL as ␡, C1 controls, which have no pictures, as `\u0080`…`\u009f` text. Characters in `keep`
+ * (say "\n" for multi-line text whose lines a layout needs) pass through.
+ */
+export function visibleControls(text: string, keep = ""): string {
+  return text.replace(CONTROL, (char) => {
+    if (keep.includes(char)) return char;
+    const code = char.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(C0_PICTURES + code);
+    if (code === 0x7f) return DEL_PICTURE;
+    return `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** JSON text with DEL and the C1 controls written as `\u` escapes; JSON.stringify escapes only C0. Parses to the same value. */
+export function jsonWithoutControls(json: string): string {
+  // Outside strings JSON has no such characters, so every match is inside one, where an escape means the same.
+  // eslint-disable-next-line no-control-regex
+  return json.replace(/[\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
