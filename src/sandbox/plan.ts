@@ -54,6 +54,8 @@ export interface PlanNote {
 
 /** Scratch dirs made in the run dir: the kernel's /tmp and home, on disk rather than in memory. */
 export const SCRATCH_DIRS = { tmp: "tmp", home: "home" } as const;
+/** System paths whose host content the sandbox replaces: /tmp by a scratch dir, /run by an empty tmpfs. */
+export const REPLACED_SYSTEM_PATHS: readonly string[] = ["/tmp", "/run"];
 /** Top-level workspace entries that hold the workspace skill roots; kept read-only in the sandbox. */
 export const PROTECTED_WORKSPACE_DIRS: readonly string[] = [".albedo", ".agents"];
 /** Host pseudo-filesystems: never bound from the host (the sandbox has its own /proc and /dev). */
@@ -172,8 +174,11 @@ function pinRequest(request: ExposureRequest, places: SandboxPlaces, notes: Plan
   if (traced === undefined) return undefined;
   const given = normalize(request.path);
   const kernelWritable = isKernelWritable(given, traced, places);
-  // A link the kernel could rewrite resolves again inside the sandbox by itself; only a path the user laid out needs its own mount.
-  const dests = given !== traced.real && !kernelWritable && request.atRealPathOnly !== true ? [traced.real, given] : [traced.real];
+  // A link on the visible system resolves inside the sandbox by itself; one in a place the sandbox
+  // replaces (the home, /tmp) is gone there, so the path as given needs its own mount. A link the
+  // kernel could rewrite never gets one.
+  const replaced = [places.home, places.stateDir, ...REPLACED_SYSTEM_PATHS].some((place) => within(given, place));
+  const dests = given !== traced.real && replaced && !kernelWritable && request.atRealPathOnly !== true ? [traced.real, given] : [traced.real];
   const refusal = refusalOf(traced.real, dests, request, kernelWritable, places);
   if (refusal !== undefined) {
     notes.push({ path: request.path, message: `${request.what} not exposed in the sandbox: ${refusal}` });

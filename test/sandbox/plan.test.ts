@@ -54,6 +54,18 @@ describe("K-10 the sandbox plan decides what is exposed from where a link really
     expect(made.notes).toEqual([]);
   });
 
+  it("a link on the visible system (a venv linked elsewhere) is bound at its target only: it resolves inside by itself", () => {
+    const outside = mkdtempSync("/var/tmp/albedo-plan-");
+    try {
+      mkdirSync(join(outside, "real-venv"));
+      symlinkSync(join(outside, "real-venv"), join(outside, "venv"));
+      const made = plan([ro(join(outside, "venv"))]);
+      expect(made.pinned.find((pin) => pin.real === join(outside, "real-venv"))?.dests).toEqual([join(outside, "real-venv")]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it("nothing resolving into the state dir, the run dirs, the home itself or a pseudo-filesystem is bound, whoever laid the link", () => {
     const cases: [string, string][] = [
       ["to-state", places.stateDir],
