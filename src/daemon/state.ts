@@ -17,6 +17,10 @@ export const DAEMON_LOCK_FILE = "daemon.lock";
 export const DAEMON_LOCK_ATTEMPTS = 3;
 /** Bytes read from daemon.json or daemon.token; they are tiny, a larger file is not ours. */
 export const MAX_DAEMON_FILE_BYTES = 4096;
+/** Mode of the state dir and of every directory albedo makes in it. */
+export const PRIVATE_DIR_MODE = 0o700;
+/** Mode of every file albedo keeps in the state dir. */
+export const PRIVATE_FILE_MODE = 0o600;
 
 /** What daemon.json says about a daemon. `socket` is set when it listens on a Unix socket. */
 export interface DaemonInfo {
