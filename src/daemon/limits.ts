@@ -32,3 +32,5 @@ export const LOG_REPEAT_WINDOW_MS = 60_000;
 export const MAX_LOG_REPEATS = 20;
 /** Distinct messages counted per window; entries of further messages share one budget of MAX_LOG_REPEATS. */
 export const MAX_LOG_REPEAT_KEYS = 256;
+/** Entries of the state dir looked at when making it private at start; albedo keeps a handful there. */
+export const MAX_STATE_DIR_ENTRIES = 1_024;

@@ -16,7 +16,7 @@ import { operationRoutes } from "./routes/operations.js";
 import { noBody, sessionRoutes } from "./routes/sessions.js";
 import { settingsRoutes } from "./routes/settings.js";
 import type { LogStats } from "./log.js";
-import { DAEMON_DB_FILE, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
+import { DAEMON_DB_FILE, makeStateDirPrivate, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
 import { StreamServer } from "./stream.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
 
@@ -62,11 +62,13 @@ export class Daemon {
   ) {}
 
   /**
-   * Takes the state dir's daemon.lock, writes the token, opens the store (recovering after a
-   * crash), listens, then writes daemon.json. Throws DaemonLockedError when another live daemon
-   * owns the state dir (nothing is touched then), or when it cannot listen.
+   * Makes the state dir private, takes its daemon.lock, writes the token, opens the store
+   * (recovering after a crash), listens, then writes daemon.json. Throws DaemonLockedError when
+   * another live daemon owns the state dir, DatabaseFileError for an unusable albedo.db, or the
+   * error when it cannot listen.
    */
   static async start(options: DaemonOptions): Promise<Daemon> {
+    await makeStateDirPrivate(options.stateDir);
     const releaseLock = await takeDaemonLock(options.stateDir);
     try {
       return await Daemon.startLocked(options, releaseLock);
