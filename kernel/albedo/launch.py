@@ -115,10 +115,12 @@ def _start_daemon(state: str) -> Tuple[Dict[str, Any], str]:
         raise LaunchError("no daemon runs and ALBEDO_INSTALL is not set, so none can be started; run `albedo serve`")
     node = os.environ.get("ALBEDO_NODE") or "node"
     os.makedirs(state, mode=0o700, exist_ok=True)
-    with open(os.path.join(state, DAEMON_LOG_FILE), "ab") as log:
-        # Its own session: the daemon outlives this kernel and must not get the notebook's signals.
-        child = subprocess.Popen([node, os.path.join(install, "bin", "albedo"), "serve"], stdin=subprocess.DEVNULL,
-                                 stdout=log, stderr=log, start_new_session=True)
+    log = os.path.join(state, DAEMON_LOG_FILE)
+    # The daemon writes (and rotates) its own log; its stdout and stderr would be a second, unbounded one.
+    # Its own session: the daemon outlives this kernel and must not get the notebook's signals.
+    child = subprocess.Popen([node, os.path.join(install, "bin", "albedo"), "serve", "--log-file", log],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
     deadline = time.monotonic() + DAEMON_START_DEADLINE_S
     while time.monotonic() < deadline:
         found = _daemon(state)
@@ -126,9 +128,20 @@ def _start_daemon(state: str) -> Tuple[Dict[str, Any], str]:
         if found is not None and _healthy(found):
             return found
         if child.poll() is not None:
-            raise LaunchError(f"`albedo serve` exited with code {child.returncode}; see {os.path.join(state, DAEMON_LOG_FILE)}")
+            raise LaunchError(f"`albedo serve` exited with code {child.returncode}{_last_line(log)}; see {log}")
         time.sleep(DAEMON_POLL_S)
     raise LaunchError(f"`albedo serve` did not answer within {DAEMON_START_DEADLINE_S:g} s (DAEMON_START_DEADLINE_S)")
+
+
+def _last_line(path: str) -> str:
+    """': <the log's last line>' (what a daemon that could not start said), or '' when there is none."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, os.path.getsize(path) - MAX_STATE_FILE_BYTES))
+            lines = handle.read(MAX_STATE_FILE_BYTES).decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return f": {lines[-1]}" if lines else ""
 
 
 def open_session(state: str, workspace: str) -> Dict[str, str]:

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
-import { Daemon, DaemonLockedError, findRunningDaemon, type ListenTarget } from "../daemon/index.js";
+import { Daemon, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, type ListenTarget } from "../daemon/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
 import { MAX_KERNEL_POOL } from "../settings/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
@@ -46,14 +47,54 @@ function stopSignal(): { wait: Promise<string>; dispose(): void } {
   return { wait, dispose: () => (process.off("SIGTERM", onTerm), process.off("SIGINT", onInt)) };
 }
 
+/** `--log-file PATH`, absolute; undefined when not given. */
+export function logFileOf(args: ParsedArgs, cwd: string): string | undefined {
+  const given = stringOption(args, "log-file");
+  if (given === undefined) return undefined;
+  if (given === "") throw new UsageError("--log-file takes a path");
+  return isAbsolute(given) ? given : resolve(cwd, given);
+}
+
 async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const target = listenTarget(args, io.cwd);
   const sandbox = sandboxOf(args);
   const pool = poolOf(args);
-  const state = stateDir(io.env);
+  const file = logFileOf(args, io.cwd);
+  const log = new DaemonLog({ stream: io.stderr, ...(file !== undefined ? { file } : {}) });
+  // A reader that went away or a full disk must not end the daemon and every session with it.
+  log.guard(io.stdout);
+  log.guard(io.stderr);
+  // stderr also gets these (from Node, or from main); the file needs them when no one reads stderr.
+  const logUncaught = (error: Error) => log.writesFile && log.log("error", `uncaught exception: ${error.stack ?? error.message}`);
+  process.on("uncaughtExceptionMonitor", logUncaught);
+  try {
+    return await serveWith({ target, sandbox, pool, state: stateDir(io.env), log, io });
+  } catch (error) {
+    if (log.writesFile) log.log("error", `albedo serve: ${error instanceof Error ? error.message : String(error)}`);
+    throw error;
+  } finally {
+    process.off("uncaughtExceptionMonitor", logUncaught);
+    log.close();
+  }
+}
+
+interface ServeParts {
+  readonly target: ListenTarget;
+  readonly sandbox: SandboxMode | undefined;
+  readonly pool: number | undefined;
+  readonly state: string;
+  readonly log: DaemonLog;
+  readonly io: CliIO;
+}
+
+async function serveWith({ target, sandbox, pool, state, log, io }: ServeParts): Promise<number> {
+  const tell = (stream: NodeJS.WritableStream, level: "info" | "error", text: string) => {
+    log.print(stream, `albedo serve: ${text}\n`);
+    if (log.writesFile) log.log(level, text);
+  };
   const running = await findRunningDaemon(state);
   if (running !== undefined) {
-    io.stderr.write(`albedo serve: a daemon already runs for ${state} at ${running.info.url} (pid ${running.info.pid})\n`);
+    tell(io.stderr, "error", `a daemon already runs for ${state} at ${running.info.url} (pid ${running.info.pid})`);
     return 1;
   }
   const signal = stopSignal();
@@ -64,22 +105,21 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
     listen: target,
     ...(sandbox ? { sandbox } : {}),
     ...(pool !== undefined ? { pool } : {}),
-    log: (level, message, data) => {
-      if (level === "warn" || level === "error") io.stderr.write(`albedo serve ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
-    },
+    log: log.log,
+    logStats: () => log.stats(),
   }).catch((error: unknown) => {
     signal.dispose();
     if (!(error instanceof DaemonLockedError)) throw error;
     // Another `albedo serve` took the state dir between the check above and the lock.
-    io.stderr.write(`albedo serve: ${error.message}\n`);
+    tell(io.stderr, "error", error.message);
     return undefined;
   });
   if (daemon === undefined) return 1;
   const { abandoned, pending } = daemon.recovery;
-  io.stdout.write(`albedo serve: listening on ${daemon.url} (pid ${process.pid}); recovered ${pending} pending and ${abandoned} abandoned turns\n`);
+  tell(io.stdout, "info", `listening on ${daemon.url} (pid ${process.pid}); recovered ${pending} pending and ${abandoned} abandoned turns`);
   const received = await signal.wait;
   signal.dispose();
-  io.stdout.write(`albedo serve: ${received}, closing sessions\n`);
+  tell(io.stdout, "info", `${received}, closing sessions`);
   await daemon.close();
   return 0;
 }
@@ -94,6 +134,11 @@ export const serveCommand: CliCommand = {
     { name: "socket", value: "PATH", help: "listen on a Unix socket instead of TCP" },
     SANDBOX_OPTION,
     { name: "pool", value: "N", help: `spare kernels kept booted for the workspaces last opened, 0-${MAX_KERNEL_POOL} (default: setting kernel.pool, else 1)` },
+    {
+      name: "log-file",
+      value: "PATH",
+      help: `append the log here, rotated at ${MAX_LOG_FILE_BYTES / 1024 / 1024} MiB keeping ${LOG_ROTATIONS_KEPT} old files (default: warnings and errors to stderr)`,
+    },
   ],
   run: serve,
 };

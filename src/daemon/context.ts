@@ -1,4 +1,5 @@
 import type { OperationsStore } from "../operations/index.js";
+import type { LogStats } from "./log.js";
 import type { SessionRegistry } from "./registry.js";
 
 /** What route handlers share within one daemon. */
@@ -7,4 +8,5 @@ export interface DaemonContext {
   readonly install: string | undefined;
   readonly registry: SessionRegistry;
   readonly store: OperationsStore;
+  readonly logStats: (() => LogStats) | undefined;
 }

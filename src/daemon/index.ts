@@ -4,6 +4,7 @@ export { DaemonClient, DaemonError, findRunningDaemon, MAX_RESPONSE_BYTES, type 
 export {
   DAEMON_DB_FILE, DAEMON_INFO_FILE, DAEMON_LOCK_FILE, DAEMON_TOKEN_FILE, DaemonLockedError, readDaemonInfo, readToken, removeDaemonInfo, type DaemonInfo,
 } from "./state.js";
+export { DaemonLog, type DaemonLogOptions, type LogStats } from "./log.js";
 export { PROBLEMS, PROBLEM_CONTENT_TYPE, type ProblemCode } from "./problem.js";
 export type { StreamEvent } from "./live.js";
 export type { CatalogRow, InstructionRow, ManagementCatalog } from "./catalog.js";

@@ -25,3 +25,17 @@ export const SHUTDOWN_TIMEOUT_MS = 20_000;
 export const MAX_STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
 /** How often the daemon checks that an external session's kernel process (K-13) still runs. */
 export const KERNEL_PID_POLL_MS = 1_000;
+/** Bytes the daemon's log file may reach; the write that would pass it first rotates the file (daemon.log -> daemon.log.1). */
+export const MAX_LOG_FILE_BYTES = 8 * 1024 * 1024;
+/** Rotated log files kept (daemon.log.1 newest .. daemon.log.N oldest); the log uses at most (N + 1) * MAX_LOG_FILE_BYTES. */
+export const LOG_ROTATIONS_KEPT = 3;
+/** Bytes of one log entry; a longer one (a huge stack, say) is cut, with a note saying so. */
+export const MAX_LOG_ENTRY_BYTES = 16 * 1024;
+/** Window in which repeats of one log message are counted: the first MAX_LOG_REPEATS are written, the rest summed up at its end. */
+export const LOG_REPEAT_WINDOW_MS = 60_000;
+/** Entries with the same level and message written per LOG_REPEAT_WINDOW_MS. */
+export const MAX_LOG_REPEATS = 20;
+/** Distinct messages counted per window; entries of further messages share one budget of MAX_LOG_REPEATS. */
+export const MAX_LOG_REPEAT_KEYS = 256;
+/** Entries of the state dir looked at when making it private at start; albedo keeps a handful there. */
+export const MAX_STATE_DIR_ENTRIES = 1_024;

@@ -5,6 +5,7 @@ import { SettingsFileError } from "../settings/index.js";
 import { SandboxUnavailableError } from "../sandbox/index.js";
 import { KernelSpecError, KernelStartError } from "../kernel/index.js";
 import { PythonUnavailableError } from "../python/index.js";
+import { storageDetail, storageFault } from "./storage.js";
 
 /** Media type of every error body (RFC 9457). */
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -40,6 +41,8 @@ export const PROBLEMS = {
   kernel_unavailable: { status: 503, title: "No kernel can start on this machine as configured" },
   settings_path_unsafe: { status: 400, title: "The project settings path leaves the workspace" },
   conflict: { status: 409, title: "Conflict" },
+  insufficient_storage: { status: 507, title: "The daemon's disk is full" },
+  storage_unavailable: { status: 503, title: "The daemon's storage failed" },
   internal_error: { status: 500, title: "Internal error" },
   ...ADMISSION_ERRORS,
 } as const;
@@ -70,9 +73,11 @@ export class HttpProblem extends Error {
 /** Errors that mean no kernel can start here as configured (sandbox, interpreter, kernelspec, launch); retrying will not help. */
 const KERNEL_UNAVAILABLE_ERRORS = [SandboxUnavailableError, KernelStartError, PythonUnavailableError, KernelSpecError] as const;
 
-/** The problem for any thrown value: HttpProblem as is, AppError by its code, a broken settings file as 422, a kernel that cannot start as 503, else 500. */
+/** The problem for any thrown value: HttpProblem as is, AppError by its code, a broken settings file as 422, a kernel that cannot start as 503, a full disk as 507, other storage faults as 503, else 500. */
 export function problemOf(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  const fault = storageFault(error);
+  if (fault) return new HttpProblem(fault.code, storageDetail(fault), { cause: fault.cause });
   if (KERNEL_UNAVAILABLE_ERRORS.some((type) => error instanceof type)) return new HttpProblem("kernel_unavailable", (error as Error).message);
   if (error instanceof SettingsFileError) {
     return new HttpProblem("settings_file_invalid", error.message, { file: error.file, fault: error.fault, problems: error.problems });

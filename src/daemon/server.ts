@@ -15,7 +15,8 @@ import { eventRoutes } from "./routes/events.js";
 import { operationRoutes } from "./routes/operations.js";
 import { noBody, sessionRoutes } from "./routes/sessions.js";
 import { settingsRoutes } from "./routes/settings.js";
-import { DAEMON_DB_FILE, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
+import type { LogStats } from "./log.js";
+import { DAEMON_DB_FILE, makeStateDirPrivate, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
 import { StreamServer } from "./stream.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
 
@@ -35,6 +36,8 @@ export interface DaemonOptions {
   readonly sandbox?: SandboxMode;
   /** Spare kernels (K-11); overrides the `kernel.pool` setting. */
   readonly pool?: number;
+  /** What GET /health reports about the log (`albedo serve` owns it). */
+  readonly logStats?: () => LogStats;
 }
 
 /** What restart recovery found when the daemon opened its database (O-2). */
@@ -59,11 +62,13 @@ export class Daemon {
   ) {}
 
   /**
-   * Takes the state dir's daemon.lock, writes the token, opens the store (recovering after a
-   * crash), listens, then writes daemon.json. Throws DaemonLockedError when another live daemon
-   * owns the state dir (nothing is touched then), or when it cannot listen.
+   * Makes the state dir private, takes its daemon.lock, writes the token, opens the store
+   * (recovering after a crash), listens, then writes daemon.json. Throws DaemonLockedError when
+   * another live daemon owns the state dir, DatabaseFileError for an unusable albedo.db, or the
+   * error when it cannot listen.
    */
   static async start(options: DaemonOptions): Promise<Daemon> {
+    await makeStateDirPrivate(options.stateDir);
     const releaseLock = await takeDaemonLock(options.stateDir);
     try {
       return await Daemon.startLocked(options, releaseLock);
@@ -83,7 +88,7 @@ export class Daemon {
       const { abandoned, pending } = store.recoverAfterRestart();
       const recovery = { abandoned, pending, pruned: store.pruneExpired() };
       const registry = new SessionRegistry({ stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options) });
-      const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store };
+      const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats };
       const router = buildRouter(ctx);
       const streams = new StreamServer(registry, token, options.log);
       const server = createServer((req, res) => void handle(router, token, req, res, options.log));
@@ -170,7 +175,9 @@ async function handle(router: Router, token: string, req: IncomingMessage, res: 
     sendJson(res, reply.status, reply.body, headers);
   } catch (error) {
     const problem = problemOf(error);
-    if (problem.status >= 500) log?.("error", `${req.method} ${req.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    // A bug's stack helps; a known fault (full disk, dead kernel) is said in one line.
+    const why = problem.code === "internal_error" && error instanceof Error ? (error.stack ?? error.message) : `${problem.code}: ${problem.message}`;
+    if (problem.status >= 500) log?.("error", `${req.method} ${req.url}: ${why}`);
     const headers: Record<string, string> = problem.code === "unauthorized" ? { "www-authenticate": 'Bearer realm="albedo"' } : {};
     if (problem.code === "method_not_allowed") headers.allow = (problem.extra.allow as string[]).join(", ");
     if (!res.headersSent) sendProblem(res, problem, headers);

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, rename, rm, unlink } from "node:fs/promises";
+import { chmod, link, lstat, mkdir, opendir, readFile, rename, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { isProcessAlive } from "../settings/index.js";
+import { isProcessAlive, writeFileAtomic } from "../settings/index.js";
+import { MAX_STATE_DIR_ENTRIES } from "./limits.js";
 
 /** Kept for callers that still import it from here; it is the settings domain's pid check. */
 
@@ -17,6 +18,10 @@ export const DAEMON_LOCK_FILE = "daemon.lock";
 export const DAEMON_LOCK_ATTEMPTS = 3;
 /** Bytes read from daemon.json or daemon.token; they are tiny, a larger file is not ours. */
 export const MAX_DAEMON_FILE_BYTES = 4096;
+/** Mode of the state dir and of every directory albedo makes in it. */
+export const PRIVATE_DIR_MODE = 0o700;
+/** Mode of every file albedo keeps in the state dir. */
+export const PRIVATE_FILE_MODE = 0o600;
 
 /** What daemon.json says about a daemon. `socket` is set when it listens on a Unix socket. */
 export interface DaemonInfo {
@@ -25,28 +30,45 @@ export interface DaemonInfo {
   readonly socket?: string;
 }
 
-/** Writes `text` to `file` with mode 0600 through a temp file and rename, so readers never see half of it. */
-async function writePrivate(file: string, text: string): Promise<void> {
-  const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  const handle = await open(temp, "wx", 0o600);
+/**
+ * Creates the state dir if needed and makes it private whoever made it and whatever the umask:
+ * the dir 0700, each file directly in it 0600, each directory 0700 (symlinks are left alone: chmod
+ * would follow them). Looks at no more than MAX_STATE_DIR_ENTRIES entries and does not descend:
+ * what albedo writes lower down it creates private. Throws when the state dir itself cannot be
+ * made private (it belongs to another user, say).
+ */
+export async function makeStateDirPrivate(stateDir: string): Promise<void> {
+  await mkdir(stateDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    await chmod(stateDir, PRIVATE_DIR_MODE);
+  } catch (error) {
+    throw new Error(`cannot make the state dir ${stateDir} private (mode 0700): ${(error as Error).message}`, { cause: error });
   }
-  await rename(temp, file);
+  const dir = await opendir(stateDir);
+  let seen = 0;
+  for await (const entry of dir) {
+    if (++seen > MAX_STATE_DIR_ENTRIES) break;
+    await tighten(join(stateDir, entry.name));
+  }
+}
+
+/** Sets one entry's mode; an entry that vanished or cannot be changed is left (the dir above is private already). */
+async function tighten(path: string): Promise<void> {
+  const found = await lstat(path).catch(() => undefined);
+  if (found === undefined || found.isSymbolicLink()) return;
+  const mode = found.isDirectory() ? PRIVATE_DIR_MODE : found.isFile() ? PRIVATE_FILE_MODE : undefined;
+  if (mode !== undefined && (found.mode & 0o777) !== mode) await chmod(path, mode).catch(() => undefined);
 }
 
 /** Creates the state dir (0700) and writes the token file; returns nothing, throws on I/O errors. */
 export async function writeToken(stateDir: string, token: string): Promise<void> {
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
-  await writePrivate(join(stateDir, DAEMON_TOKEN_FILE), `${token}\n`);
+  await mkdir(stateDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await writeFileAtomic(join(stateDir, DAEMON_TOKEN_FILE), `${token}\n`);
 }
 
 /** Writes daemon.json once the server listens. */
 export async function writeDaemonInfo(stateDir: string, info: DaemonInfo): Promise<void> {
-  await writePrivate(join(stateDir, DAEMON_INFO_FILE), `${JSON.stringify(info)}\n`);
+  await writeFileAtomic(join(stateDir, DAEMON_INFO_FILE), `${JSON.stringify(info)}\n`);
 }
 
 /** Removes daemon.json (a clean exit); absence is fine. */
@@ -100,11 +122,11 @@ export class DaemonLockedError extends Error {
  * replaced. Throws DaemonLockedError while a live process holds it.
  */
 export async function takeDaemonLock(stateDir: string): Promise<() => Promise<void>> {
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  await mkdir(stateDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lockFile = join(stateDir, DAEMON_LOCK_FILE);
   const content = `${process.pid}\n`;
   const temp = `${lockFile}.${randomBytes(4).toString("hex")}.tmp`;
-  await writePrivate(temp, content);
+  await writeFileAtomic(temp, content);
   try {
     for (let attempt = 0; attempt < DAEMON_LOCK_ATTEMPTS; attempt += 1) {
       try {

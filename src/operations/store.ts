@@ -1,5 +1,6 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { AppError } from "../errors/index.js";
+import { openDatabase } from "./dbFile.js";
 import { checkNewOperation, lookupReceipt, normaliseId, recordAdmission, type AdmitResult, type ReceiptBody } from "./admission.js";
 import type { AdmitInput } from "./input.js";
 import { OPERATIONS_BUSY_TIMEOUT_MS, RECEIPT_TTL_MS } from "./limits.js";
@@ -39,19 +40,19 @@ export class OperationsStore {
     private readonly now: () => number,
   ) {}
 
-  /** Opens (creating and migrating as needed) the database at `file`. Throws on an unusable file or a newer schema. */
+  /**
+   * Opens (creating whole, mode 0600, and migrating as needed) the database at `file`. Throws
+   * DatabaseFileError for a file that is empty or not a database, and the error as is for I/O
+   * failures or a newer schema.
+   */
   static open(file: string, options: OperationsStoreOptions = {}): OperationsStore {
-    const db = new Database(file, { timeout: OPERATIONS_BUSY_TIMEOUT_MS });
-    try {
-      db.pragma("journal_mode = WAL");
+    const db = openDatabase(file, OPERATIONS_BUSY_TIMEOUT_MS, (opened) => {
+      opened.pragma("journal_mode = WAL");
       // FULL: a receipt must survive power loss once the 202 is sent, not only a process crash.
-      db.pragma("synchronous = FULL");
-      db.pragma("foreign_keys = ON");
-      migrate(db);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+      opened.pragma("synchronous = FULL");
+      opened.pragma("foreign_keys = ON");
+      migrate(opened);
+    });
     return new OperationsStore(db, options.now ?? Date.now);
   }
 

@@ -13,6 +13,7 @@ import {
   peekId,
 } from "./protocol.js";
 import { LazyAbort } from "./lazyAbort.js";
+import { RefusalLog } from "./refusals.js";
 import type { CallContext, RouteTable } from "./routes.js";
 
 /** Largest JSON frame accepted or sent, in bytes; checked before parsing (B: oversized RPC messages). */
@@ -68,6 +69,7 @@ export class RpcDispatcher {
   private readonly listeners = new Set<PeerId>();
   private readonly callTimeoutMs: number;
   private readonly maxBytes: number;
+  private readonly refusals: RefusalLog;
   private closed = false;
 
   constructor(private readonly options: DispatcherOptions) {
@@ -75,6 +77,7 @@ export class RpcDispatcher {
     this.token = Buffer.from(options.token, "utf8");
     this.callTimeoutMs = options.callTimeoutMs ?? RPC_CALL_TIMEOUT_MS;
     this.maxBytes = options.maxMessageBytes ?? RPC_MAX_MESSAGE_BYTES;
+    this.refusals = new RefusalLog(options.logger);
   }
 
   /** The current route table. */
@@ -101,7 +104,7 @@ export class RpcDispatcher {
       return;
     }
     if (body.length > this.maxBytes) {
-      this.options.logger("warn", "rpc: refused oversized message", { peer, size: body.length });
+      this.refusals.refused("oversized", peer, { size: body.length });
       this.reply(peer, null, this.limitError("message", body.length));
       return;
     }
@@ -132,8 +135,9 @@ export class RpcDispatcher {
     for (const peer of this.listeners) this.options.send(peer, text);
   }
 
-  /** Aborts every pending handler without replying and ignores later messages. Idempotent. */
+  /** Aborts every pending handler without replying, logs the refusals not yet logged, and ignores later messages. Idempotent. */
   close(): void {
+    if (!this.closed) this.refusals.flush();
     this.closed = true;
     for (const call of this.pending) this.settle(call, new AppError("cancelled", "the RPC channel closed"));
     this.pending.clear();
@@ -144,7 +148,7 @@ export class RpcDispatcher {
   }
 
   private refuse(peer: PeerId, frames: readonly Buffer[]): void {
-    this.options.logger("warn", "rpc: refused a message with a missing or wrong token", { peer, frames: frames.length });
+    this.refusals.refused("token", peer, { frames: frames.length });
     const body = frames.at(-1);
     const id = body !== undefined && body.length <= this.maxBytes ? peekId(body.toString("utf8")) : null;
     this.reply(peer, id, appError(new AppError("forbidden", "refused: wrong token for this RPC channel")));
@@ -157,7 +161,7 @@ export class RpcDispatcher {
 
   private onNotification(peer: PeerId, method: string): void {
     if (method !== RPC_HELLO_METHOD) {
-      this.options.logger("info", "rpc: ignored a notification", { peer, method });
+      this.refusals.refused("notification", peer, { method });
       return;
     }
     this.listeners.delete(peer);

@@ -20,6 +20,7 @@ export {
   type PeerId,
   type RpcLogger,
 } from "./dispatcher.js";
+export { RPC_MAX_REFUSAL_PEERS, RPC_REFUSAL_WINDOW_MS } from "./limits.js";
 export { MAX_CELL_ID_CHARS, type RpcErrorObject } from "./protocol.js";
 export { RouteTable, type CallContext, type RouteHandler, type RouteSpec } from "./routes.js";
 export {

@@ -9,7 +9,8 @@ export const SETTINGS_FILE_MODE = 0o600;
 /**
  * Replaces `file` with `text` so that a reader (or a crash at any instant) sees either the old or
  * the new complete content: 0600 temp file in the same directory, fsync, rename, fsync the
- * directory. Creates the directory if missing. Throws the fs error; the target is then unchanged.
+ * directory. Creates the directory if missing. Throws the fs error (its `path` naming `file` when
+ * the call did not); the target is then unchanged.
  */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
   const dir = dirname(file);
@@ -28,6 +29,8 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     await rename(temp, file);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
+    // A FileHandle's errors do not say which file; whoever answers a full disk should.
+    if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined) (error as NodeJS.ErrnoException).path = file;
     throw error;
   }
   await syncDirectory(dir);

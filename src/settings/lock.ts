@@ -49,6 +49,10 @@ async function acquireLockFile(lockPath: string, deadline: number): Promise<stri
       const handle = await open(lockPath, "wx", 0o600);
       try {
         await handle.writeFile(content);
+      } catch (error) {
+        // An empty lock (a full disk took the write) would block every writer until it looked stale.
+        await unlink(lockPath).catch(() => undefined);
+        throw error;
       } finally {
         await handle.close();
       }

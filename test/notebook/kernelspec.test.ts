@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -184,6 +184,9 @@ describe("K-13 the launcher starts a daemon when none runs", () => {
     const token = (await readFile(join(dirs.state, "daemon.token"), "utf8")).trim();
     const sessions = (await call({ url: info.url, token }, "GET", "/sessions")).body.sessions;
     expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: "external" })]);
+    // The daemon writes its own log (`--log-file`), private, with timestamped entries.
+    expect(await readFile(join(dirs.state, "daemon.log"), "utf8")).toMatch(/^\S+Z info listening on /m);
+    expect((await stat(join(dirs.state, "daemon.log"))).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import {
   APP_ERROR_NUMBERS,
@@ -9,6 +9,8 @@ import {
   PARSE_ERROR,
   RPC_CANCEL_METHOD,
   RPC_MAX_MESSAGE_BYTES,
+  RPC_MAX_REFUSAL_PEERS,
+  RPC_REFUSAL_WINDOW_MS,
   RouteTable,
   RpcDispatcher,
   appErrorCode,
@@ -172,7 +174,60 @@ describe("K-6 token check", () => {
     expect(p.sent.map((s) => s.message.error.code)).toEqual([APP_ERROR_NUMBERS.forbidden, APP_ERROR_NUMBERS.forbidden]);
     expect(p.sent[0]?.message.id).toBe(10);
     expect(ran).toBe(0);
-    expect(p.entries.filter((e) => e.level === "warn" && e.message.includes("token"))).toHaveLength(2);
+    // One line for the peer at once; its second refusal is counted for the window's summary.
+    expect(p.entries.filter((e) => e.level === "warn" && e.message.includes("token"))).toHaveLength(1);
+    p.dispatcher.close();
+    expect(p.entries.at(-1)).toMatchObject({ level: "warn", message: expect.stringContaining("refused 1 more messages"), fields: { peer: "p1", count: 1 } });
+  });
+});
+
+describe("B K-6 a flood of refused messages costs a bounded number of log lines", () => {
+  const wrong = (p: ReturnType<typeof pair>, peer: string, id: number) => p.raw(JSON.stringify({ jsonrpc: "2.0", id, method: "echo" }), "b".repeat(64), peer);
+  const tokenLines = (p: ReturnType<typeof pair>) => p.entries.filter((e) => e.message.includes("wrong token"));
+  /** Refusals each line stands for: 1 for a line logged as it happened, `count` for a summary. */
+  const accounted = (p: ReturnType<typeof pair>) => tokenLines(p).reduce((sum, e) => sum + Number(e.fields?.count ?? 1), 0);
+
+  it("one peer's thousands of wrong-token frames: every one answered, one line at once, one summary with the count when the window ends", () => {
+    const p = pair(RouteTable.of({ echo: async () => "ok" }));
+    for (let id = 0; id < 5_000; id += 1) wrong(p, "p1", id);
+    expect(p.sent).toHaveLength(5_000);
+    expect(p.sent.every((s) => s.message.error.code === APP_ERROR_NUMBERS.forbidden)).toBe(true);
+    expect(tokenLines(p)).toHaveLength(1);
+    p.dispatcher.close();
+    expect(tokenLines(p)).toHaveLength(2);
+    expect(tokenLines(p)[1]).toMatchObject({
+      message: "rpc: refused 4999 more messages with a missing or wrong token in the last minute",
+      fields: { peer: "p1", count: 4_999, window_ms: RPC_REFUSAL_WINDOW_MS },
+    });
+  });
+
+  it(`logs the first refusal of each of RPC_MAX_REFUSAL_PEERS (${RPC_MAX_REFUSAL_PEERS}) peers; further peers share one count`, () => {
+    const p = pair(RouteTable.of({ echo: async () => "ok" }));
+    for (let n = 0; n < RPC_MAX_REFUSAL_PEERS; n += 1) wrong(p, `peer-${n}`, n);
+    expect(tokenLines(p)).toHaveLength(RPC_MAX_REFUSAL_PEERS);
+    for (let n = 0; n < 1_000; n += 1) wrong(p, `fresh-${n}`, n);
+    expect(tokenLines(p)).toHaveLength(RPC_MAX_REFUSAL_PEERS);
+    p.dispatcher.close();
+    expect(tokenLines(p)).toHaveLength(RPC_MAX_REFUSAL_PEERS + 1);
+    expect(tokenLines(p).at(-1)!.fields).toMatchObject({ peer: "(other peers)", count: 1_000 });
+    expect(accounted(p)).toBe(RPC_MAX_REFUSAL_PEERS + 1_000);
+  });
+
+  it("a new window logs a peer's next refusal at once again, after the summary of the last one", () => {
+    vi.useFakeTimers();
+    try {
+      const p = pair(RouteTable.of({ echo: async () => "ok" }));
+      for (let id = 0; id < 3; id += 1) wrong(p, "p1", id);
+      vi.advanceTimersByTime(RPC_REFUSAL_WINDOW_MS - 1);
+      expect(tokenLines(p)).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(tokenLines(p).map((e) => e.fields?.count)).toEqual([undefined, 2]);
+      wrong(p, "p1", 3);
+      expect(tokenLines(p).map((e) => e.fields?.count)).toEqual([undefined, 2, undefined]);
+      expect(accounted(p)).toBe(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -16,5 +16,8 @@ export function operationRoutes(router: Router, ctx: DaemonContext): void {
         body: { operationId: found.receipt.body.operationId, receipt: found.receipt, delivery: found.delivery, turn: turnView(found.turn) },
       };
     })
-    .add("GET", "/health", async () => ({ status: 200, body: { ok: true, pid: process.pid, sessions: ctx.registry.list().length, spares: ctx.registry.spares() } }));
+    .add("GET", "/health", async () => ({
+      status: 200,
+      body: { ok: true, pid: process.pid, sessions: ctx.registry.list().length, spares: ctx.registry.spares(), log: ctx.logStats?.() ?? null },
+    }));
 }

@@ -47,9 +47,18 @@ export interface DaemonProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `albedo serve` (default --listen 127.0.0.1:0) and waits for its "listening" line; `env` adds to envFor(dirs). */
-export async function startDaemon(dirs: Dirs, args: readonly string[] = ["--listen", "127.0.0.1:0"], env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [BIN, "serve", ...args], { env: { ...envFor(dirs), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Spawns `albedo serve` (default --listen 127.0.0.1:0) and waits for its "listening" line; `env` adds to envFor(dirs).
+ * `wrap` runs it through another program, e.g. ["sh", "-c", 'umask 000; exec "$0" "$@"'].
+ */
+export async function startDaemon(
+  dirs: Dirs,
+  args: readonly string[] = ["--listen", "127.0.0.1:0"],
+  env: NodeJS.ProcessEnv = {},
+  wrap: readonly string[] = [],
+): Promise<DaemonProcess> {
+  const argv = [...wrap, process.execPath, BIN, "serve", ...args];
+  const child = spawn(argv[0]!, argv.slice(1), { env: { ...envFor(dirs), ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));

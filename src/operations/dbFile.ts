@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, linkSync, openSync, rmSync, statSync } from "node:fs";
+import Database from "better-sqlite3";
+
+/** Mode of the database file. SQLite gives its -wal and -shm files the mode of the database file, whatever the umask. */
+export const DATABASE_FILE_MODE = 0o600;
+
+/** What is wrong with a database file found on disk. */
+export type DatabaseFileFault = "empty" | "not_a_database";
+
+/** A database file that exists but cannot be used. Local (no wire code): it stops `albedo serve` with this message. */
+export class DatabaseFileError extends Error {
+  override readonly name = "DatabaseFileError";
+  constructor(
+    readonly file: string,
+    readonly fault: DatabaseFileFault,
+    what: string,
+  ) {
+    super(`${file} ${what} — move it aside to start with no receipts, or restore it from a backup`);
+  }
+}
+
+/** SQLite's word that a file is not one of its databases, or is damaged. */
+const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
+
+/**
+ * Opens the SQLite database at `file` and runs `prepare` (pragmas, migrations) on it. An absent
+ * file is created whole (built under a temp name, then linked into place), so a file of 0 bytes
+ * always means one that was truncated: that, and a file that is not a database, throw
+ * DatabaseFileError naming the file. Other errors (I/O, a newer schema) are thrown as they are.
+ */
+export function openDatabase(file: string, timeoutMs: number, prepare: (db: Database.Database) => void): Database.Database {
+  const size = sizeOf(file);
+  if (size === undefined) createWhole(file, timeoutMs, prepare);
+  else if (size === 0) throw new DatabaseFileError(file, "empty", "is empty (0 bytes); it was truncated");
+  // An older albedo left it as the umask had it (0644).
+  chmodSync(file, DATABASE_FILE_MODE);
+  return openExisting(file, timeoutMs, prepare);
+}
+
+function openExisting(file: string, timeoutMs: number, prepare: (db: Database.Database) => void): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { timeout: timeoutMs, fileMustExist: true });
+    prepare(db);
+    return db;
+  } catch (error) {
+    db?.close();
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && NOT_A_DATABASE.test(code)) {
+      throw new DatabaseFileError(file, "not_a_database", `is not a usable SQLite database (${(error as Error).message})`);
+    }
+    throw error;
+  }
+}
+
+/** Builds a new database under a private temp name and links it into place; another process that got there first wins. */
+function createWhole(file: string, timeoutMs: number, prepare: (db: Database.Database) => void): void {
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.new`;
+  try {
+    // Created 0600 before SQLite sees it: SQLite would create it 0644 minus the umask.
+    closeSync(openSync(temp, "wx", DATABASE_FILE_MODE));
+    openExisting(temp, timeoutMs, prepare).close();
+    linkSync(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${temp}${suffix}`, { force: true });
+  }
+}
+
+function sizeOf(file: string): number | undefined {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}

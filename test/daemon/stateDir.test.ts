@@ -1,0 +1,120 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MAX_STATE_DIR_ENTRIES } from "../../src/daemon/index.js";
+import { makeStateDirPrivate } from "../../src/daemon/state.js";
+import { newOperationId } from "../../src/operations/index.js";
+import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+
+/** How long a refused `albedo serve` may take to exit; it never gets as far as listening. */
+const REFUSAL_TIMEOUT_MS = 30_000;
+
+let dirs: Dirs | undefined;
+let daemon: DaemonProcess | undefined;
+
+afterEach(async () => {
+  if (daemon) await killDaemon(daemon, "SIGTERM");
+  daemon = undefined;
+  await dirs?.cleanup();
+  dirs = undefined;
+});
+
+/** Every regular file and directory under `dir` except the session run dirs (made private where they are created), with its mode. */
+function modes(dir: string, prefix = ""): Record<string, number> {
+  const found: Record<string, number> = {};
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const entry = lstatSync(path);
+    if (entry.isDirectory() && prefix === "" && name === "run") found["run/"] = entry.mode & 0o777;
+    else if (entry.isDirectory()) Object.assign(found, { [`${prefix}${name}/`]: entry.mode & 0o777 }, modes(path, `${prefix}${name}/`));
+    else if (entry.isFile()) found[`${prefix}${name}`] = entry.mode & 0o777;
+  }
+  return found;
+}
+
+describe("D-1 every file the daemon keeps in the state dir is 0600 and every directory 0700, whatever the umask", () => {
+  it.each(["022", "000"])("umask %s and a state dir made 0755 beforehand, with a 0644 log from the old launcher", async (umask) => {
+    dirs = await makeDirs();
+    chmodSync(dirs.state, 0o755);
+    writeFileSync(join(dirs.state, "daemon.log"), "from the launcher's redirect\n", { mode: 0o644 });
+    writeFileSync(join(dirs.state, "daemon.log.1"), "older\n", { mode: 0o644 });
+    chmodSync(join(dirs.state, "daemon.log"), 0o644);
+    chmodSync(join(dirs.state, "daemon.log.1"), 0o644);
+    const args = ["--listen", "127.0.0.1:0", "--pool", "0", "--log-file", join(dirs.state, "daemon.log")];
+    daemon = await startDaemon(dirs, args, {}, ["sh", "-c", `umask ${umask}; exec "$0" "$@"`]);
+    const session = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace, kernel: "external", kernel_pid: process.pid });
+    expect(session.status).toBe(201);
+    expect((await call(daemon, "POST", `/sessions/${session.body.id}/events`, { operationId: newOperationId(), type: "message", text: "hi" })).status).toBe(202);
+    const patch = await call(daemon, "PATCH", "/settings", { scope: "global", skills: { off: ["x"] } }, { "if-match": '"absent"' });
+    expect(patch.status).toBe(200);
+
+    const found = modes(dirs.state);
+    expect(Object.keys(found)).toEqual(expect.arrayContaining([
+      "albedo.db", "albedo.db-wal", "albedo.db-shm", "daemon.log", "daemon.log.1", "daemon.token", "daemon.json", "daemon.lock", "settings.json", "run/",
+    ]));
+    const loose = Object.entries(found).filter(([name, mode]) => mode !== (name.endsWith("/") ? 0o700 : 0o600));
+    expect(loose.map(([name, mode]) => `${name} ${mode.toString(8)}`)).toEqual([]);
+    expect(statSync(dirs.state).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe(`D-1 making the state dir private looks at MAX_STATE_DIR_ENTRIES (${MAX_STATE_DIR_ENTRIES}) entries`, () => {
+  it("tightens that many entries of a state dir that holds one more, and no more", async () => {
+    dirs = await makeDirs();
+    for (let n = 0; n <= MAX_STATE_DIR_ENTRIES; n += 1) writeFileSync(join(dirs.state, `f${n}`), "", { mode: 0o644 });
+    await makeStateDirPrivate(dirs.state);
+    const found = Object.values(modes(dirs.state));
+    expect(found.filter((mode) => mode === 0o600)).toHaveLength(MAX_STATE_DIR_ENTRIES);
+    expect(found.filter((mode) => mode === 0o644)).toHaveLength(1);
+  });
+});
+
+/** Runs `albedo serve` to its end; it must refuse before listening. */
+function serveOnce(target: Dirs): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, "serve", "--listen", "127.0.0.1:0", "--pool", "0", "--log-file", join(target.state, "daemon.log")], {
+    env: envFor(target),
+    encoding: "utf8",
+    timeout: REFUSAL_TIMEOUT_MS,
+    // A daemon that wrongly starts is ended for sure, not asked to close.
+    killSignal: "SIGKILL",
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe("O-1 D-1 albedo serve refuses a truncated or corrupt albedo.db, naming it and saying what to do", () => {
+  it("a 0-byte albedo.db: exit 1, the message names the file and says it was truncated; the file is left as found", async () => {
+    dirs = await makeDirs();
+    const db = join(dirs.state, "albedo.db");
+    writeFileSync(db, "");
+    const run = serveOnce(dirs);
+    expect(run.status).toBe(1);
+    expect(run.stdout).not.toContain("listening");
+    expect(run.stderr).toContain(`${db} is empty (0 bytes); it was truncated — move it aside to start with no receipts, or restore it from a backup`);
+    expect(readFileSync(join(dirs.state, "daemon.log"), "utf8")).toContain(`${db} is empty (0 bytes)`);
+    expect(statSync(db).size).toBe(0);
+  });
+
+  it("a file of garbage: exit 1, the message names the file and says it is not a SQLite database; the file is left as found", async () => {
+    dirs = await makeDirs();
+    const db = join(dirs.state, "albedo.db");
+    const garbage = Buffer.alloc(8192, "not a database, just bytes\n");
+    writeFileSync(db, garbage);
+    const run = serveOnce(dirs);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${db} is not a usable SQLite database (file is not a database) — move it aside to start with no receipts, or restore it from a backup`);
+    expect(readFileSync(db).equals(garbage)).toBe(true);
+  });
+
+  it("with the file moved aside, the next start begins with an empty database", async () => {
+    dirs = await makeDirs();
+    writeFileSync(join(dirs.state, "albedo.db"), "");
+    expect(serveOnce(dirs).status).toBe(1);
+    const db = join(dirs.state, "albedo.db");
+    renameSync(db, `${db}.broken`);
+    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    expect(daemon.stdout()).toContain("recovered 0 pending and 0 abandoned turns");
+    expect(statSync(db).size).toBeGreaterThan(0);
+    expect(statSync(db).mode & 0o777).toBe(0o600);
+  });
+});
