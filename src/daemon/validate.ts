@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { isAbsolute } from "node:path";
+import { decodeUtf8Strict } from "../json/index.js";
 import { HttpProblem } from "./problem.js";
 import { MAX_PATH_LENGTH, MAX_REQUEST_BODY_BYTES } from "./limits.js";
 
@@ -8,8 +9,8 @@ export type JsonObject = Record<string, unknown>;
 
 /**
  * Reads the body as JSON. Throws HttpProblem: 415 unless the content type is application/json,
- * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_json when it does not parse. An empty body is
- * `undefined`.
+ * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_body (with `offset`) when it is not well-formed
+ * UTF-8, 400 invalid_json when it does not parse. An empty body is `undefined`.
  */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers["content-length"] ?? "0");
@@ -24,8 +25,13 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (size === 0) return undefined;
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new HttpProblem("unsupported_media_type", `content-type must be application/json, got ${JSON.stringify(type || "nothing")}`);
+  const decoded = decodeUtf8Strict(Buffer.concat(chunks));
+  if (!decoded.ok) {
+    // A lenient decode would store U+FFFD in place of the bytes; the client meant something else.
+    throw new HttpProblem("invalid_body", `the body is not valid UTF-8: the sequence at byte ${decoded.offset} is ill-formed`, { offset: decoded.offset });
+  }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    return JSON.parse(decoded.text) as unknown;
   } catch (error) {
     throw new HttpProblem("invalid_json", `the body is not valid JSON: ${(error as Error).message}`);
   }

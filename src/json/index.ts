@@ -1,4 +1,5 @@
-/** JSON helpers shared by the catalog revision, the operation receipts and the bounds on kernel outputs. */
+/** JSON helpers shared by the catalog revision, the operation receipts, request bodies and the bounds on kernel outputs. */
 export { canonicalJson } from "./canonical.js";
 export { boundJson, jsonBytes, MAX_BOUNDED_DEPTH, MIN_BOUND_BYTES, type BoundedJson, type DropMarker } from "./bounded.js";
 export { humanSize } from "./size.js";
+export { decodeUtf8Strict, firstInvalidUtf8, type Utf8Decoded } from "./utf8.js";
