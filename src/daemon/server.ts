@@ -4,6 +4,7 @@ import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { OperationsStore } from "../operations/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
+import { currentProcess } from "../settings/index.js";
 import type { KernelLog } from "../kernel/index.js";
 import { newToken, presentedToken, tokenMatches } from "./auth.js";
 import type { DaemonContext } from "./context.js";
@@ -187,10 +188,10 @@ async function listen(server: Server, target: ListenTarget): Promise<DaemonInfo>
   });
   if ("socket" in target) {
     await chmod(target.socket, 0o600);
-    return { url: `http+unix://${encodeURIComponent(target.socket)}`, pid: process.pid, socket: target.socket };
+    return { url: `http+unix://${encodeURIComponent(target.socket)}`, ...currentProcess(), socket: target.socket };
   }
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return { url: `http://${host}:${address.port}`, pid: process.pid };
+  return { url: `http://${host}:${address.port}`, ...currentProcess() };
 }
