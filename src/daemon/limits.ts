@@ -24,3 +24,11 @@ export const MAX_STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
 export const MAX_STREAM_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** How often the daemon checks that an external session's kernel process (K-13) still runs. */
 export const KERNEL_PID_POLL_MS = 1_000;
+/** Open connections the daemon holds at once; past it the oldest connection without the token is closed to make room, or the new one refused. */
+export const MAX_CONNECTIONS = 512;
+/** Open connections from one peer address (all local users share 127.0.0.1; a Unix socket counts as one peer). */
+export const MAX_CONNECTIONS_PER_PEER = 384;
+/** How long a connection may stay open before it sent a request with the token; then it is destroyed. */
+export const UNTRUSTED_CONNECTION_TIMEOUT_MS = 5_000;
+/** How long a refusal written to a socket may take to flush before the socket is destroyed anyway. */
+export const REFUSAL_FLUSH_TIMEOUT_MS = 1_000;

@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { outputDropMarker, type KernelLog } from "../kernel/index.js";
 import { boundJson } from "../json/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
+import { refuseSocket } from "./connections.js";
 import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS, MAX_STREAM_MESSAGE_BYTES } from "./limits.js";
 import type { LiveSession, StreamEvent } from "./live.js";
 import { HttpProblem, problemOf } from "./problem.js";
@@ -12,15 +13,6 @@ import type { SessionRegistry } from "./registry.js";
 const STREAM_PATH = /^\/sessions\/([^/]{1,256})\/stream$/;
 /** WebSocket close code sent when the session closes. */
 export const STREAM_CLOSE_GOING_AWAY = 1001;
-
-/** Answers a refused upgrade with a problem document and closes the socket. */
-function refuse(socket: Duplex, problem: HttpProblem): void {
-  const text = JSON.stringify(problem.body());
-  const reason = problem.status === 401 ? "Unauthorized" : problem.status === 404 ? "Not Found" : problem.status === 429 ? "Too Many Requests" : "Bad Request";
-  socket.end(
-    `HTTP/1.1 ${problem.status} ${reason}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
-  );
-}
 
 const STREAM_MARKER = outputDropMarker("MAX_STREAM_MESSAGE_BYTES", MAX_STREAM_MESSAGE_BYTES, "in one stream message");
 /** Each event's message, made once however many clients a session has. */
@@ -93,7 +85,7 @@ export class StreamServer {
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => attach(ws, live));
     } catch (error) {
-      refuse(socket, problemOf(error));
+      refuseSocket(socket, problemOf(error));
     }
   }
 
