@@ -18,11 +18,11 @@ const STREAM_MARKER = outputDropMarker("MAX_STREAM_MESSAGE_BYTES", MAX_STREAM_ME
 /** Each event's message, made once however many clients a session has. */
 const frames = new WeakMap<StreamEvent, Buffer>();
 
-/** The message for `event`: its JSON, cut to MAX_STREAM_MESSAGE_BYTES with a marker when larger. */
-function frameOf(live: LiveSession, event: StreamEvent): Buffer {
+/** The message for `event` on session `sessionId`'s stream: its JSON, cut to MAX_STREAM_MESSAGE_BYTES with a marker when larger. */
+export function streamFrame(sessionId: string, event: StreamEvent): Buffer {
   let frame = frames.get(event);
   if (frame === undefined) {
-    const message = { session_id: live.id, ...event };
+    const message = { session_id: sessionId, ...event };
     frame = Buffer.from(JSON.stringify(message));
     if (frame.length > MAX_STREAM_MESSAGE_BYTES) frame = Buffer.from(JSON.stringify(boundJson(message, MAX_STREAM_MESSAGE_BYTES, STREAM_MARKER).value));
     frames.set(event, frame);
@@ -36,7 +36,7 @@ function frameOf(live: LiveSession, event: StreamEvent): Buffer {
  */
 function attach(ws: WebSocket, live: LiveSession): void {
   const send = (event: StreamEvent) => {
-    const frame = frameOf(live, event);
+    const frame = streamFrame(live.id, event);
     if (ws.bufferedAmount + frame.length > MAX_STREAM_BUFFER_BYTES) {
       ws.terminate();
       return;
