@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import WebSocket from "ws";
 import { HEALTH_TIMEOUT_MS, MAX_REQUEST_BODY_BYTES } from "./limits.js";
-import { isProcessAlive } from "../settings/index.js";
+import { isSameProcessAlive } from "../settings/index.js";
 import { readDaemonInfo, readToken, type DaemonInfo } from "./state.js";
 
 /** Bytes of a response body the client accepts. */
@@ -88,12 +88,13 @@ export class DaemonClient {
 }
 
 /**
- * The daemon named by `<stateDir>/daemon.json` when it is alive: its pid runs and GET /health
- * answers within HEALTH_TIMEOUT_MS. Undefined otherwise (no file, stale file, no token).
+ * The daemon named by `<stateDir>/daemon.json` when it is alive: its process still runs (pid and
+ * start time, so a reused pid does not count) and GET /health answers within HEALTH_TIMEOUT_MS.
+ * Undefined otherwise (no file, stale file, no token).
  */
 export async function findRunningDaemon(stateDir: string): Promise<DaemonClient | undefined> {
   const info = await readDaemonInfo(stateDir);
-  if (info === undefined || !isProcessAlive(info.pid)) return undefined;
+  if (info === undefined || !isSameProcessAlive(info)) return undefined;
   const token = await readToken(stateDir);
   if (token === undefined) return undefined;
   const client = new DaemonClient(info, token);

@@ -13,6 +13,8 @@ export const MAX_SESSIONS = 16;
 export const MAX_STREAM_CLIENTS = 16;
 /** Outputs one `execute` response carries; later ones still reach the stream. */
 export const MAX_EXECUTE_OUTPUTS = 1_000;
+/** Bytes of output (content JSON) one `execute` response carries, and so the daemon keeps per execution; later outputs still reach the stream. */
+export const MAX_EXECUTE_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** Characters of a client-chosen execution id. */
 export const MAX_EXECUTION_ID_LENGTH = 64;
 /** Characters of a workspace path in a request. */
@@ -21,8 +23,10 @@ export const MAX_PATH_LENGTH = 4_096;
 export const HEALTH_TIMEOUT_MS = 2_000;
 /** How long a clean shutdown may take closing sessions before the process exits anyway. */
 export const SHUTDOWN_TIMEOUT_MS = 20_000;
-/** Bytes a stream client may have queued before it is dropped as too slow. */
+/** Bytes a stream client may have queued, counting the message about to be sent, before it is dropped as too slow. */
 export const MAX_STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
+/** Bytes of one stream message; a larger event is cut with a marker before it is sent. Below MAX_STREAM_BUFFER_BYTES, so one message never passes that alone. */
+export const MAX_STREAM_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** How often the daemon checks that an external session's kernel process (K-13) still runs. */
 export const KERNEL_PID_POLL_MS = 1_000;
 /** Bytes the daemon's log file may reach; the write that would pass it first rotates the file (daemon.log -> daemon.log.1). */
@@ -39,3 +43,11 @@ export const MAX_LOG_REPEATS = 20;
 export const MAX_LOG_REPEAT_KEYS = 256;
 /** Entries of the state dir looked at when making it private at start; albedo keeps a handful there. */
 export const MAX_STATE_DIR_ENTRIES = 1_024;
+/** Open connections the daemon holds at once; past it the oldest connection without the token is closed to make room, or the new one refused. */
+export const MAX_CONNECTIONS = 512;
+/** Open connections from one peer address (all local users share 127.0.0.1; a Unix socket counts as one peer). */
+export const MAX_CONNECTIONS_PER_PEER = 384;
+/** How long a connection may stay open before it sent a request with the token; then it is destroyed. */
+export const UNTRUSTED_CONNECTION_TIMEOUT_MS = 5_000;
+/** How long a refusal written to a socket may take to flush before the socket is destroyed anyway. */
+export const REFUSAL_FLUSH_TIMEOUT_MS = 1_000;

@@ -30,6 +30,7 @@ export const PROBLEMS = {
   settings_file_invalid: { status: 422, title: "A settings file is malformed" },
   too_many_sessions: { status: 429, title: "The daemon holds as many sessions as it may" },
   too_many_streams: { status: 429, title: "The session has as many stream clients as it may" },
+  too_many_connections: { status: 503, title: "The daemon holds as many connections as it may" },
   reload_required: { status: 409, title: "The skill changed on disk; reload the session" },
   not_found: { status: 404, title: "Not found" },
   invalid_params: { status: 400, title: "Invalid parameters" },

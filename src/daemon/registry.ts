@@ -5,7 +5,7 @@ import { LiveSession } from "./live.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
-import { isProcessAlive } from "../settings/index.js";
+import { isSameProcessAlive, processIdentity } from "../settings/index.js";
 
 /** What every session of one daemon shares. */
 export interface RegistryOptions {
@@ -94,8 +94,10 @@ export class SessionRegistry {
   }
 
   private watchPid(live: LiveSession, pid: number): void {
+    // Its start time too: once the kernel is gone its pid may be given to another process.
+    const kernel = processIdentity(pid);
     const timer = setInterval(() => {
-      if (!isProcessAlive(pid) && this.sessions.get(live.id) === live) void this.close(live.id).catch(() => undefined);
+      if (!isSameProcessAlive(kernel) && this.sessions.get(live.id) === live) void this.close(live.id).catch(() => undefined);
     }, KERNEL_PID_POLL_MS);
     timer.unref();
     live.onClosed(() => clearInterval(timer));

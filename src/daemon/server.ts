@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Duplex } from "node:stream";
 import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { OperationsStore } from "../operations/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
+import { currentProcess } from "../settings/index.js";
 import type { KernelLog } from "../kernel/index.js";
 import { newToken, presentedToken, tokenMatches } from "./auth.js";
+import { ConnectionGuard } from "./connections.js";
 import type { DaemonContext } from "./context.js";
 import { HttpProblem, problemOf, sendJson, sendProblem, PROBLEM_CONTENT_TYPE } from "./problem.js";
 import { SessionRegistry } from "./registry.js";
@@ -93,7 +94,7 @@ export class Daemon {
       const streams = new StreamServer(registry, token, options.log);
       const server = createServer((req, res) => void handle(router, token, req, res, options.log));
       server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
-      guardSockets(server, options.log);
+      new ConnectionGuard(token, options.log).attach(server);
       const info = await listen(server, options.listen);
       await writeDaemonInfo(options.stateDir, info);
       return new Daemon(info, recovery, server, streams, ctx, options, releaseLock);
@@ -135,19 +136,6 @@ function optionalParts(options: DaemonOptions): { install?: string; log?: Kernel
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.pool !== undefined ? { pool: options.pool } : {}),
   };
-}
-
-/**
- * Keeps a peer's broken connection from taking the daemon down: a malformed or reset request
- * (clientError) ends only its own socket, and a server error after listening is logged, not thrown.
- */
-function guardSockets(server: Server, log: KernelLog | undefined): void {
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    log?.("debug", `client connection error: ${error.code ?? error.message}`);
-    if (error.code !== "ECONNRESET" && socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-    else socket.destroy();
-  });
-  server.on("error", (error) => log?.("error", `server error: ${error.message}`));
 }
 
 function buildRouter(ctx: DaemonContext): Router {
@@ -194,10 +182,10 @@ async function listen(server: Server, target: ListenTarget): Promise<DaemonInfo>
   });
   if ("socket" in target) {
     await chmod(target.socket, 0o600);
-    return { url: `http+unix://${encodeURIComponent(target.socket)}`, pid: process.pid, socket: target.socket };
+    return { url: `http+unix://${encodeURIComponent(target.socket)}`, ...currentProcess(), socket: target.socket };
   }
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return { url: `http://${host}:${address.port}`, pid: process.pid };
+  return { url: `http://${host}:${address.port}`, ...currentProcess() };
 }

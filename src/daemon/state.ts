@@ -1,18 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { chmod, link, lstat, mkdir, opendir, readFile, rename, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { isProcessAlive, writeFileAtomic } from "../settings/index.js";
+import { currentProcess, isSameProcessAlive, processIdentityOf, writeFileAtomic, type ProcessIdentity } from "../settings/index.js";
 import { MAX_STATE_DIR_ENTRIES } from "./limits.js";
 
-/** Kept for callers that still import it from here; it is the settings domain's pid check. */
-
-/** File in the state dir naming the running daemon: `{"url", "pid"}`. */
+/** File in the state dir naming the running daemon: `{"url", "pid", "start_time"}`. */
 export const DAEMON_INFO_FILE = "daemon.json";
 /** File in the state dir holding the bearer token (mode 0600). */
 export const DAEMON_TOKEN_FILE = "daemon.token";
 /** The operations database in the state dir (O-1). */
 export const DAEMON_DB_FILE = "albedo.db";
-/** File in the state dir holding the pid of the daemon that owns the state dir, for the daemon's life. */
+/** File in the state dir naming the daemon that owns the state dir, for the daemon's life: `{"pid", "start_time"}`. */
 export const DAEMON_LOCK_FILE = "daemon.lock";
 /** Attempts at taking daemon.lock; each failed one has just removed a stale lock. */
 export const DAEMON_LOCK_ATTEMPTS = 3;
@@ -23,10 +21,9 @@ export const PRIVATE_DIR_MODE = 0o700;
 /** Mode of every file albedo keeps in the state dir. */
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** What daemon.json says about a daemon. `socket` is set when it listens on a Unix socket. */
-export interface DaemonInfo {
+/** What daemon.json says about a daemon: its process, its URL, and `socket` when it listens on a Unix socket. */
+export interface DaemonInfo extends ProcessIdentity {
   readonly url: string;
-  readonly pid: number;
   readonly socket?: string;
 }
 
@@ -83,7 +80,12 @@ export async function readDaemonInfo(stateDir: string): Promise<DaemonInfo | und
   try {
     const value = JSON.parse(text) as Partial<DaemonInfo>;
     if (typeof value.url !== "string" || !Number.isInteger(value.pid)) return undefined;
-    return { url: value.url, pid: value.pid!, ...(typeof value.socket === "string" ? { socket: value.socket } : {}) };
+    return {
+      url: value.url,
+      pid: value.pid!,
+      ...(typeof value.start_time === "string" ? { start_time: value.start_time } : {}),
+      ...(typeof value.socket === "string" ? { socket: value.socket } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -115,29 +117,35 @@ export class DaemonLockedError extends Error {
   }
 }
 
+/** The daemon.lock files this process holds; a lock naming this pid is held only if it is here. */
+const heldLocks = new Set<string>();
+
 /**
  * Takes `<stateDir>/daemon.lock` for this process and returns its release. The file appears
  * whole (a private temp file hard-linked into place, which fails like O_EXCL when the name
- * exists), so a reader never sees it without its pid. A lock whose pid is dead is stale and is
- * replaced. Throws DaemonLockedError while a live process holds it.
+ * exists), so a reader never sees it without its holder. The lock is stale, and replaced, unless
+ * its holder still runs: same pid AND same start time (a pid alone is reused, by the next daemon of
+ * a restarted container or by any other process), and not this process unless this process took
+ * it. Throws DaemonLockedError while another daemon holds it.
  */
 export async function takeDaemonLock(stateDir: string): Promise<() => Promise<void>> {
   await mkdir(stateDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lockFile = join(stateDir, DAEMON_LOCK_FILE);
-  const content = `${process.pid}\n`;
+  const content = `${JSON.stringify(currentProcess())}\n`;
   const temp = `${lockFile}.${randomBytes(4).toString("hex")}.tmp`;
   await writeFileAtomic(temp, content);
   try {
     for (let attempt = 0; attempt < DAEMON_LOCK_ATTEMPTS; attempt += 1) {
       try {
         await link(temp, lockFile);
+        heldLocks.add(lockFile);
         return () => releaseDaemonLock(lockFile, content);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       const seen = await readSmall(lockFile);
-      const holder = seen === undefined ? undefined : pidOf(seen);
-      if (holder !== undefined && isProcessAlive(holder)) throw new DaemonLockedError(lockFile, holder);
+      const holder = seen === undefined ? undefined : holderOf(seen);
+      if (holder !== undefined && holds(holder, lockFile)) throw new DaemonLockedError(lockFile, holder.pid);
       if (seen !== undefined) await breakStaleLock(lockFile, seen);
     }
     throw new DaemonLockedError(lockFile, undefined);
@@ -164,10 +172,22 @@ async function breakStaleLock(lockFile: string, seen: string): Promise<void> {
 
 /** Removes daemon.lock if it is still this process's. */
 async function releaseDaemonLock(lockFile: string, content: string): Promise<void> {
+  heldLocks.delete(lockFile);
   if ((await readSmall(lockFile)) === content) await unlink(lockFile).catch(() => undefined);
 }
 
-function pidOf(text: string): number | undefined {
-  const pid = Number(text.trim());
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+/** Whether `holder` holds `lockFile` now. This process's own pid in a lock it did not take is a leftover of an earlier process. */
+function holds(holder: ProcessIdentity, lockFile: string): boolean {
+  if (holder.pid === process.pid) return heldLocks.has(lockFile);
+  return isSameProcessAlive(holder);
+}
+
+/** The holder a lock names: `{"pid", "start_time"}`, or a bare pid as earlier versions wrote it. */
+function holderOf(text: string): ProcessIdentity | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return processIdentityOf(typeof value === "number" ? { pid: value } : value);
+  } catch {
+    return undefined;
+  }
 }

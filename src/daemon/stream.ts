@@ -1,9 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { KernelLog } from "../kernel/index.js";
+import { outputDropMarker, type KernelLog } from "../kernel/index.js";
+import { boundJson } from "../json/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
-import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS } from "./limits.js";
+import { refuseSocket } from "./connections.js";
+import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS, MAX_STREAM_MESSAGE_BYTES } from "./limits.js";
 import type { LiveSession, StreamEvent } from "./live.js";
 import { HttpProblem, problemOf } from "./problem.js";
 import type { SessionRegistry } from "./registry.js";
@@ -12,23 +14,34 @@ const STREAM_PATH = /^\/sessions\/([^/]{1,256})\/stream$/;
 /** WebSocket close code sent when the session closes. */
 export const STREAM_CLOSE_GOING_AWAY = 1001;
 
-/** Answers a refused upgrade with a problem document and closes the socket. */
-function refuse(socket: Duplex, problem: HttpProblem): void {
-  const text = JSON.stringify(problem.body());
-  const reason = problem.status === 401 ? "Unauthorized" : problem.status === 404 ? "Not Found" : problem.status === 429 ? "Too Many Requests" : "Bad Request";
-  socket.end(
-    `HTTP/1.1 ${problem.status} ${reason}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
-  );
+const STREAM_MARKER = outputDropMarker("MAX_STREAM_MESSAGE_BYTES", MAX_STREAM_MESSAGE_BYTES, "in one stream message");
+/** Each event's message, made once however many clients a session has. */
+const frames = new WeakMap<StreamEvent, Buffer>();
+
+/** The message for `event` on session `sessionId`'s stream: its JSON, cut to MAX_STREAM_MESSAGE_BYTES with a marker when larger. */
+export function streamFrame(sessionId: string, event: StreamEvent): Buffer {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    const message = { session_id: sessionId, ...event };
+    frame = Buffer.from(JSON.stringify(message));
+    if (frame.length > MAX_STREAM_MESSAGE_BYTES) frame = Buffer.from(JSON.stringify(boundJson(message, MAX_STREAM_MESSAGE_BYTES, STREAM_MARKER).value));
+    frames.set(event, frame);
+  }
+  return frame;
 }
 
-/** Sends every event of `live` to `ws`; a client that falls too far behind is dropped rather than buffered without bound. */
+/**
+ * Sends every event of `live` to `ws`; a client whose queue would pass MAX_STREAM_BUFFER_BYTES
+ * with the next message is dropped rather than buffered without bound.
+ */
 function attach(ws: WebSocket, live: LiveSession): void {
   const send = (event: StreamEvent) => {
-    if (ws.bufferedAmount > MAX_STREAM_BUFFER_BYTES) {
+    const frame = streamFrame(live.id, event);
+    if (ws.bufferedAmount + frame.length > MAX_STREAM_BUFFER_BYTES) {
       ws.terminate();
       return;
     }
-    ws.send(JSON.stringify({ session_id: live.id, ...event }));
+    ws.send(frame, { binary: false });
   };
   const subscription = live.subscribe(send);
   const closing = live.onClosed(() => ws.close(STREAM_CLOSE_GOING_AWAY, "session closed"));
@@ -72,7 +85,7 @@ export class StreamServer {
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => attach(ws, live));
     } catch (error) {
-      refuse(socket, problemOf(error));
+      refuseSocket(socket, problemOf(error));
     }
   }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { isAbsolute } from "node:path";
+import { decodeUtf8Strict, jsonNestingDepth } from "../json/index.js";
 import { HttpProblem } from "./problem.js";
-import { jsonNestingDepth } from "../json/index.js";
 import { MAX_BODY_DEPTH, MAX_PATH_LENGTH, MAX_REQUEST_BODY_BYTES } from "./limits.js";
 
 /** A JSON object from a request body, not yet checked field by field. */
@@ -9,8 +9,9 @@ export type JsonObject = Record<string, unknown>;
 
 /**
  * Reads the body as JSON. Throws HttpProblem: 415 unless the content type is application/json,
- * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_json when it does not parse, 400 too_deep past
- * MAX_BODY_DEPTH. An empty body is `undefined`.
+ * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_body (with `offset`) when it is not well-formed
+ * UTF-8, 400 invalid_json when it does not parse, 400 too_deep past MAX_BODY_DEPTH. An empty body
+ * is `undefined`.
  */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers["content-length"] ?? "0");
@@ -25,9 +26,14 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (size === 0) return undefined;
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new HttpProblem("unsupported_media_type", `content-type must be application/json, got ${JSON.stringify(type || "nothing")}`);
+  const decoded = decodeUtf8Strict(Buffer.concat(chunks));
+  if (!decoded.ok) {
+    // A lenient decode would store U+FFFD in place of the bytes; the client meant something else.
+    throw new HttpProblem("invalid_body", `the body is not valid UTF-8: the sequence at byte ${decoded.offset} is ill-formed`, { offset: decoded.offset });
+  }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    value = JSON.parse(decoded.text) as unknown;
   } catch (error) {
     throw new HttpProblem("invalid_json", `the body is not valid JSON: ${(error as Error).message}`);
   }

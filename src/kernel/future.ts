@@ -5,8 +5,9 @@
 import type { KernelMessage } from "@jupyterlab/services";
 import { Emitter } from "./emitter.js";
 import type { Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
+import { boundOutput, boundReply, MAX_PENDING_OUTPUT_BYTES } from "./outputs.js";
 
-/** Outputs kept for the async iterator while nobody drains it; older ones are dropped beyond this. */
+/** Outputs kept for the async iterator while it does not drain them; older ones are dropped beyond this. */
 export const MAX_PENDING_OUTPUTS = 10_000;
 /**
  * How long an execution that went idle waits for its execute_reply. ipykernel sends the reply before
@@ -25,8 +26,10 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   readonly msgId: string;
   /** Resolves with the execute_reply content (its `status` may be "error"); rejects when the kernel dies or is stopped. */
   readonly done: Promise<ExecuteReply>;
-  /** Outputs dropped from the iterator's queue because nobody drained it (MAX_PENDING_OUTPUTS). */
+  /** Outputs dropped from the iterator's queue because it was not drained (MAX_PENDING_OUTPUTS, MAX_PENDING_OUTPUT_BYTES). */
   droppedOutputs = 0;
+  /** Bytes cut from outputs that passed MAX_OUTPUT_MESSAGE_BYTES; each cut output says so itself. */
+  cutOutputBytes = 0;
   private reply: ExecuteReply | undefined;
   private idle = false;
   private failure: unknown;
@@ -34,7 +37,10 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   private resolveDone!: (reply: ExecuteReply) => void;
   private rejectDone!: (error: unknown) => void;
   private readonly outputs = new Emitter<ExecuteOutput>();
-  private readonly pending: ExecuteOutput[] = [];
+  /** Outputs for the iterator, with their sizes; filled only once an iterator exists, so a future nobody iterates keeps nothing. */
+  private readonly pending: { output: ExecuteOutput; bytes: number }[] = [];
+  private pendingBytes = 0;
+  private iterating = false;
   private wake: (() => void) | undefined;
   private replyTimer: NodeJS.Timeout | undefined;
 
@@ -48,7 +54,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.done.catch(() => undefined);
   }
 
-  /** Calls `listener` for each output from now on. */
+  /** Calls `listener` for each output from now on, each cut to MAX_OUTPUT_MESSAGE_BYTES. */
   onOutput(listener: (output: ExecuteOutput) => void): Disposable {
     return this.outputs.on(listener);
   }
@@ -66,7 +72,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
 
   /** Records the shell execute_reply for this request. */
   handleReply(message: KernelMessage.IExecuteReplyMsg): void {
-    this.reply = message.content;
+    this.reply = boundReply(message.content);
     this.settleIfComplete();
   }
 
@@ -80,11 +86,18 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.wakeIterator();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<ExecuteOutput> {
+  /** Every output from the moment this is called; call it before awaiting anything, as `for await` does. One iterator per future. */
+  [Symbol.asyncIterator](): AsyncIterator<ExecuteOutput> {
+    this.iterating = true;
+    return this.drain();
+  }
+
+  private async *drain(): AsyncGenerator<ExecuteOutput> {
     for (;;) {
       const next = this.pending.shift();
       if (next !== undefined) {
-        yield next;
+        this.pendingBytes -= next.bytes;
+        yield next.output;
         continue;
       }
       if (this.settled) {
@@ -114,14 +127,21 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.wakeIterator();
   }
 
-  private push(output: ExecuteOutput): void {
-    this.pending.push(output);
-    if (this.pending.length > MAX_PENDING_OUTPUTS) {
-      this.pending.shift();
-      this.droppedOutputs += 1;
-    }
+  private push(received: ExecuteOutput): void {
+    const { output, bytes, droppedBytes } = boundOutput(received);
+    this.cutOutputBytes += droppedBytes;
+    if (this.iterating) this.queue(output, bytes);
     this.outputs.fire(output);
     this.wakeIterator();
+  }
+
+  private queue(output: ExecuteOutput, bytes: number): void {
+    this.pending.push({ output, bytes });
+    this.pendingBytes += bytes;
+    while (this.pending.length > MAX_PENDING_OUTPUTS || this.pendingBytes > MAX_PENDING_OUTPUT_BYTES) {
+      this.pendingBytes -= this.pending.shift()!.bytes;
+      this.droppedOutputs += 1;
+    }
   }
 
   private wakeIterator(): void {

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isProcessAlive } from "../settings/index.js";
+import { currentProcess, isSameProcessAlive, processIdentityOf } from "../settings/index.js";
 
 /** The state dir's directory of run dirs. */
 export const RUN_BASE_DIR = "run";
-/** The file in a run dir naming the process that owns it. */
+/** The file in a run dir naming the process that owns it: `{"pid", "start_time"}`, so a reused pid is not taken for the owner. */
 export const RUN_DIR_OWNER_FILE = "owner.pid";
 /**
  * Random bytes in a run dir's name. The name is not the session id (which clients and logs see):
@@ -25,7 +25,7 @@ export async function makeRunDir(stateDir: string): Promise<string> {
   await chmod(base, 0o700);
   const runDir = join(base, randomBytes(RUN_DIR_NAME_BYTES).toString("base64url"));
   await mkdir(runDir, { mode: 0o700 });
-  await writeFile(join(runDir, RUN_DIR_OWNER_FILE), `${process.pid}\n`, { mode: 0o600, flag: "wx" });
+  await writeFile(join(runDir, RUN_DIR_OWNER_FILE), `${JSON.stringify(currentProcess())}\n`, { mode: 0o600, flag: "wx" });
   return runDir;
 }
 
@@ -54,6 +54,16 @@ async function isAbandoned(dir: string): Promise<boolean> {
     const info = await stat(dir).catch(() => undefined);
     return info !== undefined && info.isDirectory() && Date.now() - info.mtimeMs > RUN_DIR_GRACE_MS;
   }
-  const pid = Number(owner.trim());
-  return !Number.isSafeInteger(pid) || pid <= 0 || !isProcessAlive(pid);
+  const identity = processIdentityOf(parseOwner(owner));
+  return identity === undefined || !isSameProcessAlive(identity);
+}
+
+/** The owner file's record: JSON, or a bare pid as older runtimes wrote it. */
+function parseOwner(text: string): unknown {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === "number" ? { pid: value } : value;
+  } catch {
+    return undefined;
+  }
 }

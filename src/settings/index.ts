@@ -21,7 +21,7 @@ export { SettingsFileError, type SettingsFileFault } from "./errors.js";
 export { ABSENT_REVISION, MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
 export { SETTINGS_LOCK_FILE, SETTINGS_LOCK_RETRY_MS, SETTINGS_LOCK_TIMEOUT_MS, withSettingsLock } from "./lock.js";
 export { SETTINGS_FILE_MODE, writeFileAtomic } from "./atomicWrite.js";
-export { isProcessAlive } from "./pids.js";
+export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./pids.js";
 export {
   globalSettingsTarget,
   projectSettingsTarget,

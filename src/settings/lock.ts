@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "../errors/index.js";
 import { Mutex } from "./mutex.js";
-import { isProcessAlive } from "./pids.js";
+import { currentProcess, isSameProcessAlive, processIdentityOf, type ProcessIdentity } from "./pids.js";
 
 /** How long a settings writer waits for the state dir's lock before giving up. */
 export const SETTINGS_LOCK_TIMEOUT_MS = 10_000;
@@ -14,11 +14,15 @@ export const SETTINGS_LOCK_RETRY_MS = 5;
 export const SETTINGS_LOCK_FILE = "settings.lock";
 
 const mutexes = new Map<string, Mutex>();
+/** The tokens of the lock files this process holds; a lock naming this pid with another token is a leftover. */
+const heldTokens = new Set<string>();
 
 /**
  * Runs `fn` holding the state dir's settings lock: an in-process mutex, then a lock file created
- * with O_EXCL. A lock file whose holder pid is dead is broken. Throws AppError "timeout" when the
- * lock is not had within SETTINGS_LOCK_TIMEOUT_MS; otherwise returns or throws what `fn` does.
+ * with O_EXCL. A lock file whose holder no longer runs is broken: its pid is dead, its pid now
+ * belongs to a process with another start time, or it names this process but no lock this
+ * process took. Throws AppError "timeout" when the lock is not had within
+ * SETTINGS_LOCK_TIMEOUT_MS; otherwise returns or throws what `fn` does.
  */
 export async function withSettingsLock<T>(stateDir: string, fn: () => Promise<T>): Promise<T> {
   const dir = resolve(stateDir);
@@ -43,7 +47,8 @@ export async function withSettingsLock<T>(stateDir: string, fn: () => Promise<T>
 
 /** Creates the lock file; returns the content written, which names this holder. */
 async function acquireLockFile(lockPath: string, deadline: number): Promise<string> {
-  const content = JSON.stringify({ pid: process.pid, token: randomBytes(8).toString("hex") });
+  const token = randomBytes(8).toString("hex");
+  const content = JSON.stringify({ ...currentProcess(), token });
   for (;;) {
     try {
       const handle = await open(lockPath, "wx", 0o600);
@@ -56,17 +61,19 @@ async function acquireLockFile(lockPath: string, deadline: number): Promise<stri
       } finally {
         await handle.close();
       }
+      heldTokens.add(token);
       return content;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     if (await breakIfStale(lockPath)) continue;
-    if (Date.now() >= deadline) throw timeoutError(lockPath, await holderOf(lockPath));
+    if (Date.now() >= deadline) throw timeoutError(lockPath, await describeHolder(lockPath));
     await sleep(SETTINGS_LOCK_RETRY_MS);
   }
 }
 
 async function releaseLockFile(lockPath: string, content: string): Promise<void> {
+  heldTokens.delete(holderOf(content)?.token ?? "");
   // Only remove the file if it is still ours: a peer may have (wrongly) broken and retaken it.
   if ((await readOrUndefined(lockPath)) === content) await unlink(lockPath).catch(() => undefined);
 }
@@ -93,26 +100,29 @@ async function breakIfStale(lockPath: string): Promise<boolean> {
 }
 
 async function isStale(lockPath: string, content: string): Promise<boolean> {
-  const pid = pidOf(content);
-  if (pid !== undefined) return !isProcessAlive(pid);
+  const holder = holderOf(content);
+  if (holder !== undefined) return holder.pid === process.pid ? !heldTokens.has(holder.token) : !isSameProcessAlive(holder);
   // A holder that died between creating the file and writing its pid leaves it empty or partial.
   const stats = await stat(lockPath).catch(() => undefined);
   return stats !== undefined && Date.now() - stats.mtimeMs > SETTINGS_LOCK_TIMEOUT_MS;
 }
 
-function pidOf(content: string): number | undefined {
+/** The holder a lock file names, or undefined while it is empty or partial. */
+function holderOf(content: string): (ProcessIdentity & { readonly token: string }) | undefined {
+  let value: unknown;
   try {
-    const pid = (JSON.parse(content) as { pid?: unknown }).pid;
-    return typeof pid === "number" && Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    value = JSON.parse(content);
   } catch {
     return undefined;
   }
+  const holder = processIdentityOf(value);
+  const token = (value as { token?: unknown }).token;
+  return holder && { ...holder, token: typeof token === "string" ? token : "" };
 }
 
-
-async function holderOf(lockPath: string): Promise<string> {
-  const pid = pidOf((await readOrUndefined(lockPath)) ?? "");
-  return pid === undefined ? "an unknown holder" : `process ${pid}`;
+async function describeHolder(lockPath: string): Promise<string> {
+  const holder = holderOf((await readOrUndefined(lockPath)) ?? "");
+  return holder === undefined ? "an unknown holder" : `process ${holder.pid}`;
 }
 
 async function readOrUndefined(path: string): Promise<string | undefined> {

@@ -1,16 +1,12 @@
+import { humanSize } from "../json/index.js";
 import { visibleControls } from "../text/index.js";
 import type { CatalogSnapshot } from "./types.js";
+
+export { humanSize };
 
 /** Escapes text for XML element content and attribute values. */
 export function escapeXml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
-}
-
-/** A byte count as people read it: "512 B", "3.1 KB", "1.2 MB" (1 KB = 1024 bytes). */
-export function humanSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 /** A description folded onto one line (YAML block scalars may span several). */

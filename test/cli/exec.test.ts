@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_OUTPUT_MESSAGE_BYTES } from "../../src/kernel/index.js";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
 
 const repo = join(import.meta.dirname, "..", "..");
@@ -98,6 +99,15 @@ describe("X albedo exec", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("usage: albedo exec (FILE | - | -c CODE)");
     expect(help.stdout).toContain("--sandbox MODE");
+  });
+});
+
+describe("X B albedo exec prints outputs as they come, each bounded", () => {
+  it("cuts a 40 MB print to MAX_OUTPUT_MESSAGE_BYTES with the marker, and still prints what follows", async () => {
+    const ran = await albedo(["exec", "-c", "import sys\nsys.stdout.write('x' * (40 * 1024 * 1024))\nsys.stdout.flush()\nprint('after')"]);
+    expect(ran.code).toBe(0);
+    expect(Buffer.byteLength(ran.stdout)).toBeLessThanOrEqual(MAX_OUTPUT_MESSAGE_BYTES);
+    expect(ran.stdout).toMatch(/^x+\n\[albedo: [\d.]+ MB of output dropped: more than MAX_OUTPUT_MESSAGE_BYTES \(2\.0 MB\) in one output\]\nafter\n$/);
   });
 });
 

@@ -24,9 +24,9 @@ afterAll(async () => {
 });
 
 describe("D-1 daemon: files, token, problems", () => {
-  it("writes daemon.json {url, pid} and a 0600 token", () => {
+  it("writes daemon.json {url, pid, start_time} and a 0600 token", () => {
     const info = JSON.parse(readFileSync(join(dirs.state, "daemon.json"), "utf8"));
-    expect(info).toEqual({ url: daemon.url, pid: daemon.process.pid });
+    expect(info).toEqual({ url: daemon.url, pid: daemon.process.pid, start_time: expect.stringMatching(/^\d+$/) });
     expect(statSync(join(dirs.state, "daemon.token")).mode & 0o777).toBe(0o600);
     expect(daemon.token).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -1,6 +1,7 @@
 import { KernelMessage } from "@jupyterlab/services";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ExecuteFuture, MISSING_REPLY_ENAME, REPLY_AFTER_IDLE_GRACE_MS } from "../../src/kernel/index.js";
+import { jsonBytes } from "../../src/json/index.js";
+import { ExecuteFuture, MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, MISSING_REPLY_ENAME, REPLY_AFTER_IDLE_GRACE_MS } from "../../src/kernel/index.js";
 import { executeRequest } from "../../src/kernel/messages.js";
 
 const SESSION = "s";
@@ -50,5 +51,52 @@ describe("K-2 an execution the kernel never answers", () => {
     execution.handleIOPub(idle(execution.request));
     await expect(execution.done).resolves.toMatchObject({ status: "ok" });
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+function streamOutput(parent: KernelMessage.IMessage, text: string): KernelMessage.IIOPubMessage {
+  return KernelMessage.createMessage({ channel: "iopub", msgType: "stream", session: SESSION, content: { name: "stdout", text }, parentHeader: parent.header as never }) as KernelMessage.IIOPubMessage;
+}
+
+describe("K-2 B an execution's outputs are bounded as they arrive", () => {
+  it("cuts an output larger than MAX_OUTPUT_MESSAGE_BYTES before any listener sees it, and counts the bytes cut", () => {
+    const execution = future();
+    const seen: KernelMessage.IStreamMsg[] = [];
+    execution.onOutput((output) => seen.push(output as KernelMessage.IStreamMsg));
+    execution.handleIOPub(streamOutput(execution.request, "x".repeat(3 * MAX_OUTPUT_MESSAGE_BYTES)));
+    expect(jsonBytes(seen[0]!.content)).toBeLessThanOrEqual(MAX_OUTPUT_MESSAGE_BYTES);
+    expect(seen[0]!.content.text).toMatch(/\[albedo: 4\.0 MB of output dropped: more than MAX_OUTPUT_MESSAGE_BYTES \(2\.0 MB\) in one output\]\n$/);
+    expect(seen[0]!.header.msg_type).toBe("stream");
+    expect(execution.cutOutputBytes).toBeGreaterThan(2 * MAX_OUTPUT_MESSAGE_BYTES);
+  });
+
+  it("cuts the traceback an error reply repeats", async () => {
+    const execution = future();
+    const huge = reply(execution.request);
+    (huge as { content: unknown }).content = { status: "error", execution_count: 1, ename: "ValueError", evalue: "z".repeat(3 * MAX_OUTPUT_MESSAGE_BYTES), traceback: ["z".repeat(3 * MAX_OUTPUT_MESSAGE_BYTES)] };
+    execution.handleReply(huge);
+    execution.handleIOPub(idle(execution.request));
+    const settled = await execution.done;
+    expect(jsonBytes(settled)).toBeLessThanOrEqual(MAX_OUTPUT_MESSAGE_BYTES);
+    expect(settled).toMatchObject({ status: "error", ename: "ValueError" });
+  });
+
+  it("keeps nothing for an iterator nobody created, and at most MAX_PENDING_OUTPUT_BYTES for one that is not drained", async () => {
+    const execution = future();
+    const chunk = "y".repeat(MAX_OUTPUT_MESSAGE_BYTES / 2);
+    execution.handleIOPub(streamOutput(execution.request, "before the iterator\n"));
+    const iterator = execution[Symbol.asyncIterator]();
+    const count = (2 * MAX_PENDING_OUTPUT_BYTES) / chunk.length;
+    for (let i = 0; i < count; i += 1) execution.handleIOPub(streamOutput(execution.request, chunk));
+    execution.handleReply(reply(execution.request));
+    execution.handleIOPub(idle(execution.request));
+    let bytes = 0;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      expect((next.value.content as { text: string }).text).toBe(chunk);
+      bytes += jsonBytes(next.value.content);
+    }
+    expect(bytes).toBeLessThanOrEqual(MAX_PENDING_OUTPUT_BYTES);
+    expect(bytes).toBeGreaterThan(MAX_PENDING_OUTPUT_BYTES - MAX_OUTPUT_MESSAGE_BYTES);
+    expect(execution.droppedOutputs).toBeGreaterThan(0);
   });
 });

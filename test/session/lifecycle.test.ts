@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -72,9 +72,15 @@ describe("K-9 supervision", () => {
     await writeFile(join(stale, "owner.pid"), `${dead}\n`);
     await writeFile(join(stale, "rpc"), "a socket file left behind");
     await writeFile(join(live, "owner.pid"), `${process.pid}\n`);
+    // A live pid with another start time: the owner died and its pid went to another process.
+    const reused = join(dirs.stateDir, "run", "reused000000");
+    await mkdir(reused, { recursive: true });
+    await writeFile(join(reused, "owner.pid"), JSON.stringify({ pid: process.pid, start_time: "1" }));
     session = await openSession(dirs);
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(reused)).toBe(false);
     expect(existsSync(live)).toBe(true);
+    expect(JSON.parse(readFileSync(join(session.runDir, "owner.pid"), "utf8"))).toMatchObject({ pid: process.pid, start_time: expect.stringMatching(/^\d+$/) });
     expect(existsSync(join(session.runDir, "owner.pid"))).toBe(true);
   });
 

@@ -1,9 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { globalSettingsTarget, readSettings, SETTINGS_LOCK_FILE, updateSettings } from "../../src/settings/index.js";
+import {
+  globalSettingsTarget, isSameProcessAlive, processIdentity, processStartTime, readSettings, SETTINGS_LOCK_FILE, updateSettings,
+} from "../../src/settings/index.js";
 import { killChild, startChild, waitForOutput, type Child } from "./support/children.js";
 import { tempDirs } from "./support/tempDirs.js";
 
@@ -12,11 +14,26 @@ const PROCESS_TEST_TIMEOUT_MS = 120_000;
 const COUNTER_CHILD = fileURLToPath(new URL("./support/counterChild.ts", import.meta.url));
 const temps = tempDirs("settings-proc");
 const children: Child[] = [];
+const sleepers: ChildProcess[] = [];
 
 afterEach(async () => {
   await Promise.all(children.splice(0).map(killChild));
+  for (const sleeper of sleepers.splice(0)) {
+    if (sleeper.exitCode !== null || sleeper.signalCode !== null) continue;
+    const gone = new Promise((resolve) => sleeper.once("exit", resolve));
+    sleeper.kill("SIGKILL");
+    await gone;
+  }
   temps.cleanup();
 });
+
+/** A live process other than this one (killed after the test). */
+async function liveProcess(): Promise<ChildProcess> {
+  const sleeper = spawn("sleep", ["600"], { stdio: "ignore" });
+  sleepers.push(sleeper);
+  await new Promise((resolve, reject) => (sleeper.once("spawn", resolve), sleeper.once("error", reject)));
+  return sleeper;
+}
 
 function counterChild(state: string, count: number | "forever", padBytes = 0): Child {
   const child = startChild(COUNTER_CHILD, [state, String(count), String(padBytes)]);
@@ -81,8 +98,8 @@ describe("D-4 one lock per state dir across processes", () => {
   it("waits while a live process holds the lock file", async () => {
     const state = temps.make();
     const lockFile = join(state, SETTINGS_LOCK_FILE);
-    // This test process is alive, so a lock naming its pid is held, not stale.
-    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, token: "held" }));
+    const holder = await liveProcess();
+    writeFileSync(lockFile, JSON.stringify({ ...processIdentity(holder.pid!), token: "held" }));
     let finished = false;
     const update = updateSettings(globalSettingsTarget(state), () => ({ network: true })).then((result) => {
       finished = true;
@@ -93,5 +110,32 @@ describe("D-4 one lock per state dir across processes", () => {
     expect(readdirSync(state)).toEqual([SETTINGS_LOCK_FILE]);
     rmSync(lockFile);
     expect((await update).settings).toEqual({ network: true });
+  });
+});
+
+describe("D-4 a settings.lock is held by a process, not by a pid that was reused", () => {
+  it("breaks a lock naming a live process whose start time differs (its pid was given to another process)", async () => {
+    const state = temps.make();
+    const other = await liveProcess();
+    writeFileSync(join(state, SETTINGS_LOCK_FILE), JSON.stringify({ pid: other.pid, start_time: "1", token: "reused" }));
+    const next = await updateSettings(globalSettingsTarget(state), () => ({ network: true }));
+    expect(next.settings).toEqual({ network: true });
+    expect(readdirSync(state)).toEqual(["settings.json"]);
+  });
+
+  it("breaks a lock naming this very process that this process did not take (a restart under the same pid)", async () => {
+    const state = temps.make();
+    writeFileSync(join(state, SETTINGS_LOCK_FILE), JSON.stringify({ ...processIdentity(process.pid), token: "before-the-restart" }));
+    const next = await updateSettings(globalSettingsTarget(state), () => ({ network: true }));
+    expect(next.settings).toEqual({ network: true });
+  });
+
+  it("reads a process's start time from /proc: stable for one process, absent for none", async () => {
+    const child = await liveProcess();
+    expect(processStartTime(child.pid!)).toMatch(/^\d+$/);
+    expect(processStartTime(child.pid!)).toBe(processStartTime(child.pid!));
+    expect(isSameProcessAlive({ pid: child.pid!, start_time: processStartTime(child.pid!)! })).toBe(true);
+    expect(isSameProcessAlive({ pid: child.pid!, start_time: "1" })).toBe(false);
+    expect(processStartTime(spawnSync("true").pid!)).toBeUndefined();
   });
 });

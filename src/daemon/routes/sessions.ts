@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import type { ExecuteOutput } from "../../kernel/index.js";
 import type { DaemonContext } from "../context.js";
 import type { LiveSession } from "../live.js";
-import { MAX_EXECUTE_OUTPUTS, MAX_EXECUTION_ID_LENGTH, MAX_REQUEST_BODY_BYTES } from "../limits.js";
+import { MAX_EXECUTION_ID_LENGTH, MAX_REQUEST_BODY_BYTES } from "../limits.js";
+import { KeptOutputs } from "../outputs.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import { isProcessAlive } from "../../settings/index.js";
@@ -103,25 +104,23 @@ function rpcAccess(env: Record<string, string>): Record<string, unknown> {
   };
 }
 
-/** Runs code to the end; every output also goes to the stream as it comes. */
+/** Runs code to the end; every output also goes to the stream as it comes, and the answer keeps what its bounds allow (KeptOutputs). */
 async function execute(ctx: DaemonContext, request: RouteRequest) {
   const live = ctx.registry.get(request.params.id!);
   const body = objectBody(await request.body(), ["code"], ["execution_id"]);
   const code = stringField(body, "code", MAX_REQUEST_BODY_BYTES)!;
   const executionId = stringField(body, "execution_id", MAX_EXECUTION_ID_LENGTH) ?? randomUUID();
-  const outputs: { msg_type: string; content: unknown }[] = [];
-  let dropped = 0;
+  const kept = new KeptOutputs();
   const future = live.session.execute(code);
   future.onOutput((output: ExecuteOutput) => {
     const item = { msg_type: output.header.msg_type, content: output.content };
     live.publish({ type: "output", execution_id: executionId, ...item });
-    if (outputs.length < MAX_EXECUTE_OUTPUTS) outputs.push(item);
-    else dropped += 1;
+    kept.add(item);
   });
   const reply = await future.done;
   return {
     status: 200,
-    body: { execution_id: executionId, status: reply.status, execution_count: reply.execution_count ?? null, outputs, dropped_outputs: dropped },
+    body: { execution_id: executionId, status: reply.status, execution_count: reply.execution_count ?? null, ...kept.answer(future.cutOutputBytes) },
   };
 }
 
