@@ -20,7 +20,7 @@ export {
   type PeerId,
   type RpcLogger,
 } from "./dispatcher.js";
-export { MAX_CELL_ID_CHARS, type RpcErrorObject } from "./protocol.js";
+export { MAX_CELL_ID_CHARS, RPC_MAX_PARAMS_DEPTH, type RpcErrorObject } from "./protocol.js";
 export { RouteTable, type CallContext, type RouteHandler, type RouteSpec } from "./routes.js";
 export {
   MAX_IPC_PATH_BYTES,

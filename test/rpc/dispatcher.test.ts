@@ -9,6 +9,7 @@ import {
   PARSE_ERROR,
   RPC_CANCEL_METHOD,
   RPC_MAX_MESSAGE_BYTES,
+  RPC_MAX_PARAMS_DEPTH,
   RouteTable,
   RpcDispatcher,
   appErrorCode,
@@ -203,6 +204,30 @@ describe("B oversized RPC messages", () => {
     const error = (await p.reply(14)).error;
     expect(error.code).toBe(APP_ERROR_NUMBERS.limit_exceeded);
     expect(error.message).toMatch(/^reply of \d+ bytes exceeds RPC_MAX_MESSAGE_BYTES/);
+  });
+});
+
+/** Params whose value `v` holds `depth - 1` nested lists, so the params nest exactly `depth` levels. */
+function paramsOfDepth(depth: number): string {
+  return `{"v":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+}
+
+describe("B deeply nested RPC params", () => {
+  it("passes params nested exactly RPC_MAX_PARAMS_DEPTH levels to the handler", async () => {
+    const p = pair(RouteTable.of({ echo: async () => "ok" }));
+    p.raw(`{"jsonrpc":"2.0","id":30,"method":"echo","params":${paramsOfDepth(RPC_MAX_PARAMS_DEPTH)}}`);
+    expect((await p.reply(30)).result).toBe("ok");
+  });
+
+  it("refuses params one level deeper with limit_exceeded naming the bound, without calling the handler", async () => {
+    let called = false;
+    const p = pair(RouteTable.of({ echo: async () => (called = true) }));
+    p.raw(`{"jsonrpc":"2.0","id":31,"method":"echo","params":${paramsOfDepth(RPC_MAX_PARAMS_DEPTH + 1)}}`);
+    const error = (await p.reply(31)).error;
+    expect(error.code).toBe(APP_ERROR_NUMBERS.limit_exceeded);
+    expect(error.message).toContain(`RPC_MAX_PARAMS_DEPTH`);
+    expect(error.data).toEqual({ limit: "RPC_MAX_PARAMS_DEPTH", max: RPC_MAX_PARAMS_DEPTH });
+    expect(called).toBe(false);
   });
 });
 
