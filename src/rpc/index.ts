@@ -29,6 +29,7 @@ export {
   RPC_SOCKET_NAME,
   RPC_TOKEN_BYTES,
   RpcServer,
+  clientDeadlineMs,
   rpcSocketPath,
   type RpcServerOptions,
 } from "./server.js";

@@ -330,4 +330,11 @@ describe("K-5 route table", () => {
     expect(Object.isFrozen(table)).toBe(true);
     expect(() => RouteTable.of({ x: { handler: async () => 1, timeoutMs: 0 } })).toThrow(/timeoutMs/);
   });
+
+  it("knows its longest deadline, counting a route without one as the default", () => {
+    const table = RouteTable.of({ a: async () => 1, b: { handler: async () => 2, timeoutMs: 90_000 }, c: { handler: async () => 3, timeoutMs: 5 } });
+    expect(table.longestTimeoutMs(30_000)).toBe(90_000);
+    expect(RouteTable.of({ a: { handler: async () => 1, timeoutMs: 5 } }).longestTimeoutMs(30_000)).toBe(30_000);
+    expect(RouteTable.empty().longestTimeoutMs(30_000)).toBe(30_000);
+  });
 });
