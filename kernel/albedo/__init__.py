@@ -1,7 +1,8 @@
 """albedo's kernel package: `skills` and `commands` backed by the runtime over JSON-RPC.
 
 Load it as an IPython extension (`--ext albedo`, `%load_ext albedo`) or import it from a plain
-script; both read ALBEDO_RPC_ENDPOINT and ALBEDO_RPC_TOKEN from the environment.
+script; both read the kernel bridge's variables (ALBEDO_RPC_ENDPOINT, ALBEDO_RPC_TOKEN, ...) from
+the environment.
 """
 
 from __future__ import annotations
@@ -13,8 +14,14 @@ import warnings
 from typing import Any, Optional, Tuple
 
 from ._cells import CellTasks
-from ._errors import (
-    AlbedoError,
+from ._contract import (
+    CANCEL_METHOD,
+    COMMANDS_CATALOG,
+    ENDPOINT_ENV,
+    EXTENSION_NAMES,
+    EXTENSIONS_ENV,
+    EXTENSIONS_SEPARATOR,
+    TOKEN_ENV,
     Cancelled,
     Conflict,
     Forbidden,
@@ -22,16 +29,16 @@ from ._errors import (
     KernelDied,
     LimitExceeded,
     NotFound,
-    ProtocolError,
     ReloadRequired,
     RpcTimeout,
 )
+from ._errors import AlbedoError, ProtocolError
 from ._namespaces import Commands, Skills, mint
-from ._transport import CANCEL, Channel
+from ._transport import Channel
 
 CATALOG_AT_LOAD_DEADLINE_S = 10.0
 NOT_CONFIGURED = (
-    "albedo: ALBEDO_RPC_ENDPOINT and ALBEDO_RPC_TOKEN are not set; start this kernel from albedo "
+    f"albedo: {ENDPOINT_ENV} and {TOKEN_ENV} are not set; start this kernel from albedo "
     "(or the 'albedo (Python)' kernelspec) so it can reach a session"
 )
 
@@ -54,7 +61,7 @@ def _connect() -> Tuple[Channel, Skills, Commands]:
             raise ImportError(NOT_CONFIGURED)
         commands = Commands(channel)
         try:
-            mint(commands, channel.call_sync("commands.catalog", {}, deadline=CATALOG_AT_LOAD_DEADLINE_S))
+            mint(commands, channel.call_sync(COMMANDS_CATALOG, {}, deadline=CATALOG_AT_LOAD_DEADLINE_S))
         except AlbedoError as error:
             print(f"albedo: no typed command methods ({error}); use commands.invoke()", file=sys.stderr)
         _session = (channel, Skills(channel), commands)
@@ -62,8 +69,9 @@ def _connect() -> Tuple[Channel, Skills, Commands]:
 
 
 def _skills_enabled() -> bool:
-    # The session lists its extensions (K-8); without the variable (a plain %load_ext) assume both.
-    return "skills" in os.environ.get("ALBEDO_EXTENSIONS", "python,skills").split(",")
+    # The session lists its extensions (K-8); without the variable (a plain %load_ext) assume all.
+    listed = os.environ.get(EXTENSIONS_ENV)
+    return "skills" in (EXTENSION_NAMES if listed is None else listed.split(EXTENSIONS_SEPARATOR))
 
 
 def __getattr__(name: str) -> Any:
@@ -76,7 +84,7 @@ def __getattr__(name: str) -> Any:
 
 
 def _on_notification(method: str, params: Any) -> None:
-    if method == CANCEL and isinstance(params, dict):
+    if method == CANCEL_METHOD and isinstance(params, dict):
         _cells.cancel(params.get("cell"))
 
 

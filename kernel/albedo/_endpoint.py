@@ -10,7 +10,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
 
 import zmq
 
-HELLO = "albedo/hello"
+from ._contract import HELLO_METHOD
 # Plain ints: pyzmq's enum members make every `&` and flag argument go through Python-level code.
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
@@ -59,7 +59,7 @@ class LoopEndpoint:
         self._fd = self._socket.getsockopt(zmq.FD)
         loop.add_reader(self._fd, self._readable)
         # The hello makes this socket the runtime's address for notifications such as albedo/cancel.
-        self._send([token, json.dumps({"jsonrpc": "2.0", "method": HELLO}).encode()])
+        self._send([token, json.dumps({"jsonrpc": "2.0", "method": HELLO_METHOD}).encode()])
 
     def request(self, call_id: int, body: bytes, deadline_s: float) -> "asyncio.Future[Optional[Dict[str, Any]]]":
         """A future for the reply to `body`; it resolves to None when `deadline_s` passes first."""

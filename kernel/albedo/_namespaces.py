@@ -6,6 +6,7 @@ import inspect
 import keyword
 from typing import Any, Callable, Dict, List, Optional, Union
 
+from ._contract import COMMANDS_CATALOG, COMMANDS_INVOKE, DEFAULT_READ_LIMIT, SKILL_FILE, SKILLS_LIST, SKILLS_READ, SKILLS_RESOURCES
 from ._transport import Channel
 
 RESERVED_NAMES = frozenset({"catalog", "invoke", "help"})
@@ -19,19 +20,19 @@ class Skills:
 
     def list(self) -> Any:
         """The catalog entries of the session's snapshot."""
-        return self._channel.call("skills.list", {})
+        return self._channel.call(SKILLS_LIST, {})
 
-    def read(self, name: str, resource: str = "SKILL.md", offset: int = 0, limit: int = 16384) -> Any:
+    def read(self, name: str, resource: str = SKILL_FILE, offset: int = 0, limit: int = DEFAULT_READ_LIMIT) -> Any:
         """One byte range of a skill resource: {content, encoding, size, offset, next_offset, truncated}."""
         params = {"name": name, "resource": resource, "offset": offset, "limit": limit}
-        return self._channel.call("skills.read", params)
+        return self._channel.call(SKILLS_READ, params)
 
     def resources(self, name: str) -> Any:
         """The relative resource paths of a skill, with diagnostics."""
-        return self._channel.call("skills.resources", {"name": name})
+        return self._channel.call(SKILLS_RESOURCES, {"name": name})
 
     def __repr__(self) -> str:
-        return "<albedo skills: list(), read(name, resource='SKILL.md', offset=0, limit=16384), resources(name)>"
+        return f"<albedo skills: list(), read(name, resource={SKILL_FILE!r}, offset=0, limit={DEFAULT_READ_LIMIT}), resources(name)>"
 
 
 class Commands:
@@ -43,11 +44,11 @@ class Commands:
 
     def catalog(self) -> Any:
         """Every command of the current snapshot with its argument details."""
-        return self._channel.call("commands.catalog", {})
+        return self._channel.call(COMMANDS_CATALOG, {})
 
     def invoke(self, name: str, arguments: Union[str, Dict[str, Any]] = "") -> Any:
         """Runs a command by slash name with raw argument text or a dict of named arguments."""
-        return self._channel.call("commands.invoke", {"name": name, "arguments": arguments})
+        return self._channel.call(COMMANDS_INVOKE, {"name": name, "arguments": arguments})
 
     def __repr__(self) -> str:
         typed = ", ".join(self._typed) or "none"
@@ -108,7 +109,7 @@ def _typed_method(channel: Channel, name: str, declaration: Dict[str, Any]) -> O
     def typed(*args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(*args, **kwargs)
         values = {wire_names[key]: value for key, value in bound.arguments.items() if value is not None}
-        return channel.call("commands.invoke", {"name": slash_name, "arguments": values})
+        return channel.call(COMMANDS_INVOKE, {"name": slash_name, "arguments": values})
 
     typed.__signature__ = signature  # type: ignore[attr-defined]
     typed.__name__ = name

@@ -14,12 +14,12 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 import zmq
 
+from ._contract import (
+    DEADLINE_MS_ENV, DEFAULT_DEADLINE_MS, ENDPOINT_ENV, ERRORS, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_ENV, TOKEN_ENV,
+    LimitExceeded, RpcTimeout,
+)
 from ._endpoint import LoopEndpoint, decode, recv_last
-from ._errors import LimitExceeded, ProtocolError, RpcTimeout, error_from_wire
-
-DEFAULT_DEADLINE_MS = 35_000  # server default RPC_CALL_TIMEOUT_MS plus a margin
-DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024  # RPC_MAX_MESSAGE_BYTES
-CANCEL = "albedo/cancel"
+from ._errors import AlbedoError, ProtocolError
 
 _ids = itertools.count(1)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
@@ -56,13 +56,13 @@ class Channel:
 
     @classmethod
     def from_env(cls) -> Optional["Channel"]:
-        """A channel from ALBEDO_RPC_* variables, or None when the endpoint or token is unset."""
-        endpoint = os.environ.get("ALBEDO_RPC_ENDPOINT")
-        token = os.environ.get("ALBEDO_RPC_TOKEN")
+        """A channel from the bridge's variables, or None when the endpoint or token is unset."""
+        endpoint = os.environ.get(ENDPOINT_ENV)
+        token = os.environ.get(TOKEN_ENV)
         if not endpoint or not token:
             return None
-        deadline = int(os.environ.get("ALBEDO_RPC_DEADLINE_MS") or DEFAULT_DEADLINE_MS)
-        max_bytes = int(os.environ.get("ALBEDO_RPC_MAX_MESSAGE_BYTES") or DEFAULT_MAX_MESSAGE_BYTES)
+        deadline = int(os.environ.get(DEADLINE_MS_ENV) or DEFAULT_DEADLINE_MS)
+        max_bytes = int(os.environ.get(MAX_MESSAGE_BYTES_ENV) or MAX_MESSAGE_BYTES)
         return cls(endpoint, token, deadline, max_bytes)
 
     def call(self, method: str, params: Dict[str, Any]) -> Any:
@@ -161,3 +161,14 @@ def _result(reply: Dict[str, Any]) -> Any:
     if "result" not in reply:
         raise ProtocolError("invalid_response", "the runtime's reply has neither result nor error")
     return reply["result"]
+
+
+def error_from_wire(error: Any) -> AlbedoError:
+    """The exception for a JSON-RPC `error` member (unknown numbers give a plain AlbedoError)."""
+    if not isinstance(error, dict):
+        return ProtocolError("invalid_response", f"malformed error member: {error!r}")
+    number = error.get("code")
+    message = str(error.get("message", ""))
+    data = error.get("data")
+    code, cls = ERRORS.get(number, ("error", AlbedoError)) if isinstance(number, int) else ("error", AlbedoError)
+    return cls(code, message, data if isinstance(data, dict) else None, number if isinstance(number, int) else 0)

@@ -18,6 +18,8 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
+from ._contract import BRIDGE_ENV, EXTENSIONS_SEPARATOR
+
 HEALTH_TIMEOUT_S = 2.0
 DAEMON_START_DEADLINE_S = 30.0
 DAEMON_POLL_S = 0.1
@@ -157,15 +159,16 @@ def open_session(state: str, workspace: str) -> Dict[str, str]:
     if status != 201 or not isinstance(answer, dict) or not isinstance(answer.get("rpc"), dict):
         detail = answer.get("detail") if isinstance(answer, dict) else None
         raise LaunchError(f"the daemon refused a session for {workspace} ({status}: {detail or 'no detail'})")
-    rpc = answer["rpc"]
-    return {
-        "ALBEDO_RPC_ENDPOINT": str(rpc["endpoint"]),
-        "ALBEDO_RPC_TOKEN": str(rpc["token"]),
-        "ALBEDO_RPC_DEADLINE_MS": str(rpc["deadline_ms"]),
-        "ALBEDO_RPC_MAX_MESSAGE_BYTES": str(rpc["max_message_bytes"]),
-        "ALBEDO_EXTENSIONS": ",".join(rpc.get("extensions") or ["python"]),
-        "ALBEDO_SESSION_ID": str(answer.get("id", "")),
-    }
+    return {**bridge_env(answer["rpc"]), "ALBEDO_SESSION_ID": str(answer.get("id", ""))}
+
+
+def bridge_env(rpc: Dict[str, Any]) -> Dict[str, str]:
+    """The kernel bridge's variables from the daemon's `rpc` member, written as the runtime writes them."""
+    return {name: _env_text(rpc[member]) for member, name in BRIDGE_ENV.items()}
+
+
+def _env_text(value: Any) -> str:
+    return EXTENSIONS_SEPARATOR.join(value) if isinstance(value, list) else str(value)
 
 
 def kernel_argv(argv: List[str]) -> List[str]:

@@ -21,7 +21,7 @@ export {
   type RpcLogger,
 } from "./dispatcher.js";
 export { RPC_MAX_REFUSAL_PEERS, RPC_REFUSAL_WINDOW_MS } from "./limits.js";
-export { MAX_CELL_ID_CHARS, type RpcErrorObject } from "./protocol.js";
+export { MAX_CELL_ID_CHARS, RPC_MAX_PARAMS_DEPTH, type RpcErrorObject } from "./protocol.js";
 export { RouteTable, type CallContext, type RouteHandler, type RouteSpec } from "./routes.js";
 export {
   MAX_IPC_PATH_BYTES,
@@ -30,6 +30,7 @@ export {
   RPC_SOCKET_NAME,
   RPC_TOKEN_BYTES,
   RpcServer,
+  clientDeadlineMs,
   rpcSocketPath,
   type RpcServerOptions,
 } from "./server.js";

@@ -1,7 +1,14 @@
-import { INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR } from "./codes.js";
+import { jsonNestingDepth } from "../json/index.js";
+import { INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, appErrorNumber } from "./codes.js";
 
 /** Longest `cell` tag accepted on a request; Jupyter msg_ids are UUID-sized. */
 export const MAX_CELL_ID_CHARS = 256;
+/**
+ * Deepest nesting of arrays and objects in a request's `params` (the params object itself is 1).
+ * Handlers and their error messages serialise params with recursive code (JSON.stringify), which
+ * overflows the stack a few thousand levels down; a 1 MiB frame can nest far deeper.
+ */
+export const RPC_MAX_PARAMS_DEPTH = 64;
 
 export type JsonRpcId = string | number | null;
 
@@ -77,6 +84,11 @@ export function decodeMessage(frame: Uint8Array): Decoded {
   const params = value.params ?? {};
   if (!isRecord(params)) {
     return invalid(id, INVALID_PARAMS, "params must be a JSON object of named parameters");
+  }
+  if (jsonNestingDepth(params, RPC_MAX_PARAMS_DEPTH) > RPC_MAX_PARAMS_DEPTH) {
+    const message = `params nest arrays and objects more than ${RPC_MAX_PARAMS_DEPTH} levels deep (RPC_MAX_PARAMS_DEPTH)`;
+    const data = { limit: "RPC_MAX_PARAMS_DEPTH", max: RPC_MAX_PARAMS_DEPTH };
+    return { kind: "invalid", id, error: errorObject(appErrorNumber("limit_exceeded"), message, data) };
   }
   return { kind: "request", request: { id, method: value.method, params, cell } };
 }

@@ -52,6 +52,13 @@ export class RouteTable {
     return this.routes.get(method);
   }
 
+  /** The longest deadline of any route, in milliseconds, counting a route without its own as `defaultMs`. */
+  longestTimeoutMs(defaultMs: number): number {
+    let longest = defaultMs;
+    for (const route of this.routes.values()) longest = Math.max(longest, route.timeoutMs ?? defaultMs);
+    return longest;
+  }
+
   /** Method names, sorted. */
   methods(): string[] {
     return [...this.routes.keys()].sort();

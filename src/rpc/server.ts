@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { Router } from "zeromq";
+import type { RpcAccess } from "../bridge/index.js";
 import type { AppErrorCode } from "../errors/index.js";
 import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher, type RpcLogger } from "./dispatcher.js";
 import { RouteTable } from "./routes.js";
@@ -20,14 +21,20 @@ export const RPC_TOKEN_BYTES = 32;
 /** Margin the kernel waits beyond the server deadline before giving up on its own. */
 export const RPC_CLIENT_DEADLINE_MARGIN_MS = 5_000;
 
+/**
+ * The kernel's own per-call deadline when the longest route may take `longestRouteMs`: the kernel
+ * gives up only after the server would have, so a slow route (reload) is never abandoned early.
+ */
+export function clientDeadlineMs(longestRouteMs: number): number {
+  return longestRouteMs + RPC_CLIENT_DEADLINE_MARGIN_MS;
+}
+
 export interface RpcServerOptions {
   /** The session's private run directory (0700); the socket file is created inside it. */
   readonly runDir: string;
   readonly routes?: RouteTable;
   readonly logger?: RpcLogger;
   readonly callTimeoutMs?: number;
-  /** The longest deadline any route of this server may be given; the kernel waits at least that long. */
-  readonly longestRouteMs?: number;
 }
 
 function sendNow(socket: Router, message: [Buffer, string]): Promise<void> {
@@ -67,7 +74,6 @@ export class RpcServer {
   private readonly dispatcher: RpcDispatcher;
   private readonly logger: RpcLogger;
   private readonly callTimeoutMs: number;
-  private readonly longestRouteMs: number;
   private socket: Router | undefined;
   private sending: Promise<void> = Promise.resolve();
   private sendsInFlight = 0;
@@ -81,7 +87,6 @@ export class RpcServer {
     this.token = randomBytes(RPC_TOKEN_BYTES).toString("hex");
     this.logger = options.logger ?? stderrLogger;
     this.callTimeoutMs = options.callTimeoutMs ?? RPC_CALL_TIMEOUT_MS;
-    this.longestRouteMs = Math.max(this.callTimeoutMs, options.longestRouteMs ?? 0);
     this.dispatcher = new RpcDispatcher({
       token: this.token,
       routes: options.routes ?? RouteTable.empty(),
@@ -106,14 +111,16 @@ export class RpcServer {
     this.loop = this.receiveLoop(socket);
   }
 
-  /** The environment a kernel needs to reach this server (read by kernel/albedo). */
-  kernelEnv(): Record<string, string> {
+  /**
+   * How a kernel reaches this server: its address and token, the message limit, and a per-call
+   * deadline read from the current route table. Ask once the session's routes are in place.
+   */
+  kernelAccess(): RpcAccess {
     return {
-      ALBEDO_RPC_ENDPOINT: this.endpoint,
-      ALBEDO_RPC_TOKEN: this.token,
-      // The kernel gives up only after the server would have: a route with a longer deadline (reload) must not time out early.
-      ALBEDO_RPC_DEADLINE_MS: String(this.longestRouteMs + RPC_CLIENT_DEADLINE_MARGIN_MS),
-      ALBEDO_RPC_MAX_MESSAGE_BYTES: String(RPC_MAX_MESSAGE_BYTES),
+      endpoint: this.endpoint,
+      token: this.token,
+      deadlineMs: clientDeadlineMs(this.routes.longestTimeoutMs(this.callTimeoutMs)),
+      maxMessageBytes: RPC_MAX_MESSAGE_BYTES,
     };
   }
 

@@ -3,6 +3,7 @@
  * environment. Pure argument building over a pinned plan; nothing here starts a process.
  */
 import { isAbsolute } from "node:path";
+import { BRIDGE_ENV_NAMES } from "../bridge/index.js";
 import { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "../kernel/index.js";
 import { mountArgs, viewMounts } from "./mounts.js";
 import { within } from "./paths.js";
@@ -13,18 +14,17 @@ export const DEFAULT_SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
 /** Locale inside the sandbox when the spawn environment gives none. */
 export const DEFAULT_SANDBOX_LANG = "C.UTF-8";
 /**
- * Variables copied from the spawn environment into the sandbox; everything else (API keys, the
- * runtime's own settings) is dropped. JPY_PARENT_PID is left out on purpose: inside the pid
- * namespace the kernel's parent is pid 1, which ipykernel's parent poller reads as "the runtime
- * died" and exits; --die-with-parent does that job instead.
+ * Variables copied from the spawn environment into the sandbox: a few system and Python ones and
+ * the kernel bridge's (its RPC endpoint, token, bounds and extensions, and no other ALBEDO_* one);
+ * everything else (API keys, the runtime's own settings) is dropped. JPY_PARENT_PID is left out on
+ * purpose: inside the pid namespace the kernel's parent is pid 1, which ipykernel's parent poller
+ * reads as "the runtime died" and exits; --die-with-parent does that job instead.
  */
 export const PASS_ENV_NAMES: readonly string[] = [
   "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "TZ",
   "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE",
-  "ALBEDO_EXTENSIONS", "JPY_SESSION_NAME",
+  "JPY_SESSION_NAME", ...BRIDGE_ENV_NAMES,
 ];
-/** Prefixes of variables copied from the spawn environment: the kernel's RPC settings. */
-export const PASS_ENV_PREFIXES: readonly string[] = ["ALBEDO_RPC_"];
 /** Kept visible under the hidden /run when network is allowed, so DNS through systemd-resolved works. */
 export const RESOLVER_RUN_DIR = "/run/systemd/resolve";
 /** Where the kernel reads its connection file: a 0600 file in the sandbox's private /run, never on the host's disk. */
@@ -63,7 +63,7 @@ export function sandboxEnv(profile: SandboxProfile, spawnEnv: Readonly<Record<st
   const env: Record<string, string> = { PATH: DEFAULT_SANDBOX_PATH, LANG: DEFAULT_SANDBOX_LANG };
   for (const [name, value] of Object.entries(spawnEnv)) {
     if (value === undefined) continue;
-    if (PASS_ENV_NAMES.includes(name) || PASS_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) env[name] = value;
+    if (PASS_ENV_NAMES.includes(name)) env[name] = value;
   }
   env.HOME = profile.home;
   return { ...env, ...(profile.env ?? {}) };

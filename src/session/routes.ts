@@ -9,6 +9,10 @@ import type { SessionView } from "./view.js";
 /** Reload can walk up to MAX_CANDIDATES skill trees; it gets longer than an ordinary call. */
 export const RELOAD_ROUTE_TIMEOUT_MS = 60_000;
 
+/** The methods a session serves its kernel (K-5): `commands.*` always, `skills.*` with the skills extension. */
+export const COMMAND_METHODS = ["commands.catalog", "commands.invoke"] as const;
+export const SKILL_METHODS = ["skills.list", "skills.read", "skills.resources"] as const;
+
 function skillOf(view: SessionView, params: Readonly<Record<string, unknown>>, method: string): SkillEntry {
   const name = stringParam(params, "name", method);
   const entry = findSkill(view.snapshot, name);
@@ -16,7 +20,7 @@ function skillOf(view: SessionView, params: Readonly<Record<string, unknown>>, m
   return entry;
 }
 
-function skillRoutes(view: SessionView, access: SkillAccess): Record<string, RouteHandler> {
+function skillRoutes(view: SessionView, access: SkillAccess): Record<(typeof SKILL_METHODS)[number], RouteHandler> {
   return {
     "skills.list": async (params) => {
       onlyParams(params, [], "skills.list");
@@ -44,7 +48,7 @@ function skillRoutes(view: SessionView, access: SkillAccess): Record<string, Rou
  * `access` is the session's, with its sandbox's guard bound in.
  */
 export function buildRoutes(view: SessionView, host: CommandHost, access: SkillAccess): RouteTable {
-  const commandRoutes: Record<string, RouteHandler> = {
+  const commandRoutes: Record<(typeof COMMAND_METHODS)[number], RouteHandler> = {
     "commands.catalog": async (params) => {
       onlyParams(params, [], "commands.catalog");
       return { revision: view.commands.revision, commands: view.commands.commands };
@@ -54,9 +58,9 @@ export function buildRoutes(view: SessionView, host: CommandHost, access: SkillA
       return runCommand(view, host, stringParam(params, "name", "commands.invoke"), params.arguments, "model", access);
     },
   };
-  const routes = view.extensions.skills ? { ...commandRoutes, ...skillRoutes(view, access) } : commandRoutes;
   return RouteTable.of({
-    ...routes,
-    "commands.invoke": { handler: routes["commands.invoke"]!, timeoutMs: RELOAD_ROUTE_TIMEOUT_MS },
+    ...(view.extensions.skills ? skillRoutes(view, access) : {}),
+    ...commandRoutes,
+    "commands.invoke": { handler: commandRoutes["commands.invoke"], timeoutMs: RELOAD_ROUTE_TIMEOUT_MS },
   });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { bridgeEnv, type KernelBridge } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
 import {
   resolveKernelLaunch, startKernel, superviseKernel, RestartPolicy,
@@ -11,7 +12,7 @@ import { installDir } from "../settings/paths.js";
 import { discoverCatalog } from "../skills/index.js";
 import type { Caller } from "../commands/index.js";
 import { runCommand, type CommandHost } from "./commandRunner.js";
-import { buildRoutes, RELOAD_ROUTE_TIMEOUT_MS } from "./routes.js";
+import { buildRoutes } from "./routes.js";
 import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
@@ -26,7 +27,7 @@ export const KERNEL_EXTENSION = "albedo";
 
 /**
  * Who runs the session's kernel: the session itself ("own"), or someone else (a notebook's
- * kernel, K-13) that connects to the session's RPC socket with `rpcEnv()`.
+ * kernel, K-13) that connects to the session's RPC socket with `bridge()`.
  */
 export type KernelOwnership = "own" | "external";
 
@@ -46,7 +47,7 @@ export interface SessionOptions {
   readonly log?: KernelLog;
   /** Progress lines for long waits (kernel boot), for terminals. */
   readonly onProgress?: (message: string) => void;
-  /** "external": boot no kernel; one started elsewhere connects with `rpcEnv()` (K-13). Default "own". */
+  /** "external": boot no kernel; one started elsewhere connects with `bridge()` (K-13). Default "own". */
   readonly kernel?: KernelOwnership;
 }
 
@@ -92,7 +93,7 @@ export class Session implements CommandHost {
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
       const view = await prepareView(options, extensions, options.sessionSettings ?? {});
-      const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log), longestRouteMs: RELOAD_ROUTE_TIMEOUT_MS });
+      const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log) });
       session = new Session(id, runDir, options, rpc, view);
       rpc.swapRoutes(buildRoutes(view, session, session.access));
       await rpc.start();
@@ -140,7 +141,7 @@ export class Session implements CommandHost {
       cwd: this.options.workspace,
       extraArgv: ["--ext", KERNEL_EXTENSION],
       extraEnv: {
-        ...this.rpcEnv(),
+        ...bridgeEnv(this.bridge()),
         PYTHONPATH: pythonPath,
       },
       ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
@@ -229,9 +230,9 @@ export class Session implements CommandHost {
     return sandboxInputsKey(where, this.viewValue, this.sandboxValue?.kind === "bwrap");
   }
 
-  /** What an external kernel needs in its environment to reach this session: the RPC endpoint, token and bounds, and the extensions. */
-  rpcEnv(): Record<string, string> {
-    return { ...this.rpc.kernelEnv(), ALBEDO_EXTENSIONS: this.viewValue.extensions.skills ? "python,skills" : "python" };
+  /** What a kernel needs to reach this session (K-4): the RPC endpoint, token and bounds, and the extensions. */
+  bridge(): KernelBridge {
+    return { ...this.rpc.kernelAccess(), extensions: this.viewValue.extensions.skills ? ["python", "skills"] : ["python"] };
   }
 
   status(): {

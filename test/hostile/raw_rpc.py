@@ -1,6 +1,6 @@
 # Runs as a cell inside a session kernel. Talks to the session's own RPC endpoint with raw pyzmq
 # DEALER sockets, one per probe, and prints one JSON line: probe name -> the reply (or None).
-# The test fills in the two placeholders below (the hard frame cap and the reply wait) before running it.
+# The test fills in the placeholders below (the hard frame cap, the reply wait, a hostile nesting depth) before running it.
 import json as _json
 import os as _os
 
@@ -13,6 +13,7 @@ def _hostile_probes():
     limit = int(_os.environ["ALBEDO_RPC_MAX_MESSAGE_BYTES"])
     hard_cap = __HARD_CAP_BYTES__
     wait_ms = __REPLY_WAIT_MS__
+    deep = __DEEP_PARAMS_LEVELS__
     context = _zmq.Context()
 
     def ask(parts):
@@ -31,6 +32,7 @@ def _hostile_probes():
         return _json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}}).encode()
 
     padding = b"x" * (limit + 16)
+    nested = b"[" * deep + b"]" * deep
     probes = {
         "oversized": [token, b'{"jsonrpc":"2.0","id":1,"method":"skills.list","params":{},"pad":"' + padding + b'"}'],
         "hard_cap": [token, b"y" * (hard_cap + 4096)],
@@ -46,6 +48,7 @@ def _hostile_probes():
         "fifo_read": [token, request(10, "skills.read", {"name": "nasty", "resource": "pipe"})],
         "zero_read": [token, request(11, "skills.read", {"name": "nasty", "resource": "zero"})],
         "climb_read": [token, request(12, "skills.read", {"name": "nasty", "resource": "../../../../etc/passwd"})],
+        "deep_params": [token, b'{"jsonrpc":"2.0","id":14,"method":"skills.read","params":{"name":"demo","offset":' + nested + b"}}"],
         "after": [token, request(13, "skills.list")],
     }
     try:

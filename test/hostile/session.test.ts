@@ -1,7 +1,9 @@
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APP_ERROR_NUMBERS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RPC_HARD_MESSAGE_BYTES, RPC_MAX_MESSAGE_BYTES } from "../../src/rpc/index.js";
+import {
+  APP_ERROR_NUMBERS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RPC_HARD_MESSAGE_BYTES, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PARAMS_DEPTH,
+} from "../../src/rpc/index.js";
 import type { Session } from "../../src/session/index.js";
 import { alive, openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
 import { makeFifo } from "./trees.js";
@@ -10,6 +12,8 @@ import { makeFifo } from "./trees.js";
 const REPLY_WAIT_MS = 5_000;
 /** Liveness bound for the kernel to die, be noticed and come back; far above normal, far below a hang. */
 const RESTART_WAIT_MS = 30_000;
+/** Nesting of the deep-params probe: far past RPC_MAX_PARAMS_DEPTH, deep enough to overflow JSON.stringify, well inside the frame limit. */
+const HOSTILE_PARAMS_DEPTH = 100_000;
 /** Per-test bound: the probes cell waits REPLY_WAIT_MS once for the hard-cap probe. */
 const SESSION_TEST_MS = 90_000;
 
@@ -29,7 +33,8 @@ interface WireReply {
 function probeCell(): string {
   return readFileSync(join(import.meta.dirname, "raw_rpc.py"), "utf8")
     .replace("__HARD_CAP_BYTES__", String(RPC_HARD_MESSAGE_BYTES))
-    .replace("__REPLY_WAIT_MS__", String(REPLY_WAIT_MS));
+    .replace("__REPLY_WAIT_MS__", String(REPLY_WAIT_MS))
+    .replace("__DEEP_PARAMS_LEVELS__", String(HOSTILE_PARAMS_DEPTH));
 }
 
 async function waitFor(predicate: () => boolean, what: string, limitMs = RESTART_WAIT_MS): Promise<void> {
@@ -67,7 +72,7 @@ describe("B K-4 K-6 hostile RPC from inside a real session kernel", () => {
     await dirs?.cleanup();
   }, SESSION_TEST_MS);
 
-  it("answers each malformed, oversized or unauthorised frame with its error, drops the hard-cap frame, and keeps serving", async () => {
+  it("answers each malformed, oversized, too deep or unauthorised frame with its error, drops the hard-cap frame, and keeps serving", async () => {
     const before = logs.length;
     const out = await run(session, probeCell());
     const replies = JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, WireReply | null>;
@@ -89,6 +94,8 @@ describe("B K-4 K-6 hostile RPC from inside a real session kernel", () => {
     expect(replies.fifo_read).toMatchObject({ id: 10, error: { code: APP_ERROR_NUMBERS.invalid_params } });
     expect(replies.zero_read).toMatchObject({ id: 11, error: { code: APP_ERROR_NUMBERS.invalid_params } });
     expect(replies.climb_read).toMatchObject({ id: 12, error: { code: APP_ERROR_NUMBERS.invalid_params } });
+    expect(replies.deep_params).toMatchObject({ id: 14, error: { code: APP_ERROR_NUMBERS.limit_exceeded, data: { limit: "RPC_MAX_PARAMS_DEPTH", max: RPC_MAX_PARAMS_DEPTH } } });
+    expect(replies.deep_params!.error!.message).toContain(`${RPC_MAX_PARAMS_DEPTH} levels`);
     expect(replies.after!.result!.skills!.map((s) => s.name)).toEqual(expect.arrayContaining(["demo", "nasty"]));
 
     const refusals = logs.slice(before).filter((line) => line.message === "rpc: refused a message with a missing or wrong token");

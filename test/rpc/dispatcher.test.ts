@@ -11,6 +11,7 @@ import {
   RPC_MAX_MESSAGE_BYTES,
   RPC_MAX_REFUSAL_PEERS,
   RPC_REFUSAL_WINDOW_MS,
+  RPC_MAX_PARAMS_DEPTH,
   RouteTable,
   RpcDispatcher,
   appErrorCode,
@@ -261,6 +262,30 @@ describe("B oversized RPC messages", () => {
   });
 });
 
+/** Params whose value `v` holds `depth - 1` nested lists, so the params nest exactly `depth` levels. */
+function paramsOfDepth(depth: number): string {
+  return `{"v":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+}
+
+describe("B deeply nested RPC params", () => {
+  it("passes params nested exactly RPC_MAX_PARAMS_DEPTH levels to the handler", async () => {
+    const p = pair(RouteTable.of({ echo: async () => "ok" }));
+    p.raw(`{"jsonrpc":"2.0","id":30,"method":"echo","params":${paramsOfDepth(RPC_MAX_PARAMS_DEPTH)}}`);
+    expect((await p.reply(30)).result).toBe("ok");
+  });
+
+  it("refuses params one level deeper with limit_exceeded naming the bound, without calling the handler", async () => {
+    let called = false;
+    const p = pair(RouteTable.of({ echo: async () => (called = true) }));
+    p.raw(`{"jsonrpc":"2.0","id":31,"method":"echo","params":${paramsOfDepth(RPC_MAX_PARAMS_DEPTH + 1)}}`);
+    const error = (await p.reply(31)).error;
+    expect(error.code).toBe(APP_ERROR_NUMBERS.limit_exceeded);
+    expect(error.message).toContain(`RPC_MAX_PARAMS_DEPTH`);
+    expect(error.data).toEqual({ limit: "RPC_MAX_PARAMS_DEPTH", max: RPC_MAX_PARAMS_DEPTH });
+    expect(called).toBe(false);
+  });
+});
+
 describe("K-4 timeouts", () => {
   it("aborts the handler and answers timeout after the default deadline", async () => {
     const slow = gate("late");
@@ -359,5 +384,12 @@ describe("K-5 route table", () => {
     expect(table.methods()).toEqual(["a", "b"]);
     expect(Object.isFrozen(table)).toBe(true);
     expect(() => RouteTable.of({ x: { handler: async () => 1, timeoutMs: 0 } })).toThrow(/timeoutMs/);
+  });
+
+  it("knows its longest deadline, counting a route without one as the default", () => {
+    const table = RouteTable.of({ a: async () => 1, b: { handler: async () => 2, timeoutMs: 90_000 }, c: { handler: async () => 3, timeoutMs: 5 } });
+    expect(table.longestTimeoutMs(30_000)).toBe(90_000);
+    expect(RouteTable.of({ a: { handler: async () => 1, timeoutMs: 5 } }).longestTimeoutMs(30_000)).toBe(30_000);
+    expect(RouteTable.empty().longestTimeoutMs(30_000)).toBe(30_000);
   });
 });

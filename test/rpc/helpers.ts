@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { RpcLogger } from "../../src/rpc/index.js";
+import { bridgeEnv, EXTENSION_NAMES, type KernelBridge } from "../../src/bridge/index.js";
+import type { RpcLogger, RpcServer } from "../../src/rpc/index.js";
 
 /** The interpreter with ipykernel and pyzmq; override with ALBEDO_TEST_PYTHON. */
 export const PYTHON = process.env.ALBEDO_TEST_PYTHON ?? path.resolve(".venv/bin/python");
@@ -21,6 +22,11 @@ export interface LogEntry {
 export function recordingLogger(): { logger: RpcLogger; entries: LogEntry[] } {
   const entries: LogEntry[] = [];
   return { logger: (level, message, fields) => entries.push({ level, message, fields }), entries };
+}
+
+/** The environment that connects a kernel or script to `server` (every extension on), with `overrides` applied. */
+export function kernelEnv(server: RpcServer, overrides: Partial<KernelBridge> = {}): Record<string, string> {
+  return bridgeEnv({ ...server.kernelAccess(), extensions: EXTENSION_NAMES, ...overrides });
 }
 
 /** A short private temp dir (Unix socket paths are limited); returns it and a remover. */

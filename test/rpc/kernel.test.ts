@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RpcServer } from "../../src/rpc/index.js";
 import { type FakeCall, declaration, fakeRoutes } from "./fake-session.js";
-import { makeRunDir, until } from "./helpers.js";
+import { kernelEnv, makeRunDir, until } from "./helpers.js";
 import { KernelHarness } from "./kernel-harness.js";
 
 /** Generous bound for an interrupted cell to end, against its 100 s sleep. */
@@ -24,7 +24,7 @@ describe("kernel side (real ipykernel)", () => {
     const routes = fakeRoutes([demo, declaration(HANG)], calls, { never: HANG });
     server = new RpcServer({ runDir: run.dir, logger: () => {}, routes });
     await server.start();
-    kernel = await KernelHarness.start(server.kernelEnv(), true);
+    kernel = await KernelHarness.start(kernelEnv(server), true);
   });
 
   afterAll(async () => {
@@ -174,7 +174,7 @@ describe("K-13 %load_ext albedo in an existing kernel", () => {
   it("injects skills and commands when the endpoint and token are set, adding only the user's own cells to history", async () => {
     server = new RpcServer({ runDir: run.dir, logger: () => {}, routes: fakeRoutes([declaration("/demo")], []) });
     await server.start();
-    const kernel = await KernelHarness.start(server.kernelEnv(), false);
+    const kernel = await KernelHarness.start(kernelEnv(server), false);
     kernels.push(kernel);
     expect((await kernel.run("print('commands' in dir())")).stdout).toBe("False\n");
     expect((await kernel.run("%load_ext albedo")).status).toBe("ok");

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RouteTable, RpcServer } from "../../src/rpc/index.js";
 import { type FakeCall, declaration, fakeRoutes } from "./fake-session.js";
-import { lastJson, makeRunDir, runPython } from "./helpers.js";
+import { kernelEnv, lastJson, makeRunDir, runPython } from "./helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -46,7 +46,7 @@ out({
   "raw": commands.invoke("/demo", "a  b ")["arguments"],
   "dict": commands.invoke("/demo", {"text": "x"})["arguments"],
 })`,
-      server.kernelEnv(),
+      kernelEnv(server),
     );
     expect(lastJson(result)).toEqual({
       list: "skills.list",
@@ -62,7 +62,7 @@ out({
 
   it("raises typed exceptions carrying code, number, message and data", async () => {
     const server = await startServer(fakeRoutes([], []));
-    const result = await runPython(`${PRELUDE}\nout(caught(albedo.commands.invoke, "/missing"))`, server.kernelEnv());
+    const result = await runPython(`${PRELUDE}\nout(caught(albedo.commands.invoke, "/missing"))`, kernelEnv(server));
     expect(lastJson(result)).toEqual({
       type: "NotFound",
       code: "not_found",
@@ -75,12 +75,11 @@ out({
   it("maps a server timeout to RpcTimeout and a wrong token to Forbidden", async () => {
     const never = RouteTable.of({ "commands.catalog": async () => ({ commands: [] }), "skills.list": () => new Promise(() => {}) });
     const server = await startServer(never, 200);
-    const env = server.kernelEnv();
-    const timedOut = await runPython(`${PRELUDE}\nout(caught(albedo.skills.list))`, env);
+    const timedOut = await runPython(`${PRELUDE}\nout(caught(albedo.skills.list))`, kernelEnv(server));
     expect(lastJson(timedOut)).toMatchObject({ type: "RpcTimeout", code: "timeout", rpc_code: -32007 });
     const wrong = await runPython(
       `${PRELUDE}\nout(caught(albedo.skills.list))`,
-      { ...env, ALBEDO_RPC_TOKEN: "0".repeat(64) },
+      kernelEnv(server, { token: "0".repeat(64) }),
     );
     expect(lastJson(wrong)).toMatchObject({ type: "Forbidden", code: "forbidden" });
   });
@@ -88,7 +87,7 @@ out({
   it("gives up on its own after the client deadline when the runtime never answers", async () => {
     const never = RouteTable.of({ "commands.catalog": async () => ({ commands: [] }), "skills.list": () => new Promise(() => {}) });
     const server = await startServer(never, 60_000);
-    const env = { ...server.kernelEnv(), ALBEDO_RPC_DEADLINE_MS: "300" };
+    const env = kernelEnv(server, { deadlineMs: 300 });
     const result = await runPython(
       `${PRELUDE}
 async def both():
@@ -108,9 +107,9 @@ out({"sync": caught(albedo.skills.list)["message"], "async": asyncio.run(both())
   it("refuses an oversized call locally and surfaces the server's limit_exceeded when the local cap is raised", async () => {
     const server = await startServer(fakeRoutes([declaration("/demo")], []));
     const code = `${PRELUDE}\nout(caught(albedo.commands.invoke, "/demo", "x" * (2 * 1024 * 1024)))`;
-    const local = lastJson(await runPython(code, server.kernelEnv()));
+    const local = lastJson(await runPython(code, kernelEnv(server)));
     expect(local).toMatchObject({ type: "LimitExceeded", data: { limit: "RPC_MAX_MESSAGE_BYTES", max: 1048576 } });
-    const raised = { ...server.kernelEnv(), ALBEDO_RPC_MAX_MESSAGE_BYTES: String(4 * 1024 * 1024) };
+    const raised = kernelEnv(server, { maxMessageBytes: 4 * 1024 * 1024 });
     const remote = lastJson(await runPython(code, raised));
     expect(remote).toMatchObject({ type: "LimitExceeded", rpc_code: -32004, data: { max: 1048576 } });
   });
@@ -139,7 +138,7 @@ async def main():
     first, second = await asyncio.gather(pending, albedo.commands.invoke("/demo", "x"))
     return [first["method"], second["invoked"]]
 out(asyncio.run(main()))`,
-      server.kernelEnv(),
+      kernelEnv(server),
     );
     expect(lastJson(result)).toEqual(["skills.list", "/demo"]);
   });
@@ -151,14 +150,14 @@ out(asyncio.run(main()))`,
 async def one(i):
     return (await albedo.skills.read("demo", limit=i))["params"]["limit"]
 out([asyncio.run(one(i)) for i in (1, 2, 3)] + [albedo.skills.read("demo", limit=4)["params"]["limit"]])`,
-      server.kernelEnv(),
+      kernelEnv(server),
     );
     expect(lastJson(result)).toEqual([1, 2, 3, 4]);
   });
 
   it("an awaited call refused before parsing (no id in the reply) fails at once with the server's error", async () => {
     const server = await startServer(fakeRoutes([declaration("/demo")], []));
-    const env = { ...server.kernelEnv(), ALBEDO_RPC_MAX_MESSAGE_BYTES: String(4 * 1024 * 1024), ALBEDO_RPC_DEADLINE_MS: "20000" };
+    const env = kernelEnv(server, { maxMessageBytes: 4 * 1024 * 1024, deadlineMs: 20_000 });
     const result = await runPython(
       `${PRELUDE}
 import time
@@ -216,7 +215,7 @@ out({
   "skill_model": commands.invoke("/skill:model")["invoked"],
   "missing_arg": _missing(),
 })`,
-      server.kernelEnv(),
+      kernelEnv(server),
     );
     const out = lastJson(result);
     expect(out.names).toEqual(["demo", "pdf_processing"]);
@@ -252,7 +251,7 @@ out({
   "fresh_typed": hasattr(commands, "fresh"),
   "fresh": commands.invoke("/fresh")["revision"],
 })`,
-      server.kernelEnv(),
+      kernelEnv(server),
     );
     expect(lastJson(result)).toEqual({
       before: "A",

@@ -5,6 +5,8 @@ import { Dealer } from "zeromq";
 import {
   APP_ERROR_NUMBERS,
   MAX_IPC_PATH_BYTES,
+  RPC_CALL_TIMEOUT_MS,
+  RPC_CLIENT_DEADLINE_MARGIN_MS,
   RPC_HARD_MESSAGE_BYTES,
   RPC_MAX_MESSAGE_BYTES,
   RouteTable,
@@ -78,6 +80,20 @@ describe("K-4 RPC server over ZeroMQ", () => {
     expect((await roundTrip(other, server.token, { id: 3, method: "echo", params: {} })).result).toEqual({});
     hostile.receiveTimeout = 300;
     await expect(hostile.receive()).rejects.toThrow();
+  });
+});
+
+describe("K-4 one bridge contract: what a kernel is told", () => {
+  it("gives the kernel the endpoint, token, message limit and a deadline read from the current route table", async () => {
+    const { server } = await startServer(RouteTable.of({ quick: async () => 1 }));
+    expect(server.kernelAccess()).toEqual({
+      endpoint: server.endpoint,
+      token: server.token,
+      deadlineMs: RPC_CALL_TIMEOUT_MS + RPC_CLIENT_DEADLINE_MARGIN_MS,
+      maxMessageBytes: RPC_MAX_MESSAGE_BYTES,
+    });
+    server.swapRoutes(RouteTable.of({ quick: async () => 1, slow: { handler: async () => 2, timeoutMs: 90_000 } }));
+    expect(server.kernelAccess().deadlineMs).toBe(90_000 + RPC_CLIENT_DEADLINE_MARGIN_MS);
   });
 });
 

@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
+import { bridgeJson } from "../../bridge/index.js";
 import type { ExecuteOutput } from "../../kernel/index.js";
 import type { DaemonContext } from "../context.js";
 import type { LiveSession } from "../live.js";
@@ -66,7 +67,7 @@ async function createSession(ctx: DaemonContext, request: RouteRequest) {
   const live = await ctx.registry.open(workspace, skills === undefined ? {} : { skills }, externalPid);
   try {
     // Only the creator learns how to reach the RPC socket: it is the one that starts the kernel.
-    const rpc = externalPid === undefined ? {} : { rpc: rpcAccess(live.session.rpcEnv()) };
+    const rpc = externalPid === undefined ? {} : { rpc: bridgeJson(live.session.bridge()) };
     const body = { ...sessionResource(live), ...rpc };
     // Encoded once here so that an answer that cannot be written fails while the session can still be closed.
     JSON.stringify(body);
@@ -92,16 +93,6 @@ function externalKernelPid(body: JsonObject): number | undefined {
   }
   if (!isProcessAlive(pid)) throw new HttpProblem("invalid_body", `the body: no process ${pid} is running`, { field: "kernel_pid" });
   return pid;
-}
-
-function rpcAccess(env: Record<string, string>): Record<string, unknown> {
-  return {
-    endpoint: env.ALBEDO_RPC_ENDPOINT,
-    token: env.ALBEDO_RPC_TOKEN,
-    deadline_ms: Number(env.ALBEDO_RPC_DEADLINE_MS),
-    max_message_bytes: Number(env.ALBEDO_RPC_MAX_MESSAGE_BYTES),
-    extensions: env.ALBEDO_EXTENSIONS?.split(","),
-  };
 }
 
 /** Runs code to the end; every output also goes to the stream as it comes, and the answer keeps what its bounds allow (KeptOutputs). */

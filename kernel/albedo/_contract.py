@@ -1,0 +1,93 @@
+# Generated from the TypeScript runtime by `npm run contract` (src/session/pythonContract.ts); do not edit.
+"""What the kernel package shares with the runtime (K-4): the bridge's variables, defaults and bounds,
+the method names, and the JSON-RPC error table with its exception classes."""
+
+from ._errors import AlbedoError, ProtocolError
+
+# The kernel bridge's environment variables (src/bridge/contract.ts).
+ENDPOINT_ENV = "ALBEDO_RPC_ENDPOINT"
+TOKEN_ENV = "ALBEDO_RPC_TOKEN"
+DEADLINE_MS_ENV = "ALBEDO_RPC_DEADLINE_MS"
+MAX_MESSAGE_BYTES_ENV = "ALBEDO_RPC_MAX_MESSAGE_BYTES"
+EXTENSIONS_ENV = "ALBEDO_EXTENSIONS"
+# Each variable by its member in the daemon's JSON (the `rpc` answer to a notebook kernel, K-13).
+BRIDGE_ENV = {
+    "endpoint": ENDPOINT_ENV,
+    "token": TOKEN_ENV,
+    "deadline_ms": DEADLINE_MS_ENV,
+    "max_message_bytes": MAX_MESSAGE_BYTES_ENV,
+    "extensions": EXTENSIONS_ENV,
+}
+EXTENSIONS_SEPARATOR = ","
+EXTENSION_NAMES = ("python", "skills")
+
+# Used when a variable is unset: the values a session's kernel is given.
+DEFAULT_DEADLINE_MS = 65000
+MAX_MESSAGE_BYTES = 1048576
+
+# The methods a session serves (K-5), and the two notifications.
+SKILLS_LIST = "skills.list"
+SKILLS_READ = "skills.read"
+SKILLS_RESOURCES = "skills.resources"
+COMMANDS_CATALOG = "commands.catalog"
+COMMANDS_INVOKE = "commands.invoke"
+CANCEL_METHOD = "albedo/cancel"
+HELLO_METHOD = "albedo/hello"
+# skills.read's defaults (R-2).
+SKILL_FILE = "SKILL.md"
+DEFAULT_READ_LIMIT = 16384
+
+
+class ReloadRequired(AlbedoError):
+    """Error code reload_required, JSON-RPC -32001."""
+
+
+class NotFound(AlbedoError):
+    """Error code not_found, JSON-RPC -32002."""
+
+
+class InvalidParams(AlbedoError):
+    """Error code invalid_params, JSON-RPC -32003."""
+
+
+class LimitExceeded(AlbedoError):
+    """Error code limit_exceeded, JSON-RPC -32004."""
+
+
+class Forbidden(AlbedoError):
+    """Error code forbidden, JSON-RPC -32005."""
+
+
+class Cancelled(AlbedoError):
+    """Error code cancelled, JSON-RPC -32006."""
+
+
+class RpcTimeout(AlbedoError):
+    """Error code timeout, JSON-RPC -32007."""
+
+
+class KernelDied(AlbedoError):
+    """Error code kernel_died, JSON-RPC -32008."""
+
+
+class Conflict(AlbedoError):
+    """Error code conflict, JSON-RPC -32009."""
+
+
+# JSON-RPC error number -> (code, exception class).
+ERRORS = {
+    -32001: ("reload_required", ReloadRequired),
+    -32002: ("not_found", NotFound),
+    -32003: ("invalid_params", InvalidParams),
+    -32004: ("limit_exceeded", LimitExceeded),
+    -32005: ("forbidden", Forbidden),
+    -32006: ("cancelled", Cancelled),
+    -32007: ("timeout", RpcTimeout),
+    -32008: ("kernel_died", KernelDied),
+    -32009: ("conflict", Conflict),
+    -32700: ("parse_error", ProtocolError),
+    -32600: ("invalid_request", ProtocolError),
+    -32601: ("method_not_found", NotFound),
+    -32602: ("invalid_params", InvalidParams),
+    -32603: ("internal_error", ProtocolError),
+}

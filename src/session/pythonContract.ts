@@ -1,0 +1,117 @@
+/**
+ * The kernel package's copy of the kernel bridge, generated (K-4): kernel/albedo/_contract.py holds
+ * the bridge's variable names, the defaults and bounds, the method names and the JSON-RPC error
+ * table, all read from the TypeScript that serves them. `npm run contract` writes the file; a test
+ * fails when the committed one is not what this module renders, so the two sides cannot drift.
+ */
+import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/index.js";
+import type { AppErrorCode } from "../errors/index.js";
+import {
+  APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, clientDeadlineMs,
+} from "../rpc/index.js";
+import { DEFAULT_READ_LIMIT, SKILL_FILE } from "../skills/index.js";
+import { COMMAND_METHODS, RELOAD_ROUTE_TIMEOUT_MS, SKILL_METHODS } from "./routes.js";
+
+/** The generated module, relative to the install. */
+export const PYTHON_CONTRACT_FILE = "kernel/albedo/_contract.py";
+
+/** The exception class the kernel package raises for each application code. */
+const APP_EXCEPTIONS: Readonly<Record<AppErrorCode, string>> = {
+  reload_required: "ReloadRequired",
+  not_found: "NotFound",
+  invalid_params: "InvalidParams",
+  limit_exceeded: "LimitExceeded",
+  forbidden: "Forbidden",
+  cancelled: "Cancelled",
+  timeout: "RpcTimeout",
+  kernel_died: "KernelDied",
+  conflict: "Conflict",
+};
+
+/** Standard codes: an unknown method reads as NotFound, bad params as InvalidParams, the rest as ProtocolError. */
+const STANDARD_ERRORS: readonly (readonly [number, string, string])[] = [
+  [PARSE_ERROR, "parse_error", "ProtocolError"],
+  [INVALID_REQUEST, "invalid_request", "ProtocolError"],
+  [METHOD_NOT_FOUND, "method_not_found", "NotFound"],
+  [INVALID_PARAMS, "invalid_params", "InvalidParams"],
+  [INTERNAL_ERROR, "internal_error", "ProtocolError"],
+];
+
+/**
+ * What a kernel waits per call when ALBEDO_RPC_DEADLINE_MS is unset: what a session's kernel is
+ * given, whose longest route is reload's (a session test holds the two equal).
+ */
+export const PYTHON_DEFAULT_DEADLINE_MS = clientDeadlineMs(Math.max(RPC_CALL_TIMEOUT_MS, RELOAD_ROUTE_TIMEOUT_MS));
+
+/** A Python literal for a string, number or tuple of strings (JSON's string syntax is Python's for these). */
+function py(value: string | number | readonly string[]): string {
+  if (typeof value !== "object") return JSON.stringify(value);
+  return `(${value.map((item) => JSON.stringify(item)).join(", ")}${value.length === 1 ? "," : ""})`;
+}
+
+/** `skills.list` -> `SKILLS_LIST`. */
+function constantName(method: string): string {
+  return method.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase();
+}
+
+function bridgeSection(): string[] {
+  const fields = Object.values(BRIDGE_FIELDS);
+  return [
+    "# The kernel bridge's environment variables (src/bridge/contract.ts).",
+    ...fields.map((field) => `${field.json.toUpperCase()}_ENV = ${py(field.env)}`),
+    "# Each variable by its member in the daemon's JSON (the `rpc` answer to a notebook kernel, K-13).",
+    "BRIDGE_ENV = {",
+    ...fields.map((field) => `    ${py(field.json)}: ${field.json.toUpperCase()}_ENV,`),
+    "}",
+    `EXTENSIONS_SEPARATOR = ${py(EXTENSIONS_SEPARATOR)}`,
+    `EXTENSION_NAMES = ${py(EXTENSION_NAMES)}`,
+    "",
+    "# Used when a variable is unset: the values a session's kernel is given.",
+    `DEFAULT_DEADLINE_MS = ${py(PYTHON_DEFAULT_DEADLINE_MS)}`,
+    `MAX_MESSAGE_BYTES = ${py(RPC_MAX_MESSAGE_BYTES)}`,
+  ];
+}
+
+function methodSection(): string[] {
+  return [
+    "# The methods a session serves (K-5), and the two notifications.",
+    ...[...SKILL_METHODS, ...COMMAND_METHODS].map((method) => `${constantName(method)} = ${py(method)}`),
+    `CANCEL_METHOD = ${py(RPC_CANCEL_METHOD)}`,
+    `HELLO_METHOD = ${py(RPC_HELLO_METHOD)}`,
+    "# skills.read's defaults (R-2).",
+    `SKILL_FILE = ${py(SKILL_FILE)}`,
+    `DEFAULT_READ_LIMIT = ${py(DEFAULT_READ_LIMIT)}`,
+  ];
+}
+
+function errorSection(): string[] {
+  const app = Object.entries(APP_EXCEPTIONS).map(([code, name]) => [APP_ERROR_NUMBERS[code as AppErrorCode], code, name] as const);
+  const classes = app.flatMap(([number, code, name]) => ["", "", `class ${name}(AlbedoError):`, `    """Error code ${code}, JSON-RPC ${number}."""`]);
+  return [
+    ...classes,
+    "",
+    "",
+    "# JSON-RPC error number -> (code, exception class).",
+    "ERRORS = {",
+    ...[...app, ...STANDARD_ERRORS].map(([number, code, name]) => `    ${number}: (${py(code)}, ${name}),`),
+    "}",
+  ];
+}
+
+/** The text of kernel/albedo/_contract.py. */
+export function pythonContract(): string {
+  return [
+    "# Generated from the TypeScript runtime by `npm run contract` (src/session/pythonContract.ts); do not edit.",
+    '"""What the kernel package shares with the runtime (K-4): the bridge\'s variables, defaults and bounds,',
+    'the method names, and the JSON-RPC error table with its exception classes."""',
+    "",
+    "from ._errors import AlbedoError, ProtocolError",
+    "",
+    ...bridgeSection(),
+    "",
+    ...methodSection(),
+    ...errorSection(),
+    "",
+  ].join("\n");
+}
