@@ -9,6 +9,7 @@ export {
   MAX_SETTINGS_SKILL_NAMES,
   type KernelSettings,
   type LimitsSettings,
+  type ModelSection,
   type SandboxMode,
   type Settings,
   type SettingsProblem,

@@ -3,8 +3,21 @@
  * Unknown top-level fields are kept (newer or other tools may own them); unknown fields inside a
  * known section are refused, since a typo there would silently change nothing.
  */
+import { isAbsolute } from "node:path";
 import { jsonNestingDepth } from "../json/index.js";
 import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
+import {
+  MAX_BASE_URL_LENGTH,
+  MAX_CONTEXT_TOKENS,
+  MAX_ENV_NAME_LENGTH,
+  MAX_MODEL_NAME_LENGTH,
+  MAX_SCRIPT_PATH_LENGTH,
+  MIN_CONTEXT_TOKENS,
+  MODEL_MODES,
+  MODEL_PROVIDERS,
+  type ModelMode,
+  type ModelProvider,
+} from "../model/index.js";
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
@@ -30,12 +43,25 @@ export interface LimitsSettings {
   readonly shmMB?: number;
 }
 
+/** The `model` section (O-7). Only the global file's provider, base_url, api_key_env and script are honoured (see resolveModelSettings). */
+export interface ModelSection {
+  readonly provider?: ModelProvider;
+  readonly base_url?: string;
+  readonly name?: string;
+  /** The NAME of the environment variable holding the key; the key itself is never a setting. */
+  readonly api_key_env?: string;
+  readonly mode?: ModelMode;
+  readonly context_tokens?: number;
+  readonly script?: string;
+}
+
 export interface Settings {
   readonly skills?: SkillsSettings;
   readonly sandbox?: SandboxMode;
   readonly kernel?: KernelSettings;
   readonly limits?: LimitsSettings;
   readonly network?: boolean;
+  readonly model?: ModelSection;
   readonly [field: string]: unknown;
 }
 
@@ -81,6 +107,7 @@ export function validateSettings(value: unknown, scope: SettingsScope): Settings
   if ("sandbox" in value) checkEnum(value.sandbox, SANDBOX_MODES as readonly string[], "sandbox", problems);
   if ("kernel" in value) checkKernel(value.kernel, problems);
   if ("limits" in value) checkLimits(value.limits, problems);
+  if ("model" in value) checkModel(value.model, problems);
   if ("network" in value && typeof value.network !== "boolean") {
     problems.push({ path: "network", message: `must be true or false, got ${describe(value.network)}` });
   }
@@ -156,6 +183,54 @@ function checkLimits(value: unknown, problems: Problems): void {
     // The sandbox's own range: a value it would refuse must not be saved, or every session would fail to open.
     if (key in value) checkInteger(value[key], `limits.${key}`, LIMIT_MINIMUMS[key], MAX_LIMIT_VALUE, problems);
   }
+}
+
+const MODEL_FIELDS = ["provider", "base_url", "name", "api_key_env", "mode", "context_tokens", "script"];
+/** A portable environment variable name (POSIX: letters, digits, underscore; no leading digit). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function checkModel(value: unknown, problems: Problems): void {
+  if (!checkSection(value, "model", MODEL_FIELDS, problems)) return;
+  if ("provider" in value) checkEnum(value.provider, MODEL_PROVIDERS, "model.provider", problems);
+  if ("mode" in value) checkEnum(value.mode, MODEL_MODES, "model.mode", problems);
+  if ("context_tokens" in value) checkInteger(value.context_tokens, "model.context_tokens", MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, problems);
+  if ("name" in value) checkText(value.name, "model.name", MAX_MODEL_NAME_LENGTH, problems);
+  if ("base_url" in value && checkText(value.base_url, "model.base_url", MAX_BASE_URL_LENGTH, problems)) {
+    const message = baseUrlProblem(value.base_url as string);
+    if (message) problems.push({ path: "model.base_url", message });
+  }
+  if ("api_key_env" in value && !isEnvName(value.api_key_env)) {
+    // The value is never quoted: a key pasted here by mistake must not reach a log through this message.
+    problems.push({ path: "model.api_key_env", message: `must be the name of an environment variable (letters, digits and _, not starting with a digit, at most ${MAX_ENV_NAME_LENGTH} characters), not the key itself` });
+  }
+  if ("script" in value && checkText(value.script, "model.script", MAX_SCRIPT_PATH_LENGTH, problems) && !isAbsolute(value.script as string)) {
+    problems.push({ path: "model.script", message: `must be an absolute path, got ${describe(value.script)}` });
+  }
+}
+
+function isEnvName(value: unknown): boolean {
+  return typeof value === "string" && value.length <= MAX_ENV_NAME_LENGTH && ENV_NAME.test(value);
+}
+
+/** Why `url` cannot be a model server's base URL, or undefined. Credentials in it would be a key stored in settings. */
+function baseUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `must be an absolute http or https URL, got ${describe(url)}`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `must be an http or https URL, got ${describe(url)}`;
+  if (parsed.username !== "" || parsed.password !== "") return "must not carry a user name or password; the key comes from the variable api_key_env names";
+  if (parsed.search !== "" || parsed.hash !== "") return `must not have a query or fragment (request paths are appended to it), got ${describe(url)}`;
+  return undefined;
+}
+
+/** True when `value` is a non-empty string of at most `max` characters; records a problem otherwise. */
+function checkText(value: unknown, path: string, max: number, problems: Problems): boolean {
+  if (typeof value === "string" && value.trim().length > 0 && value.length <= max) return true;
+  problems.push({ path, message: `must be a non-empty string of at most ${max} characters, got ${describe(value)}` });
+  return false;
 }
 
 /** True when `value` is an object holding only `allowed` keys; records a problem per stray key. */

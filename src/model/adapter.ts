@@ -1,0 +1,102 @@
+/**
+ * The one interface every model adapter implements (O-7). Shaped like OpenAI chat completions,
+ * the shape every compatible server (vLLM, Ollama, llama.cpp, LM Studio, OpenRouter) speaks, so
+ * an adapter translates as little as possible. Messages keep the wire's snake_case because they
+ * are stored and sent as they are; the reply is an in-process value.
+ */
+
+/** How a model works a session: by writing Python (`code`), or also by calling `skill` and `read` (`tool`, O-5). */
+export type ModelMode = "code" | "tool";
+export const MODEL_MODES: readonly ModelMode[] = ["code", "tool"];
+
+/** One function call the model asked for. */
+export interface ToolCall {
+  /** The id a tool result answers with `tool_call_id`. */
+  readonly id: string;
+  readonly name: string;
+  /** The arguments as the JSON text the model sent, unparsed: it may be malformed, and the runner answers that with an error result. */
+  readonly arguments: string;
+}
+
+export type ChatMessage =
+  | { readonly role: "system"; readonly content: string }
+  | { readonly role: "user"; readonly content: string }
+  | { readonly role: "assistant"; readonly content: string; readonly tool_calls?: readonly ToolCall[] }
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
+
+/** A tool offered to the model. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  /** A JSON Schema object describing the arguments. */
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+export interface ModelRequest {
+  readonly messages: readonly ChatMessage[];
+  /** Empty: no tools are offered (the request then carries no `tools` field at all). */
+  readonly tools: readonly ToolSpec[];
+  /** Aborting it ends the call at once with ModelError `interrupted` and closes the HTTP request. */
+  readonly signal: AbortSignal;
+  /** Called with each piece of prose as it arrives, in order; the pieces join to the reply's `text`. */
+  readonly onText?: (delta: string) => void;
+}
+
+/**
+ * Why the model stopped. `tool_calls` whenever the reply has tool calls (some servers say `stop`
+ * there); `length` means the reply was cut by the server's token limit; `other` is anything else.
+ * The runner decides by `toolCalls`, not by this.
+ */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+/** Token counts the endpoint reported (O-8 uses them instead of estimating). */
+export interface ModelUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export interface ModelReply {
+  /** The prose; empty when the model only called tools. */
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly usage?: ModelUsage;
+}
+
+/** What `/model` shows. Never the key, nor the name of its variable. */
+export interface ModelDescription {
+  readonly provider: string;
+  readonly baseUrl?: string;
+  readonly model: string;
+  readonly mode: ModelMode;
+  readonly contextTokens: number;
+}
+
+export interface ModelAdapter {
+  /** One model call. Resolves with the whole reply; rejects with a ModelError only (or with what `onText` threw). */
+  complete(request: ModelRequest): Promise<ModelReply>;
+  describe(): ModelDescription;
+}
+
+/** Where the openai SDK's own log lines go (shape of its `Logger`). */
+export interface ModelLogger {
+  error(message: string, ...rest: unknown[]): void;
+  warn(message: string, ...rest: unknown[]): void;
+  info(message: string, ...rest: unknown[]): void;
+  debug(message: string, ...rest: unknown[]): void;
+}
+
+/** Overrides of the named deadlines and bounds (tests, embedders); each defaults to its constant in limits.ts. */
+export interface AdapterOptions {
+  readonly requestTimeoutMs?: number;
+  readonly streamIdleTimeoutMs?: number;
+  readonly replyTimeoutMs?: number;
+  readonly maxRetries?: number;
+  readonly maxReplyBytes?: number;
+  readonly maxResponseBytes?: number;
+  /** The SDK logs nothing unless given a logger and level here (never to the console by default). */
+  readonly log?: { readonly logger: ModelLogger; readonly level: "debug" | "info" | "warn" | "error" };
+}
+
+/** The environment an adapter reads its key from (process.env or a test's copy). */
+export type ModelEnv = Readonly<Record<string, string | undefined>>;

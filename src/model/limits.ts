@@ -1,0 +1,51 @@
+/** Deadlines and bounds of the model adapters (O-7) and of the `model` settings section. */
+
+/** Retries the openai SDK makes itself after a connection error, a timeout, 408, 409, 429 or 5xx. */
+export const MODEL_MAX_RETRIES = 2;
+/**
+ * How long one attempt may wait for the response headers (the SDK's own timeout). Replies are
+ * streamed, so headers come as soon as the server starts answering, long before the reply ends.
+ */
+export const MODEL_REQUEST_TIMEOUT_MS = 120_000;
+/** Longest silence (no bytes) between the response headers and the end of the reply. */
+export const MODEL_STREAM_IDLE_TIMEOUT_MS = 120_000;
+/**
+ * Longest one `complete` call may take in all: retries, the waits a `retry-after` header asks
+ * for (the SDK obeys any length), and the stream. Generous, since a local model on a CPU is slow.
+ */
+export const MODEL_REPLY_TIMEOUT_MS = 30 * 60_000;
+/** UTF-8 bytes of one reply's prose plus all its tool-call arguments; past it the reply fails as `malformed`. */
+export const MAX_MODEL_REPLY_BYTES = 1024 * 1024;
+/**
+ * Bytes of one HTTP response body as it arrives. Streaming spends ~100 bytes of JSON per token, so
+ * this is far above MAX_MODEL_REPLY_BYTES; it also caps what the SDK buffers for one SSE line.
+ */
+export const MAX_MODEL_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Tool calls in one reply (and the largest tool-call index + 1 a stream may use). */
+export const MAX_MODEL_TOOL_CALLS = 128;
+/** Bytes of an error response's body read for its message; the rest is never read. */
+export const MAX_ERROR_BODY_BYTES = 16 * 1024;
+/** Characters of a server's own error text quoted in a ModelError message. */
+export const MAX_SERVER_MESSAGE_CHARS = 500;
+
+/** Context budget (O-8) when `model.context_tokens` is unset. */
+export const DEFAULT_CONTEXT_TOKENS = 32_768;
+/** Smallest `model.context_tokens`: below it message[0] alone would not fit. */
+export const MIN_CONTEXT_TOKENS = 1_024;
+/** Largest `model.context_tokens`. */
+export const MAX_CONTEXT_TOKENS = 16 * 1024 * 1024;
+/** Characters of `model.name`. */
+export const MAX_MODEL_NAME_LENGTH = 256;
+/** Characters of `model.base_url`. */
+export const MAX_BASE_URL_LENGTH = 2_048;
+/** Characters of `model.api_key_env`. */
+export const MAX_ENV_NAME_LENGTH = 128;
+/** Characters of `model.script`. */
+export const MAX_SCRIPT_PATH_LENGTH = 4_096;
+
+/** Bytes of a stub script file; a larger one is refused, not cut. */
+export const MAX_STUB_SCRIPT_BYTES = 1024 * 1024;
+/** Replies in one stub script. */
+export const MAX_STUB_REPLIES = 1_024;
+/** Largest `delay_ms` between two streamed words of a stub reply. */
+export const MAX_STUB_DELAY_MS = 10_000;

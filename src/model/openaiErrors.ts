@@ -1,0 +1,107 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { interruptedError, ModelError, quoteServerText } from "./errors.js";
+import { CallbackError } from "./replyBuilder.js";
+import { ResponseTooLargeError } from "./transport.js";
+
+/** What a failed call's message may name; `key` only so that it can be kept out. */
+export interface FailureContext {
+  readonly server: string;
+  readonly key: string | undefined;
+  readonly requestTimeoutMs: number;
+  readonly attempts: number;
+  readonly errorBody: string | undefined;
+}
+
+/** Plain words for the connection errors people meet; any other code is shown as it is. */
+const CONNECTION_CODES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ECONNRESET: "connection reset",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ETIMEDOUT: "connection timed out",
+};
+
+/**
+ * The error a failed call rejects with: a ModelError for everything the SDK, the transport or the
+ * reply reader threw, and `onText`'s own error unchanged. Nothing of the original is attached.
+ */
+export function toModelError(error: unknown, context: FailureContext): unknown {
+  if (error instanceof ModelError) return error;
+  if (error instanceof CallbackError) return error.original;
+  const { server } = context;
+  if (error instanceof ResponseTooLargeError) {
+    return new ModelError("malformed", `the model server at ${server} sent a response over ${error.maxBytes} bytes (MAX_MODEL_RESPONSE_BYTES), so it was cut off`);
+  }
+  if (error instanceof APIUserAbortError) return interruptedError();
+  if (error instanceof APIConnectionTimeoutError) {
+    return new ModelError("timeout", `the model server at ${server} did not start answering within MODEL_REQUEST_TIMEOUT_MS (${context.requestTimeoutMs} ms), ${attempts(context)}`);
+  }
+  if (error instanceof APIConnectionError) {
+    return new ModelError("unreachable", `cannot reach the model server at ${server} (${quoteServerText(connectionProblem(error), context.key)}), ${attempts(context)}`);
+  }
+  if (error instanceof APIError) return httpError(error, context);
+  if (isBrokenStream(error)) return new ModelError("unreachable", `the connection to the model server at ${server} broke off in the middle of the reply`);
+  if (error instanceof SyntaxError) return new ModelError("malformed", `the model server at ${server} sent a part of its reply that is not valid JSON`);
+  const text = error instanceof Error ? error.message : String(error);
+  return new ModelError("malformed", `the model call failed unexpectedly: ${quoteServerText(text, context.key)}`);
+}
+
+function httpError(error: APIError, context: FailureContext): ModelError {
+  const said = serverMessage(error, context);
+  if (error.status === undefined) {
+    return new ModelError("http", `the model server at ${context.server} reported an error in the middle of its reply${said ? `: ${said}` : ""}`);
+  }
+  const redirect = error.status >= 300 && error.status < 400 ? " (a redirect, which albedo does not follow, so that the key goes to base_url only)" : "";
+  const retried = context.attempts > 1 ? `, ${attempts(context)}` : "";
+  return new ModelError("http", `the model server at ${context.server} answered HTTP ${error.status}${redirect}${said ? `: ${said}` : ""}${retried}`, error.status);
+}
+
+/** The server's own words: the body we kept (any shape: OpenAI's, vLLM's `message`, FastAPI's `detail`), else the SDK's reading of it. */
+function serverMessage(error: APIError, context: FailureContext): string {
+  const fromBody = context.errorBody === undefined ? undefined : messageIn(context.errorBody);
+  const fromError = typeof (error.error as { message?: unknown } | undefined)?.message === "string" ? (error.error as { message: string }).message : undefined;
+  return quoteServerText(error.status === undefined ? (fromError ?? error.message) : (fromBody ?? ""), context.key);
+}
+
+function messageIn(body: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  for (const candidate of [pick(pick(value, "error"), "message"), pick(value, "error"), pick(value, "message"), pick(value, "detail")]) {
+    if (typeof candidate === "string") return candidate;
+  }
+  return body;
+}
+
+function pick(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+function attempts(context: FailureContext): string {
+  return context.attempts === 1 ? "after 1 attempt" : `after ${context.attempts} attempts (MODEL_MAX_RETRIES)`;
+}
+
+/** The innermost error code or message under a connection error (fetch nests them). */
+function connectionProblem(error: Error): string {
+  let cause: unknown = error.cause;
+  let last = "no further detail";
+  for (let depth = 0; cause instanceof Error && depth < 8; depth += 1) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (typeof code === "string") return CONNECTION_CODES[code] ?? code;
+    last = cause.message;
+    cause = cause.cause;
+  }
+  return last;
+}
+
+/** undici's error when a body's connection closes before the body ends. */
+function isBrokenStream(error: unknown): boolean {
+  if (!(error instanceof TypeError)) return false;
+  const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  return error.message === "terminated" || (typeof code === "string" && code.startsWith("UND_ERR"));
+}

@@ -1,0 +1,66 @@
+import type { ModelSection, ScopedSettings } from "../settings/index.js";
+import type { ModelMode } from "./adapter.js";
+import { ModelError } from "./errors.js";
+import { DEFAULT_CONTEXT_TOKENS } from "./limits.js";
+import { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
+
+/**
+ * Fields read from the global settings file only. A project file lives in a cloned repository:
+ * were these honoured there, a repository could send the user's key to its own server
+ * (`base_url`), have another variable's secret sent as the key (`api_key_env`), or pick what runs.
+ */
+export const GLOBAL_ONLY_MODEL_FIELDS = ["provider", "base_url", "api_key_env", "script"] as const;
+/** Fields any scope may set; the narrowest scope that sets one wins (session, project, global). */
+const LAYERED_MODEL_FIELDS = ["name", "mode", "context_tokens"] as const;
+
+/** `model.mode` when no scope sets it. */
+export const DEFAULT_MODEL_MODE: ModelMode = "code";
+
+/** The effective model settings, defaults applied; what `createAdapter` takes. */
+export interface ModelSettings {
+  readonly provider: ModelProvider;
+  readonly baseUrl?: string;
+  readonly name?: string;
+  readonly apiKeyEnv?: string;
+  readonly mode: ModelMode;
+  readonly contextTokens: number;
+  readonly script?: string;
+}
+
+/**
+ * The effective `model` settings of the scopes (O-7). Throws ModelError `config` when the global
+ * file names no provider: albedo runs no model until the user chooses one.
+ */
+export function resolveModelSettings(scopes: ScopedSettings): ModelSettings {
+  const global: ModelSection = scopes.global?.model ?? {};
+  if (global.provider === undefined) throw new ModelError("config", noProviderMessage(scopes));
+  const layered = <K extends (typeof LAYERED_MODEL_FIELDS)[number]>(key: K): ModelSection[K] =>
+    scopes.session?.model?.[key] ?? scopes.project?.model?.[key] ?? global[key];
+  return {
+    provider: global.provider,
+    baseUrl: global.base_url,
+    name: layered("name"),
+    apiKeyEnv: global.api_key_env,
+    mode: layered("mode") ?? DEFAULT_MODEL_MODE,
+    contextTokens: layered("context_tokens") ?? DEFAULT_CONTEXT_TOKENS,
+    script: global.script,
+  };
+}
+
+/** The global-only fields a project or session scope sets, as `project: model.base_url`; they are ignored, and a UI may say so. */
+export function ignoredModelFields(scopes: ScopedSettings): string[] {
+  const ignored: string[] = [];
+  for (const scope of ["project", "session"] as const) {
+    const section = scopes[scope]?.model;
+    if (!section) continue;
+    for (const field of GLOBAL_ONLY_MODEL_FIELDS) if (section[field] !== undefined) ignored.push(`${scope}: model.${field}`);
+  }
+  return ignored;
+}
+
+function noProviderMessage(scopes: ScopedSettings): string {
+  const base = `no model configured: set model.provider (${MODEL_PROVIDERS.map((name) => `"${name}"`).join(" or ")}) in the global settings file ($ALBEDO_HOME/settings.json)`;
+  const elsewhere = ignoredModelFields(scopes).filter((field) => field.endsWith("model.provider"));
+  if (elsewhere.length === 0) return base;
+  return `${base}; the ${elsewhere.map((field) => field.split(":")[0]).join(" and ")} settings name one, which is ignored because only the global file may choose the model server`;
+}
