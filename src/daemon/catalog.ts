@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../json/index.js";
+import { skillCommandName } from "../commands/index.js";
 import { effectiveEnablement, type Settings, type Switch } from "../settings/index.js";
 import { discoverEverything, type Candidate, type CandidateStatus, type Diagnostic } from "../skills/index.js";
 import type { SessionView } from "../session/index.js";
@@ -75,7 +76,7 @@ function rowOf(candidate: Candidate, view: SessionView): CatalogRow {
     name: key ?? candidate.dirName,
     preference_key: key,
     description: candidate.description ?? null,
-    command: candidate.status === "valid" ? (view.discovered.skills.find((s) => s.source === candidate.source)?.command ?? null) : null,
+    command: candidate.status === "valid" ? commandInSession(candidate, view) : null,
     source: candidate.source,
     resolved_source: candidate.resolvedSource ?? null,
     scope: candidate.scope,
@@ -87,6 +88,12 @@ function rowOf(candidate: Candidate, view: SessionView): CatalogRow {
     effective,
     shadowed_by: candidate.shadowedBy ?? null,
   };
+}
+
+/** The command a valid candidate has in the session: only one the session discovered has one (C-2). */
+function commandInSession(candidate: Candidate, view: SessionView): string | null {
+  const entry = view.discovered.skills.find((skill) => skill.source === candidate.source);
+  return entry === undefined ? null : skillCommandName(entry.name);
 }
 
 /**

@@ -10,7 +10,7 @@ import { RpcServer } from "../rpc/index.js";
 import { installDir } from "../settings/paths.js";
 import { discoverCatalog } from "../skills/index.js";
 import type { Caller } from "../commands/index.js";
-import { runCommand, type CommandHost } from "./commandRunner.js";
+import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
 import { buildRoutes, RELOAD_ROUTE_TIMEOUT_MS } from "./routes.js";
 import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
@@ -168,9 +168,18 @@ export class Session implements CommandHost {
     await this.kernel.interrupt();
   }
 
-  /** Runs a command for a caller against the current view. */
+  /**
+   * Resolves a command for a caller against the current view, ready to run: the one resolver
+   * behind `invoke`, the events route and the console (see resolveCall). Undefined for an unknown
+   * command; throws AppError forbidden, invalid_params or limit_exceeded.
+   */
+  prepare(name: string, input: unknown, caller: Caller = "user"): PreparedCommand | undefined {
+    return prepareCommand(commandContext(this.viewValue, this, this.access), name, input, caller);
+  }
+
+  /** Runs a command for a caller against the current view; rejects with AppError not_found for an unknown one. */
   invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
-    return runCommand(this.viewValue, this, name, input, caller, this.access);
+    return invokeCommand(commandContext(this.viewValue, this, this.access), name, input, caller);
   }
 
   /** Re-runs discovery and swaps view and routes in one step (K-7). Reloads run one at a time. */
