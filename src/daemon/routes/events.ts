@@ -53,7 +53,6 @@ async function runAdmitted(store: OperationsStore, live: LiveSession, turnId: st
   store.markRunning(turnId);
   try {
     const result = await command.run();
-    if (command.command.name === "/reload") live.publishStatus(live.session.status().kernel);
     store.complete(turnId, { state: "committed", reply: JSON.stringify(result ?? null) });
   } catch (error) {
     store.complete(turnId, { state: "cancelled", reason: error instanceof Error ? error.message : String(error) });
