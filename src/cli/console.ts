@@ -92,8 +92,9 @@ class Console {
   }
 
   private async onLine(line: string): Promise<void> {
-    if (this.buffer.length === 0 && parseSlashLine(line) !== undefined) {
-      await this.runSlash(line);
+    const slash = this.buffer.length === 0 ? parseSlashLine(line) : undefined;
+    if (slash !== undefined) {
+      await this.runSlash(slash.name, slash.text);
       return;
     }
     if (this.buffer.length === 0 && line.trim().length === 0) return;
@@ -114,8 +115,7 @@ class Console {
     }
   }
 
-  private async runSlash(line: string): Promise<void> {
-    const { name, text } = parseSlashLine(line)!;
+  private async runSlash(name: string, text: string): Promise<void> {
     try {
       this.show(this.io.stdout, await this.session.runSlash(name, text));
     } catch (error) {

@@ -1,4 +1,4 @@
-import { findCommand } from "../commands/index.js";
+import { unknownCommand } from "../commands/index.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
 import type { ExecuteOutput, InputHandler } from "../kernel/index.js";
 import { Session } from "../session/index.js";
@@ -79,9 +79,10 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
       return (await future.done).status;
     },
     async runSlash(name, text) {
-      const isSkill = findCommand(session.view.commands, name)?.skill !== undefined;
-      const result = await session.invoke(name, text, "user");
-      if (!isSkill) return renderValue(result);
+      const command = session.prepare(name, text, "user");
+      if (command === undefined) throw unknownCommand(name);
+      const result = await command.run();
+      if (!command.command.submitsTurn) return renderValue(result);
       const activation = result as { name: string; source: string; instructions: string };
       return `activated skill ${activation.name} · ${Buffer.byteLength(activation.instructions)} bytes from ${activation.source}\n(${NO_MODEL_NOTE})\n`;
     },

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { homeDir } from "../settings/paths.js";
+import { skillCommandName } from "../commands/index.js";
 import { discoverCatalog, renderInstructions, renderSkillsPrompt, validateSkillPath } from "../skills/index.js";
 import type { CatalogSnapshot, Diagnostic, Problem } from "../skills/index.js";
 import { visibleControls } from "../text/index.js";
@@ -25,7 +26,7 @@ function cut(text: string, width: number): string {
 }
 
 function listTable(snapshot: CatalogSnapshot): string {
-  const rows = snapshot.skills.map((s) => [visibleControls(s.name), s.scope, visibleControls(s.command), cut(s.description, LIST_DESCRIPTION_WIDTH)]);
+  const rows = snapshot.skills.map((s) => [visibleControls(s.name), s.scope, visibleControls(skillCommandName(s.name)), cut(s.description, LIST_DESCRIPTION_WIDTH)]);
   const header = ["NAME", "SCOPE", "COMMAND", "DESCRIPTION"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const format = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
@@ -49,7 +50,7 @@ export const skillsList: CliCommand = {
     }
     writeJson(io, {
       revision: snapshot.revision,
-      skills: snapshot.skills.map(({ name, description, source, command, scope }) => ({ name, description, source, command, scope })),
+      skills: snapshot.skills.map(({ name, description, source, scope }) => ({ name, description, source, command: skillCommandName(name), scope })),
       diagnostics: snapshot.diagnostics.map(({ severity, code, path, message }) => ({ severity, code, path, message })),
     });
     return 0;
@@ -91,7 +92,7 @@ export const skillsPrompt: CliCommand = {
     // Printed as is: both renderers already show control characters visibly, as the model gets them.
     const snapshot = await catalogFor(args, io);
     const instructions = args.options.has("instructions") ? renderInstructions(snapshot) : "";
-    io.stdout.write(instructions + renderSkillsPrompt(snapshot));
+    io.stdout.write(instructions + renderSkillsPrompt(snapshot, skillCommandName));
     return 0;
   },
 };

@@ -1,10 +1,8 @@
 import { AppError } from "../errors/index.js";
-import type { ArgumentSpec, CommandDeclaration } from "./types.js";
+import type { ArgumentSpec, CommandArguments, CommandDeclaration } from "./types.js";
 
 /** Bound on the raw argument text of one command call. */
 export const MAX_ARGUMENT_TEXT_BYTES = 64 * 1024;
-
-export type CommandArguments = Readonly<Record<string, string>>;
 
 const LEADING_TOKEN = /^\s*(\S+)/;
 

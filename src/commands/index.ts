@@ -1,13 +1,7 @@
-export type { ArgumentSpec, Caller, CommandDeclaration } from "./types.js";
-export { BUILTIN_COMMAND_NAMES, skillCommandName } from "./names.js";
+/** The commands domain's public surface: declarations, the catalog of a snapshot, and the one resolver every face uses. */
+export type { ArgumentSpec, Caller, Command, CommandCatalog, CommandContext, CommandDeclaration } from "./types.js";
+export { skillCommandName } from "./names.js";
 export { BUILTIN_COMMANDS } from "./builtins.js";
-export { MAX_ARGUMENT_TEXT_BYTES, resolveArguments, splitArguments, usage, type CommandArguments } from "./args.js";
-export {
-  buildCommandCatalog,
-  completeCommand,
-  findCommand,
-  parseSlashLine,
-  SKILL_ARGUMENTS,
-  skillCommand,
-  type CommandCatalog,
-} from "./catalog.js";
+export { MAX_ARGUMENT_TEXT_BYTES, resolveArguments, splitArguments, usage } from "./args.js";
+export { buildCommandCatalog, declarationOf } from "./catalog.js";
+export { completeCommand, findCommand, parseSlashLine, resolveCall, unknownCommand } from "./resolve.js";

@@ -1,3 +1,5 @@
+import type { Activation, CatalogSnapshot } from "../skills/index.js";
+
 /** One argument of a command (C-1). The last argument takes the rest of the raw text (C-3). */
 export interface ArgumentSpec {
   readonly name: string;
@@ -8,9 +10,12 @@ export interface ArgumentSpec {
 /** Who may call a command. */
 export type Caller = "user" | "model";
 
+/** Named argument values after splitting and checking (C-3). */
+export type CommandArguments = Readonly<Record<string, string>>;
+
 /**
  * The single declaration of a session command (C-1). It drives the CLI menu and autocomplete,
- * user invocation, and the Python `commands` bindings.
+ * user invocation, and the Python `commands` bindings. Plain data: this is what crosses the wire.
  */
 export interface CommandDeclaration {
   /** Slash name including the slash: "/help", "/demo", "/skill:model". */
@@ -22,4 +27,33 @@ export interface CommandDeclaration {
   readonly submitsTurn: boolean;
   /** The skill name when this command activates a skill. */
   readonly skill?: string;
+}
+
+/** A command: its declaration and what it does, in one object. */
+export interface Command extends CommandDeclaration {
+  /** Runs the command with checked arguments; throws AppError for a request it cannot serve. */
+  run(context: CommandContext, args: CommandArguments): Promise<unknown>;
+}
+
+/**
+ * What a command may use while it runs: the catalog it was resolved from and the skills behind
+ * it, plus the few things only its session can do. The session builds one per view.
+ */
+export interface CommandContext {
+  /** The command catalog the call was resolved against. */
+  readonly commands: CommandCatalog;
+  /** The snapshot that catalog was built from. */
+  readonly skills: CatalogSnapshot;
+  /** Rediscovers and swaps the session's catalog (K-7). */
+  reload(): Promise<unknown>;
+  status(): unknown;
+  modelInfo(): unknown;
+  /** The activation payload of a skill of `skills` (C-5), through the session's guarded skill access. */
+  activate(skill: string, text: string): Promise<Activation>;
+}
+
+/** The commands of one catalog snapshot: built-ins first, then skills by name. Immutable. */
+export interface CommandCatalog {
+  readonly revision: string;
+  readonly commands: readonly Command[];
 }

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../json/index.js";
-import { effectiveEnablement, type Settings, type Switch } from "../settings/index.js";
-import { discoverEverything, type Candidate, type CandidateStatus, type Diagnostic } from "../skills/index.js";
-import type { SessionView } from "../session/index.js";
+import { skillCommandName } from "../commands/index.js";
+import { effectiveEnablement, patchSkills, validateSettings, type Settings, type SkillsPatch, type Switch } from "../settings/index.js";
+import type { Candidate, CandidateStatus, Diagnostic, FullDiscovery } from "../skills/index.js";
+import type { Session, SessionView } from "../session/index.js";
+import { HttpProblem } from "./problem.js";
 
 /** Hex characters of a catalog row id. */
 export const ROW_ID_LENGTH = 16;
@@ -75,7 +77,7 @@ function rowOf(candidate: Candidate, view: SessionView): CatalogRow {
     name: key ?? candidate.dirName,
     preference_key: key,
     description: candidate.description ?? null,
-    command: candidate.status === "valid" ? (view.discovered.skills.find((s) => s.source === candidate.source)?.command ?? null) : null,
+    command: candidate.status === "valid" ? commandInSession(candidate, view) : null,
     source: candidate.source,
     resolved_source: candidate.resolvedSource ?? null,
     scope: candidate.scope,
@@ -89,15 +91,19 @@ function rowOf(candidate: Candidate, view: SessionView): CatalogRow {
   };
 }
 
+/** The command a valid candidate has in the session: only one the session discovered has one (C-2). */
+function commandInSession(candidate: Candidate, view: SessionView): string | null {
+  const entry = view.discovered.skills.find((skill) => skill.source === candidate.source);
+  return entry === undefined ? null : skillCommandName(entry.name);
+}
+
 /**
- * Walks the session's skill and instruction files into the management catalog: every candidate,
- * valid, invalid or shadowed, with its preferences per scope. Reads the view's selection; never
- * touches the session. The revision hashes rows, instruction content and diagnostics. The same walk
- * gives the revision a fresh discovery would have, for `needs_reload`.
+ * The management catalog of one walk of the session's files: every candidate, valid, invalid or
+ * shadowed, with its preferences per scope as the view's selection has them. Reads nothing. The
+ * revision hashes rows, instruction content and diagnostics.
  */
-export async function buildManagementCatalog(view: SessionView, install: string | undefined): Promise<{ catalog: ManagementCatalog; discoveredRevision: string }> {
-  const { workspace, home } = view.discovered;
-  const { found, instructions, snapshot } = await discoverEverything({ workspace, home, ...(install ? { install } : {}) });
+export function managementCatalog(walk: FullDiscovery, view: SessionView): ManagementCatalog {
+  const { found, instructions } = walk;
   const skills = found.candidates.map((candidate) => rowOf(candidate, view));
   const instructionRows = instructions.files.map((file) => ({
     scope: file.scope,
@@ -110,5 +116,35 @@ export async function buildManagementCatalog(view: SessionView, install: string 
   }));
   const diagnostics = [...found.diagnostics, ...instructions.diagnostics];
   const revision = createHash("sha256").update(canonicalJson({ skills, instructions: instructionRows, diagnostics })).digest("hex");
-  return { catalog: { revision, skills, instructions: instructionRows, diagnostics }, discoveredRevision: snapshot.revision };
+  return { revision, skills, instructions: instructionRows, diagnostics };
+}
+
+/** Reads a session's management catalog (D-3): settings reread once, the files walked once, which also refreshes `needsReload` (D-2). Never reloads. */
+export async function readSessionCatalog(session: Session): Promise<ManagementCatalog> {
+  const { walk, view } = await session.walkCatalog();
+  return managementCatalog(walk, view);
+}
+
+/**
+ * Applies session-scope overrides when `expected` is the catalog's revision as it is now (D-3).
+ * One walk serves both the check and the answer: overrides change rows, not what is on disk.
+ * Throws 409 catalog_changed (nothing applied) and 400 invalid_params.
+ */
+export async function patchSessionCatalog(session: Session, expected: string, patch: SkillsPatch): Promise<ManagementCatalog> {
+  const { walk, view } = await session.walkCatalog((walk, current) => {
+    const { revision } = managementCatalog(walk, current);
+    if (revision !== expected) {
+      throw new HttpProblem("catalog_changed", `the catalog is at revision ${revision}, not ${expected}; read it again`, { current_revision: revision });
+    }
+    return checkedSessionSettings(patchSkills(current.selection.scopes.session ?? {}, patch));
+  });
+  return managementCatalog(walk, view);
+}
+
+/** The session scope's settings after a patch, held to the same bounds as a file (D-4). Throws 400 invalid_params. */
+function checkedSessionSettings(settings: Settings): Settings {
+  const checked = validateSettings(settings, "session");
+  if (checked.ok) return checked.settings;
+  const first = checked.problems[0]!;
+  throw new HttpProblem("invalid_params", `the session overrides would break the settings schema: ${first.path}: ${first.message}`, { problems: checked.problems });
 }

@@ -67,7 +67,7 @@ export class SessionRegistry {
   private async adopt(session: Session, warm: boolean): Promise<LiveSession> {
     try {
       if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
-      return new LiveSession(session, this.options.stateDir, this.options.install, warm);
+      return new LiveSession(session, warm);
     } catch (error) {
       await session.close();
       throw error;

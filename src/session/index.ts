@@ -1,4 +1,5 @@
-export { Session, SESSION_ID_BYTES, KERNEL_EXTENSION, type ReloadResult, type SessionOptions } from "./session.js";
-export { buildView, readSelection, type ExtensionState, type SelectionInputs, type SessionView } from "./view.js";
-export { runCommand, type CommandHost } from "./commandRunner.js";
-export { buildRoutes, RELOAD_ROUTE_TIMEOUT_MS } from "./routes.js";
+export { Session, SESSION_ID_BYTES, KERNEL_EXTENSION, type SessionOptions } from "./session.js";
+export type { ExtensionState, ReloadResult, SessionView } from "./view.js";
+export type { CatalogWalk, SelectionChange } from "./viewKeeper.js";
+export type { PreparedCommand } from "./commands.js";
+export { RELOAD_ROUTE_TIMEOUT_MS } from "./routes.js";

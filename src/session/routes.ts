@@ -1,7 +1,8 @@
 import { AppError } from "../errors/index.js";
 import { RouteTable, type RouteHandler } from "../rpc/index.js";
+import { declarationOf, skillCommandName } from "../commands/index.js";
 import { findSkill, type SkillEntry } from "../skills/index.js";
-import { runCommand, type CommandHost } from "./commandRunner.js";
+import { commandContext, invokeCommand, type CommandHost } from "./commands.js";
 import type { SkillAccess } from "./skillAccess.js";
 import { onlyParams, optionalInt, optionalString, stringParam } from "./params.js";
 import type { SessionView } from "./view.js";
@@ -26,7 +27,7 @@ function skillRoutes(view: SessionView, access: SkillAccess): Record<(typeof SKI
       onlyParams(params, [], "skills.list");
       return {
         revision: view.snapshot.revision,
-        skills: view.snapshot.skills.map(({ name, description, source, command }) => ({ name, description, source, command })),
+        skills: view.snapshot.skills.map(({ name, description, source }) => ({ name, description, source, command: skillCommandName(name) })),
       };
     },
     "skills.read": async (params) => {
@@ -48,14 +49,15 @@ function skillRoutes(view: SessionView, access: SkillAccess): Record<(typeof SKI
  * `access` is the session's, with its sandbox's guard bound in.
  */
 export function buildRoutes(view: SessionView, host: CommandHost, access: SkillAccess): RouteTable {
+  const context = commandContext(view, host, access);
   const commandRoutes: Record<(typeof COMMAND_METHODS)[number], RouteHandler> = {
     "commands.catalog": async (params) => {
       onlyParams(params, [], "commands.catalog");
-      return { revision: view.commands.revision, commands: view.commands.commands };
+      return { revision: view.commands.revision, commands: view.commands.commands.map(declarationOf) };
     },
     "commands.invoke": async (params) => {
       onlyParams(params, ["name", "arguments"], "commands.invoke");
-      return runCommand(view, host, stringParam(params, "name", "commands.invoke"), params.arguments, "model", access);
+      return invokeCommand(context, stringParam(params, "name", "commands.invoke"), params.arguments, "model");
     },
   };
   return RouteTable.of({

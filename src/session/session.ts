@@ -9,16 +9,16 @@ import {
 } from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
 import { installDir } from "../settings/paths.js";
-import { discoverCatalog } from "../skills/index.js";
 import type { Caller } from "../commands/index.js";
-import { runCommand, type CommandHost } from "./commandRunner.js";
+import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
 import { buildRoutes } from "./routes.js";
 import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
 import { SkillAccess } from "./skillAccess.js";
-import { buildView, readSelection, type ExtensionState, type SessionView } from "./view.js";
+import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
+import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
@@ -51,26 +51,18 @@ export interface SessionOptions {
   readonly kernel?: KernelOwnership;
 }
 
-export interface ReloadResult {
-  readonly revision: string;
-  readonly previousRevision: string;
-  readonly added: readonly string[];
-  readonly removed: readonly string[];
-  readonly skills: number;
-}
-
 /**
  * One session: a kernel, its private RPC channel, and the one view (catalog snapshot + commands)
  * both are served from. Reload swaps the view and the route table together (K-7); the kernel keeps
- * its process.
+ * its process. The session is the one owner of its catalog work: reloads, settings refreshes and
+ * walks of the files run on its one chain, and whether it needs a reload comes from its last walk.
  */
 export class Session implements CommandHost {
-  private viewValue: SessionView;
+  private readonly views: ViewKeeper;
   private kernelValue: KernelClient | undefined;
   private sandboxValue: Sandbox | undefined;
   /** The one way to skill files: carries the sandbox's guard once the kernel is sandboxed. */
   private access = SkillAccess.unguarded;
-  private reloading: Promise<unknown> = Promise.resolve();
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
 
@@ -81,7 +73,10 @@ export class Session implements CommandHost {
     private readonly rpc: RpcServer,
     view: SessionView,
   ) {
-    this.viewValue = view;
+    this.views = new ViewKeeper(options, view, (next) => {
+      const routes = buildRoutes(next, this, this.access);
+      return () => this.rpc.swapRoutes(routes);
+    });
   }
 
   /** Opens a session: discovers the catalog, starts the RPC channel, boots the kernel. Cleans up on failure. */
@@ -108,7 +103,12 @@ export class Session implements CommandHost {
 
   /** The current view; a caller that holds it keeps reading one consistent catalog. */
   get view(): SessionView {
-    return this.viewValue;
+    return this.views.view;
+  }
+
+  /** The workspace as discovery resolved it. */
+  get workspace(): string {
+    return this.view.discovered.workspace;
   }
 
   /** The session's own kernel. Throws AppError conflict for an external kernel, kernel_died when there is none. */
@@ -123,16 +123,16 @@ export class Session implements CommandHost {
   private async boot(): Promise<void> {
     const install = this.options.install ?? installDir();
     // Only the global settings may choose the interpreter: the project file sits in the kernel-writable workspace.
-    const configured = this.viewValue.selection.scopes.global?.kernel ?? {};
+    const configured = this.view.selection.scopes.global?.kernel ?? {};
     const kernelspec = this.options.kernelspec ?? configured.kernelspec;
     const resolved = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, this.options.env);
     const { sandbox, launch } = await prepareKernelSandbox({
-      ...this.options, runDir: this.runDir, install, mode: this.options.sandbox, view: this.viewValue,
+      ...this.options, runDir: this.runDir, install, mode: this.options.sandbox, view: this.view,
       warn: (message) => (this.options.log ?? defaultLog)("warn", message),
     }, resolved);
     this.sandboxValue = sandbox;
     if (sandbox.kind === "bwrap") this.access = new SkillAccess((real) => sandbox.guard(real));
-    this.rpc.swapRoutes(buildRoutes(this.viewValue, this, this.access));
+    this.rpc.swapRoutes(buildRoutes(this.view, this, this.access));
     this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
     const kernel = await startKernel({
@@ -169,70 +169,67 @@ export class Session implements CommandHost {
     await this.kernel.interrupt();
   }
 
-  /** Runs a command for a caller against the current view. */
-  invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
-    return runCommand(this.viewValue, this, name, input, caller, this.access);
+  /**
+   * Resolves a command for a caller against the current view, ready to run: the one resolver
+   * behind `invoke`, the events route and the console (see resolveCall). Undefined for an unknown
+   * command; throws AppError forbidden, invalid_params or limit_exceeded.
+   */
+  prepare(name: string, input: unknown, caller: Caller = "user"): PreparedCommand | undefined {
+    return prepareCommand(commandContext(this.view, this, this.access), name, input, caller);
   }
 
-  /** Re-runs discovery and swaps view and routes in one step (K-7). Reloads run one at a time. */
+  /** Runs a command for a caller against the current view; rejects with AppError not_found for an unknown one. */
+  invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
+    return invokeCommand(commandContext(this.view, this, this.access), name, input, caller);
+  }
+
+  /** Re-runs discovery and swaps view and routes in one step (K-7), on the session's one chain. */
   reload(): Promise<ReloadResult> {
-    const next = this.reloading.then(() => this.reloadNow());
-    this.reloading = next.catch(() => undefined);
-    return next;
+    return this.views.reload();
   }
 
   /**
-   * Rereads the settings files (and takes new session-scope settings when given) and rebuilds the
-   * view from the same discovered snapshot: a preference change reaches prompt, menu and Python
-   * together without walking skill files (D-2, O-4). Throws SettingsFileError for a malformed file.
+   * Rereads the settings files, each once (D-2); only when they changed does it rebuild the view
+   * from the same discovery and walk the files once, so that `needsReload` is current. Throws
+   * SettingsFileError for a malformed file.
    */
-  updateSelection(sessionSettings?: Settings): Promise<SessionView> {
-    const next = this.reloading.then(async () => {
-      const previous = this.viewValue;
-      const selection = await readSelection(this.options.stateDir, this.options.workspace, sessionSettings ?? previous.selection.scopes.session ?? {});
-      this.swap(buildView(previous.discovered, previous.extensions, selection));
-      return this.viewValue;
-    });
-    this.reloading = next.catch(() => undefined);
-    return next;
+  refresh(): Promise<void> {
+    return this.views.refresh();
   }
 
-  private swap(view: SessionView): void {
-    const routes = buildRoutes(view, this, this.access);
-    // The two assignments below run with no await between them: no reader sees one without the other.
-    this.viewValue = view;
-    this.rpc.swapRoutes(routes);
+  /**
+   * For the management catalog (D-3): rereads the settings once and walks the files once; `change`
+   * may then set new session-scope settings, applied from those same reads. Never reloads. Throws
+   * SettingsFileError, or what `change` throws (nothing is applied then).
+   */
+  walkCatalog(change?: SelectionChange): Promise<CatalogWalk> {
+    return this.views.walkCatalog(change);
   }
 
-  private async reloadNow(): Promise<ReloadResult> {
-    const previous = this.viewValue;
-    const view = await prepareView(this.options, previous.extensions, previous.selection.scopes.session ?? {});
-    this.swap(view);
-    const before = new Set(previous.snapshot.skills.map((s) => s.name));
-    const after = new Set(view.snapshot.skills.map((s) => s.name));
-    return {
-      revision: view.snapshot.revision,
-      previousRevision: previous.snapshot.revision,
-      added: [...after].filter((name) => !before.has(name)),
-      removed: [...before].filter((name) => !after.has(name)),
-      skills: after.size,
-    };
+  /** Whether the files, when last walked, differ from what the current view was discovered from; cleared by a reload from any face. */
+  get needsReload(): boolean {
+    return this.views.needsReload;
   }
 
-  /** The RPC methods the current view serves (K-5). */
+  /** Calls `listener` after every swap of the view (a reload or a selection change, from any face). */
+  onViewChange(listener: (view: SessionView) => void): Disposable {
+    return this.views.onChange(listener);
+  }
+
+  /** The RPC methods of the route table being served (K-5). */
   methods(): string[] {
-    return buildRoutes(this.viewValue, this, this.access).methods();
+    return this.rpc.routes.methods();
   }
 
   /** What the kernel's sandbox and launch depend on (see sandboxInputsKey); equal keys mean an equal kernel. */
   sandboxKey(): string {
     const where = { ...this.options, install: this.options.install ?? installDir(), runDir: this.runDir };
-    return sandboxInputsKey(where, this.viewValue, this.sandboxValue?.kind === "bwrap");
+    return sandboxInputsKey(where, this.view, this.sandboxValue?.kind === "bwrap");
   }
 
   /** What a kernel needs to reach this session (K-4): the RPC endpoint, token and bounds, and the extensions. */
   bridge(): KernelBridge {
-    return { ...this.rpc.kernelAccess(), extensions: this.viewValue.extensions.skills ? ["python", "skills"] : ["python"] };
+    return { ...this.rpc.kernelAccess(), extensions: this.view.extensions.skills ? ["python", "skills"] : ["python"] };
   }
 
   status(): {
@@ -247,9 +244,9 @@ export class Session implements CommandHost {
       sandboxNotes: sandbox?.kind === "bwrap" ? sandbox.notes.map((note) => `${note.path}: ${note.message}`) : [],
       kernel: this.options.kernel === "external" ? "external" : (this.kernelValue?.status ?? "none"),
       pid: this.kernelValue?.pid,
-      revision: this.viewValue.snapshot.revision,
-      skills: this.viewValue.snapshot.skills.length,
-      extensions: this.viewValue.extensions,
+      revision: this.view.snapshot.revision,
+      skills: this.view.snapshot.skills.length,
+      extensions: this.view.extensions,
     };
   }
 
@@ -273,15 +270,6 @@ export class Session implements CommandHost {
       await rm(this.runDir, { recursive: true, force: true });
     }
   }
-}
-
-/** Discovery and the settings files, read side by side, into one view. */
-async function prepareView(options: SessionOptions, extensions: ExtensionState, sessionSettings: Settings): Promise<SessionView> {
-  const [discovered, selection] = await Promise.all([
-    discoverCatalog({ workspace: options.workspace, home: options.home, ...(options.install ? { install: options.install } : {}) }),
-    readSelection(options.stateDir, options.workspace, sessionSettings),
-  ]);
-  return buildView(discovered, extensions, selection);
 }
 
 function defaultLog(level: string, message: string): void {

@@ -3,8 +3,7 @@ import {
   effectiveEnablement, globalSettingsTarget, projectSettingsTarget, readSettings,
   type Enablement, type ScopedSettings, type Settings,
 } from "../settings/index.js";
-import { selectSkills } from "../skills/index.js";
-import type { CatalogSnapshot } from "../skills/types.js";
+import { discoverEverything, selectSkills, type CatalogSnapshot, type FullDiscovery } from "../skills/index.js";
 
 /** Which extensions a session has on (K-8). `skills` depends on `python`, which is always on. */
 export interface ExtensionState {
@@ -15,6 +14,8 @@ export interface ExtensionState {
 export interface SelectionInputs {
   readonly scopes: ScopedSettings;
   /** `global:<rev> project:<rev>`: changes whenever a settings file does. */
+  readonly filesRevision: string;
+  /** The files' revision plus the session scope: changes whenever any scope does. */
   readonly settingsRevision: string;
 }
 
@@ -34,12 +35,44 @@ export interface SessionView {
   readonly effective: Readonly<Record<string, Enablement>>;
 }
 
-/** Reads the global and project settings files; throws SettingsFileError for a malformed one (never treated as empty). */
-export async function readSelection(stateDir: string, workspace: string, session: Settings): Promise<SelectionInputs> {
-  const [global, project] = await Promise.all([readSettings(globalSettingsTarget(stateDir)), readSettings(projectSettingsTarget(workspace, stateDir))]);
+/** Where a session's files are: what a walk visits and where its settings files live. */
+export interface ViewSource {
+  readonly workspace: string;
+  readonly home: string;
+  readonly stateDir: string;
+  readonly install?: string;
+}
+
+/** What a reload changed (K-7). */
+export interface ReloadResult {
+  readonly revision: string;
+  readonly previousRevision: string;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly skills: number;
+}
+
+/** One walk of the skill roots and instruction files (S-9); never throws for bad files. */
+export function walkFiles(source: ViewSource): Promise<FullDiscovery> {
+  return discoverEverything({ workspace: source.workspace, home: source.home, ...(source.install ? { install: source.install } : {}) });
+}
+
+/** Reads the global and project settings files, each once; throws SettingsFileError for a malformed one (never treated as empty). */
+export async function readSelection(source: ViewSource, session: Settings): Promise<SelectionInputs> {
+  const [global, project] = await Promise.all([readSettings(globalSettingsTarget(source.stateDir)), readSettings(projectSettingsTarget(source.workspace, source.stateDir))]);
+  return selectionOf({ global: global.settings, project: project.settings }, `global:${global.revision} project:${project.revision}`, session);
+}
+
+/** The same file settings under another session scope (D-4); reads nothing. */
+export function withSessionScope(selection: SelectionInputs, session: Settings): SelectionInputs {
+  return selectionOf(selection.scopes, selection.filesRevision, session);
+}
+
+function selectionOf(files: ScopedSettings, filesRevision: string, session: Settings): SelectionInputs {
   return {
-    scopes: { global: global.settings, project: project.settings, session },
-    settingsRevision: `global:${global.revision} project:${project.revision} session:${JSON.stringify(session)}`,
+    scopes: { global: files.global, project: files.project, session },
+    filesRevision,
+    settingsRevision: `${filesRevision} session:${JSON.stringify(session)}`,
   };
 }
 
@@ -56,4 +89,17 @@ export function buildView(discovered: CatalogSnapshot, extensions: ExtensionStat
     selection,
     effective: Object.freeze(effective),
   });
+}
+
+/** Which skills a reload from `previous` to `next` added and removed. */
+export function reloadResult(previous: SessionView, next: SessionView): ReloadResult {
+  const before = new Set(previous.snapshot.skills.map((s) => s.name));
+  const after = new Set(next.snapshot.skills.map((s) => s.name));
+  return {
+    revision: next.snapshot.revision,
+    previousRevision: previous.snapshot.revision,
+    added: [...after].filter((name) => !before.has(name)),
+    removed: [...before].filter((name) => !after.has(name)),
+    skills: after.size,
+  };
 }

@@ -23,8 +23,9 @@ function shown(text: string): string {
  * The skill catalog block a model receives (O-4, S-8): one <skill> per snapshot entry with name,
  * one-line description, size, slash command and installed source, control characters made visible
  * and XML-escaped, so a skill cannot hide terminal escapes or markup in it. "" when there are no skills.
+ * `commandOf` names a skill's slash command: the naming rule (C-2) belongs to the commands domain.
  */
-export function renderSkillsPrompt(snapshot: CatalogSnapshot): string {
+export function renderSkillsPrompt(snapshot: CatalogSnapshot, commandOf: (skillName: string) => string): string {
   if (snapshot.skills.length === 0) return "";
   const lines = ["<available_skills>"];
   for (const skill of snapshot.skills) {
@@ -33,7 +34,7 @@ export function renderSkillsPrompt(snapshot: CatalogSnapshot): string {
       `<name>${shown(skill.name)}</name>`,
       `<description>${shown(oneLine(skill.description))}</description>`,
       `<size>${humanSize(skill.size)}</size>`,
-      `<command>${shown(skill.command)}</command>`,
+      `<command>${shown(commandOf(skill.name))}</command>`,
       `<location>${shown(skill.source)}</location>`,
       "</skill>",
     );

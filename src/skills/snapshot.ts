@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
-import { skillCommandName } from "../commands/names.js";
 import { canonicalJson } from "../json/index.js";
 import type { Candidate } from "./candidate.js";
 import { boundDiagnostics, compareText } from "./diagnostics.js";
@@ -23,7 +22,6 @@ function entryOf(candidate: Candidate): SkillEntry {
     name: candidate.name!,
     description: candidate.description!,
     source: candidate.source,
-    command: skillCommandName(candidate.name!),
     scope: candidate.scope,
     dir: candidate.dir,
     resolvedDir: candidate.resolvedDir!,

@@ -37,8 +37,6 @@ export interface SkillEntry {
   readonly description: string;
   /** Installed SKILL.md path: through the root, not the link target. */
   readonly source: string;
-  /** Slash command, `/<name>` or `/skill:<name>` (C-2). */
-  readonly command: string;
   readonly scope: Scope;
   /** Installed skill directory (parent of `source`). */
   readonly dir: string;

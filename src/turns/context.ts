@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { skillCommandName } from "../commands/index.js";
 import { renderInstructions, renderSkillsPrompt, type CatalogSnapshot } from "../skills/index.js";
 
 /** How the model reaches skills: by writing Python (`commands.x()`) or through the `skill` tool. */
@@ -42,6 +43,6 @@ export function systemPrompt(snapshot: CatalogSnapshot, mode: ToolMode, prompts:
   if (snapshot.skills.length > 0) parts.push(prompts.skills[mode]);
   const instructions = renderInstructions(snapshot);
   if (instructions !== "") parts.push(`# Standing instructions\n\n${instructions.trimEnd()}`);
-  if (snapshot.skills.length > 0) parts.push(renderSkillsPrompt(snapshot).trimEnd());
+  if (snapshot.skills.length > 0) parts.push(renderSkillsPrompt(snapshot, skillCommandName).trimEnd());
   return `${parts.join("\n\n")}\n`;
 }

@@ -3,12 +3,17 @@ import {
   BUILTIN_COMMANDS,
   buildCommandCatalog,
   completeCommand,
+  declarationOf,
   findCommand,
   MAX_ARGUMENT_TEXT_BYTES,
   parseSlashLine,
   resolveArguments,
+  resolveCall,
   skillCommandName,
   splitArguments,
+  type Command,
+  type CommandCatalog,
+  type CommandContext,
   type CommandDeclaration,
 } from "../../src/commands/index.js";
 import { isAppError } from "../../src/errors/index.js";
@@ -19,7 +24,6 @@ function entry(name: string): SkillEntry {
     name,
     description: `the ${name} skill`,
     source: `/ws/.agents/skills/${name}/SKILL.md`,
-    command: skillCommandName(name),
     scope: "workspace",
     dir: `/ws/.agents/skills/${name}`,
     resolvedDir: `/ws/.agents/skills/${name}`,
@@ -149,5 +153,93 @@ describe("C-3 argument splitting", () => {
     expect(parseSlashLine("  /demo  merge\n these ")).toEqual({ name: "/demo", text: "merge\n these " });
     expect(parseSlashLine("/status")).toEqual({ name: "/status", text: "" });
     expect(parseSlashLine("print(1)")).toBeUndefined();
+  });
+});
+
+/** A context that records what commands asked of their session. */
+function contextFor(catalog: CommandCatalog, skills: CatalogSnapshot, asked: string[]): CommandContext {
+  return {
+    commands: catalog,
+    skills,
+    reload: async () => (asked.push("reload"), { reloaded: true }),
+    status: () => (asked.push("status"), { kernel: "idle" }),
+    modelInfo: () => (asked.push("modelInfo"), { adapter: "none" }),
+    activate: async (skill, text) => (asked.push(`activate ${skill} ${text}`), { name: skill, description: "", source: "", arguments: text, instructions: "body" }),
+  };
+}
+
+async function call(catalog: CommandCatalog, context: CommandContext, name: string, input: unknown, caller: "user" | "model" = "user"): Promise<unknown> {
+  const resolved = resolveCall(catalog, name, input, caller);
+  if (resolved === undefined) throw new Error(`no ${name}`);
+  return resolved.command.run(context, resolved.args);
+}
+
+describe("C-1 a command is one object: declaration and behaviour", () => {
+  it("gives every built-in its own run, and puts only the declaration on the wire", () => {
+    for (const command of BUILTIN_COMMANDS) {
+      expect(typeof command.run).toBe("function");
+      const wire = JSON.parse(JSON.stringify(declarationOf(command)));
+      expect(wire).toEqual({ name: command.name, description: command.description, arguments: command.arguments, callers: command.callers, submitsTurn: command.submitsTurn });
+    }
+    const skill = buildCommandCatalog(snapshot(["demo"])).commands.at(-1)!;
+    expect(declarationOf(skill)).toMatchObject({ name: "/demo", skill: "demo" });
+    expect(Object.keys(declarationOf(skill))).not.toContain("run");
+  });
+
+  it("runs a command that is not built in through the same resolver: no list of names to extend", async () => {
+    const echo: Command = { ...twoArgs, name: "/echo", run: async (_context, args) => ({ echoed: args }) };
+    const catalog: CommandCatalog = { revision: "r", commands: [echo] };
+    const context = contextFor(catalog, snapshot([]), []);
+    expect(await call(catalog, context, "/echo", " a  b c ")).toEqual({ echoed: { first: "a", rest: "b c" } });
+  });
+
+  it("runs the built-ins against the context they are given", async () => {
+    const skills = snapshot(["help", "demo"]);
+    const catalog = buildCommandCatalog(skills);
+    const asked: string[] = [];
+    const context = contextFor(catalog, skills, asked);
+    expect(await call(catalog, context, "/reload", "")).toEqual({ reloaded: true });
+    await expect(call(catalog, context, "/reload", "kernel")).rejects.toThrow(/knows the target "session"/);
+    expect(await call(catalog, context, "/status", "")).toEqual({ kernel: "idle" });
+    expect(await call(catalog, context, "/model", "")).toEqual({ adapter: "none" });
+    expect(await call(catalog, context, "/help", "/reload")).toMatchObject({ usage: "/reload [target]" });
+    expect(((await call(catalog, context, "/help", "")) as { commands: unknown[] }).commands).toHaveLength(catalog.commands.length);
+    await expect(call(catalog, context, "/help", "/nope")).rejects.toThrow(/no command \/nope/);
+    const listed = (await call(catalog, context, "/skills", "")) as { skills: { name: string; command: string }[] };
+    expect(listed.skills.map((s) => [s.name, s.command])).toEqual([["help", "/skill:help"], ["demo", "/demo"]]);
+    expect(asked).toEqual(["reload", "status", "modelInfo"]);
+  });
+
+  it("activates a skill command through the context with the trimmed argument text", async () => {
+    const skills = snapshot(["demo"]);
+    const catalog = buildCommandCatalog(skills);
+    const asked: string[] = [];
+    expect(await call(catalog, contextFor(catalog, skills, asked), "/demo", "  merge  these ", "model")).toMatchObject({ name: "demo", arguments: "merge  these" });
+    expect(asked).toEqual(["activate demo merge  these"]);
+  });
+});
+
+describe("C-1 C-3 one resolver for every face", () => {
+  const catalog = buildCommandCatalog(snapshot(["demo"]));
+
+  it("answers an unknown name with undefined, not an error", () => {
+    expect(resolveCall(catalog, "/nope", "", "user")).toBeUndefined();
+  });
+
+  it("checks the caller before the arguments: /model is the user's alone", () => {
+    expect(() => resolveCall(catalog, "/model", "extra", "model")).toThrow(/can be called by user, not by the model/);
+    try {
+      resolveCall(catalog, "/model", "", "model");
+      expect.unreachable();
+    } catch (error) {
+      expect(isAppError(error, "forbidden")).toBe(true);
+    }
+    expect(resolveCall(catalog, "/model", "", "user")?.command.name).toBe("/model");
+  });
+
+  it("splits text and checks objects the same way for every caller, slash optional", () => {
+    expect(resolveCall(catalog, "demo", "  a  b ", "model")?.args).toEqual({ arguments: "a  b" });
+    expect(resolveCall(catalog, "/demo", { arguments: "x" }, "user")?.args).toEqual({ arguments: "x" });
+    expect(() => resolveCall(catalog, "/status", "now", "user")).toThrow(/takes no arguments/);
   });
 });

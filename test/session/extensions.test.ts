@@ -4,6 +4,7 @@ import { renderSkillsPrompt } from "../../src/skills/index.js";
 import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { skillCommandName } from "../../src/commands/index.js";
 
 let dirs: SessionDirs;
 let session: Session;
@@ -24,7 +25,7 @@ describe("K-8 disabling the skills extension", () => {
   it("removes the catalog, instructions and slash commands from the view", () => {
     expect(session.view.snapshot.skills).toEqual([]);
     expect(session.view.snapshot.instructions).toEqual([]);
-    expect(renderSkillsPrompt(session.view.snapshot)).toBe("");
+    expect(renderSkillsPrompt(session.view.snapshot, skillCommandName)).toBe("");
     expect(session.view.commands.commands.some((command) => command.skill !== undefined)).toBe(false);
     expect(session.methods().sort()).toEqual(["commands.catalog", "commands.invoke"]);
   });

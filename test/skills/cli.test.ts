@@ -8,6 +8,7 @@ import { runCli } from "../../src/cli/main.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
 import { renderSkillsPrompt } from "../../src/skills/prompt.js";
 import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { skillCommandName } from "../../src/commands/index.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.cleanup());
@@ -124,7 +125,7 @@ describe("X albedo skills prompt", () => {
     const t = tree();
     const { code, stdout } = await run(["skills", "prompt", "--workspace", t.workspace], "/", t.home);
     expect(code).toBe(0);
-    const expected = renderSkillsPrompt(await discoverCatalog({ workspace: t.workspace, home: t.home }));
+    const expected = renderSkillsPrompt(await discoverCatalog({ workspace: t.workspace, home: t.home }), skillCommandName);
     expect(expected).toContain("<name>demo</name>");
     expect(stdout).toBe(expected);
   });
@@ -133,7 +134,7 @@ describe("X albedo skills prompt", () => {
     const t = layout(temps.make());
     writeFileSync(join(t.workspace, "AGENTS.md"), "Orders.\n");
     const withInstructions = await run(["skills", "prompt", "--instructions"], t.workspace, t.home);
-    const catalog = renderSkillsPrompt(await discoverCatalog({ workspace: t.workspace, home: t.home }));
+    const catalog = renderSkillsPrompt(await discoverCatalog({ workspace: t.workspace, home: t.home }), skillCommandName);
     expect(withInstructions.stdout).toBe(`<instructions scope="workspace" path="${join(t.workspace, "AGENTS.md")}">\nOrders.\n</instructions>\n${catalog}`);
     expect((await run(["skills", "prompt"], t.workspace, t.home)).stdout).toBe(catalog);
   });

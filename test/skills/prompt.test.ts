@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { humanSize, renderInstructions, renderSkillsPrompt } from "../../src/skills/prompt.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
 import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { skillCommandName } from "../../src/commands/index.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.cleanup());
@@ -16,7 +17,7 @@ describe("O-4 S-8 catalog block", () => {
     const snapshot = await discoverCatalog(t);
     const size = humanSize(Buffer.byteLength(text));
     expect(size).toBe("3.1 KB");
-    expect(renderSkillsPrompt(snapshot)).toBe(
+    expect(renderSkillsPrompt(snapshot, skillCommandName)).toBe(
       [
         "<available_skills>",
         "<skill>",
@@ -40,13 +41,13 @@ describe("O-4 S-8 catalog block", () => {
   });
 
   it("is absent (empty string), not an empty block, when there are no skills", async () => {
-    expect(renderSkillsPrompt(await discoverCatalog(layout(temps.make())))).toBe("");
+    expect(renderSkillsPrompt(await discoverCatalog(layout(temps.make())), skillCommandName)).toBe("");
   });
 
   it("never includes the body or optional fields", async () => {
     const t = layout(temps.make());
     writeSkill(roots.wsAlbedo(t.workspace), "quiet", skillText("quiet", "d", "license: SECRET-LICENSE\n", "BODY-MARKER\n"));
-    const block = renderSkillsPrompt(await discoverCatalog(t));
+    const block = renderSkillsPrompt(await discoverCatalog(t), skillCommandName);
     expect(block).toContain("<name>quiet</name>");
     expect(block).not.toContain("BODY-MARKER");
     expect(block).not.toContain("SECRET-LICENSE");
@@ -63,7 +64,7 @@ describe("O-4 S-8 S-11 B the block a model receives carries no control character
     writeSkill(roots.wsAlbedo(t.workspace), "evil", skillText("evil", String.raw`"Evil \x1b]0;pwned\x07 \x9b2J \x7f"`));
     writeFile(join(t.workspace, "AGENTS.md"), "Orders:\r\n\tone \x1b[2J\r\n\x07two\n");
     const snapshot = await discoverCatalog(t);
-    expect(renderSkillsPrompt(snapshot)).toContain("<description>Evil ␛]0;pwned␇ \\u009b2J ␡</description>");
+    expect(renderSkillsPrompt(snapshot, skillCommandName)).toContain("<description>Evil ␛]0;pwned␇ \\u009b2J ␡</description>");
     expect(renderInstructions(snapshot)).toBe(`<instructions scope="workspace" path="${join(t.workspace, "AGENTS.md")}">\nOrders:\n\tone ␛[2J\n␇two\n</instructions>\n`);
   });
 });

@@ -1,4 +1,5 @@
-import { findCommand, parseSlashLine } from "../../commands/index.js";
+import { parseSlashLine } from "../../commands/index.js";
+import type { PreparedCommand } from "../../session/index.js";
 import type { Activation } from "../../skills/index.js";
 import type { AdmitInput, AdmitResult, OperationsStore, Turn } from "../../operations/index.js";
 import type { DaemonContext } from "../context.js";
@@ -27,31 +28,31 @@ export function turnView(turn: Turn): Record<string, unknown> {
   };
 }
 
-/** What a typed command is: a skill (its activation to store) or a built-in to run after admission. */
-type Resolved = { kind: "skill"; activation: Activation } | { kind: "builtin"; name: string; text: string } | { kind: "unchecked" };
+/** What a typed command is: one that submits a turn (its activation to store) or one to run after admission. */
+type Resolved = { kind: "turn"; activation: Activation } | { kind: "run"; command: PreparedCommand } | { kind: "unchecked" };
 
 /**
- * Resolves a slash command against the session's current catalog before admission, so a skill's
- * activation is prepared once (C-6) and stored with the input. A body too malformed to name a
- * command is left for the store to refuse. Throws 404 command_not_found, 409 reload_required.
+ * Resolves a slash command for the user against the session's current catalog before admission
+ * (caller and arguments checked by the session's one resolver), so a skill's activation is
+ * prepared once (C-6) and stored with the input. A body too malformed to name a command is left
+ * for the store to refuse. Throws 404 command_not_found, 409 reload_required, 403 forbidden,
+ * 400 invalid_params.
  */
 async function resolveCommand(live: LiveSession, body: Record<string, unknown>): Promise<Resolved> {
   if (body.type !== "command" || typeof body.command !== "string" || typeof body.arguments !== "string") return { kind: "unchecked" };
   const parsed = parseSlashLine(body.command);
   if (parsed === undefined || parsed.text !== "") return { kind: "unchecked" };
-  const command = findCommand(live.session.view.commands, parsed.name);
+  const command = live.session.prepare(parsed.name, body.arguments, "user");
   if (command === undefined) throw new HttpProblem("command_not_found", `no command ${parsed.name} in session ${live.id}; see /help`, { command: parsed.name });
-  if (command.skill === undefined) return { kind: "builtin", name: command.name, text: body.arguments };
-  const activation = (await live.session.invoke(command.name, body.arguments, "user")) as Activation;
-  return { kind: "skill", activation };
+  if (!command.command.submitsTurn) return { kind: "run", command };
+  return { kind: "turn", activation: (await command.run()) as Activation };
 }
 
-/** Runs a built-in typed by a person after its admission; the turn records the result (committed) or the failure (cancelled). */
-async function runBuiltin(store: OperationsStore, live: LiveSession, turnId: string, name: string, text: string): Promise<void> {
+/** Runs a command that submits no turn after its admission; the turn records the result (committed) or the failure (cancelled). */
+async function runAdmitted(store: OperationsStore, live: LiveSession, turnId: string, command: PreparedCommand): Promise<void> {
   store.markRunning(turnId);
   try {
-    const result = await live.session.invoke(name, text, "user");
-    if (name === "/reload") live.publishStatus(live.session.status().kernel);
+    const result = await command.run();
     store.complete(turnId, { state: "committed", reply: JSON.stringify(result ?? null) });
   } catch (error) {
     store.complete(turnId, { state: "cancelled", reason: error instanceof Error ? error.message : String(error) });
@@ -72,11 +73,11 @@ async function postEvent(ctx: DaemonContext, request: RouteRequest): Promise<Rep
   const live = ctx.registry.get(sessionId);
   if (body === undefined) throw new HttpProblem("invalid_body", "the body must be a JSON object");
   const resolved = await resolveCommand(live, body);
-  const input = (resolved.kind === "skill" ? { ...body, activation: resolved.activation } : body) as unknown as AdmitInput;
+  const input = (resolved.kind === "turn" ? { ...body, activation: resolved.activation } : body) as unknown as AdmitInput;
   const result = ctx.store.admit(sessionId, input);
   if (result.ok && !result.replayed) {
     live.publish({ type: "transcript", turn: turnView(ctx.store.getTurn(result.body.turnId)!) });
-    if (resolved.kind === "builtin") await runBuiltin(ctx.store, live, result.body.turnId, resolved.name, resolved.text);
+    if (resolved.kind === "run") await runAdmitted(ctx.store, live, result.body.turnId, resolved.command);
   }
   return admissionReply(result);
 }

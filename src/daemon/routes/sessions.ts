@@ -44,12 +44,12 @@ export function sessionResource(live: LiveSession): Record<string, unknown> {
   const effective = Object.fromEntries(Object.entries(view.effective).map(([name, e]) => [name, { enabled: e.enabled, decided_by: e.decidedBy }]));
   return {
     id: session.id,
-    workspace: live.workspace,
+    workspace: live.session.workspace,
     status: "open",
     kernel: { status: session.status().kernel, pid: session.status().pid ?? null, sandbox: session.status().sandbox, sandbox_notes: session.status().sandboxNotes, warm: live.warm },
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,
-    needs_reload: live.needsReload,
+    needs_reload: live.session.needsReload,
     selection: { settings_revision: view.selection.settingsRevision, scopes: view.selection.scopes, effective },
     composition: composition(live),
     commands: view.commands.commands.map((c) => ({ name: c.name, description: c.description, arguments: c.arguments, callers: c.callers, submits_turn: c.submitsTurn })),
@@ -121,11 +121,11 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
     .add("POST", "/sessions", (request) => createSession(ctx, request))
     .add("GET", "/sessions", async () => ({
       status: 200,
-      body: { sessions: ctx.registry.list().map((live) => ({ id: live.id, workspace: live.workspace, kernel: live.session.status().kernel, revision: live.session.view.snapshot.revision })) },
+      body: { sessions: ctx.registry.list().map((live) => ({ id: live.id, workspace: live.session.workspace, kernel: live.session.status().kernel, revision: live.session.view.snapshot.revision })) },
     }))
     .add("GET", "/sessions/:id", async (request) => {
       const live = ctx.registry.get(request.params.id!);
-      await live.refreshSelection();
+      await live.session.refresh();
       return { status: 200, body: sessionResource(live) };
     })
     .add("DELETE", "/sessions/:id", async (request) => {
@@ -143,7 +143,6 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
       const live = ctx.registry.get(request.params.id!);
       await noBody(request);
       const result = await live.session.reload();
-      live.publishStatus(live.session.status().kernel);
       return {
         status: 200,
         body: { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills },

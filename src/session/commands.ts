@@ -1,0 +1,54 @@
+import { resolveCall, unknownCommand, type Caller, type CommandContext, type CommandDeclaration } from "../commands/index.js";
+import { AppError } from "../errors/index.js";
+import { findSkill } from "../skills/index.js";
+import type { SkillAccess } from "./skillAccess.js";
+import type { SessionView } from "./view.js";
+
+/** What built-in commands need from their session beyond one view; the session implements it. */
+export interface CommandHost {
+  reload(): Promise<unknown>;
+  status(): unknown;
+  modelInfo(): unknown;
+}
+
+/** A command resolved against one view, its arguments checked and its context bound: `run` does it. */
+export interface PreparedCommand {
+  readonly command: CommandDeclaration;
+  run(): Promise<unknown>;
+}
+
+/**
+ * The context the commands of `view` run in. Skill activation goes through the session's `access`,
+ * which carries the sandbox's path guard, so no command can reach a skill file the guard hides.
+ */
+export function commandContext(view: SessionView, host: CommandHost, access: SkillAccess): CommandContext {
+  return {
+    commands: view.commands,
+    skills: view.snapshot,
+    reload: () => host.reload(),
+    status: () => host.status(),
+    modelInfo: () => host.modelInfo(),
+    activate: async (skill, text) => {
+      const entry = findSkill(view.snapshot, skill);
+      if (entry === undefined) throw new AppError("not_found", `skill ${skill} is not in this session's catalog`);
+      return access.activate(entry, text);
+    },
+  };
+}
+
+/**
+ * Resolves `name` and its input for `caller` in the context's catalog (see resolveCall) and binds
+ * the call to the context. Undefined for an unknown command; throws what resolveCall throws.
+ */
+export function prepareCommand(context: CommandContext, name: string, input: unknown, caller: Caller): PreparedCommand | undefined {
+  const call = resolveCall(context.commands, name, input, caller);
+  if (call === undefined) return undefined;
+  return { command: call.command, run: () => call.command.run(context, call.args) };
+}
+
+/** Runs one command (C-4, C-5); rejects with AppError not_found for an unknown name, and with whatever resolving or running throws. */
+export async function invokeCommand(context: CommandContext, name: string, input: unknown, caller: Caller): Promise<unknown> {
+  const prepared = prepareCommand(context, name, input, caller);
+  if (prepared === undefined) throw unknownCommand(name);
+  return prepared.run();
+}

@@ -1,0 +1,51 @@
+import type * as settings from "../../src/settings/index.js";
+import type * as skills from "../../src/skills/index.js";
+
+/** What a test counts of the runtime's file work: walks of the skill files and reads of settings files. */
+export interface FileCounts {
+  walks: number;
+  /** Walks running right now, and the most that ever ran at once. */
+  walking: number;
+  mostWalking: number;
+  /** The settings files read, one entry per read. */
+  reads: string[];
+}
+
+/** The one set of counters the mocked modules below report to (module state: one per test file). */
+export const fileCounts: FileCounts = { walks: 0, walking: 0, mostWalking: 0, reads: [] };
+
+/** Zeroes the counters. */
+export function resetFileCounts(): void {
+  Object.assign(fileCounts, { walks: 0, walking: 0, mostWalking: 0, reads: [] });
+}
+
+/**
+ * The skills module with `discoverEverything` counted: every walk of skill and instruction files
+ * goes through it. For `vi.mock("…/src/skills/index.js", async (original) => countingSkills(await original()))`.
+ */
+export function countingSkills(actual: typeof skills): typeof skills {
+  return {
+    ...actual,
+    discoverEverything: async (options) => {
+      fileCounts.walks += 1;
+      fileCounts.walking += 1;
+      fileCounts.mostWalking = Math.max(fileCounts.mostWalking, fileCounts.walking);
+      try {
+        return await actual.discoverEverything(options);
+      } finally {
+        fileCounts.walking -= 1;
+      }
+    },
+  };
+}
+
+/** The settings module with `readSettings` counted per file; used like countingSkills. */
+export function countingSettings(actual: typeof settings): typeof settings {
+  return {
+    ...actual,
+    readSettings: (target) => {
+      fileCounts.reads.push(target.file);
+      return actual.readSettings(target);
+    },
+  };
+}
