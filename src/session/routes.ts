@@ -49,7 +49,7 @@ function skillRoutes(view: SessionView, access: SkillAccess): Record<(typeof SKI
  * `access` is the session's, with its sandbox's guard bound in.
  */
 export function buildRoutes(view: SessionView, host: CommandHost, access: SkillAccess): RouteTable {
-  const context = commandContext(view, host, access);
+  const context = commandContext(view, host, access.forKernel());
   const commandRoutes: Record<(typeof COMMAND_METHODS)[number], RouteHandler> = {
     "commands.catalog": async (params) => {
       onlyParams(params, [], "commands.catalog");

@@ -16,8 +16,9 @@ import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
-import { SkillAccess } from "./skillAccess.js";
+import { SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
+import { findSkill, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
@@ -62,7 +63,9 @@ export class Session implements CommandHost {
   private kernelValue: KernelClient | undefined;
   private sandboxValue: Sandbox | undefined;
   /** The one way to skill files: carries the sandbox's guard once the kernel is sandboxed. */
-  private access = SkillAccess.unguarded;
+  /** Told of activations the kernel's code makes while a turn's python tool runs (visible pulls). */
+  private readonly activationObservers = new Set<ActivationObserver>();
+  private access = new SkillAccess(undefined, this.activationObservers);
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
 
@@ -131,7 +134,7 @@ export class Session implements CommandHost {
       warn: (message) => (this.options.log ?? defaultLog)("warn", message),
     }, resolved);
     this.sandboxValue = sandbox;
-    if (sandbox.kind === "bwrap") this.access = new SkillAccess((real) => sandbox.guard(real));
+    if (sandbox.kind === "bwrap") this.access = new SkillAccess((real) => sandbox.guard(real), this.activationObservers);
     this.rpc.swapRoutes(buildRoutes(this.view, this, this.access));
     this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
@@ -181,6 +184,28 @@ export class Session implements CommandHost {
   /** Runs a command for a caller against the current view; rejects with AppError not_found for an unknown one. */
   invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
     return invokeCommand(commandContext(this.view, this, this.access), name, input, caller);
+  }
+
+  /** A skill's activation through the session's guarded access (C-5); throws AppError not_found for a skill outside the catalog. */
+  activate(skill: string, text: string): Promise<Activation> {
+    return this.access.activate(this.skillEntry(skill), text);
+  }
+
+  /** A skill's resource listing through the same access (R-1). */
+  resources(skill: string): Promise<ResourceListing> {
+    return this.access.resources(this.skillEntry(skill));
+  }
+
+  /** Calls `observer` for each activation the kernel's code makes over RPC, until disposed; it may answer in its place. */
+  observeActivations(observer: ActivationObserver): Disposable {
+    this.activationObservers.add(observer);
+    return { dispose: () => this.activationObservers.delete(observer) };
+  }
+
+  private skillEntry(skill: string): SkillEntry {
+    const entry = findSkill(this.view.snapshot, skill);
+    if (entry === undefined) throw new AppError("not_found", `skill ${skill} is not in this session's catalog`);
+    return entry;
   }
 
   /** Re-runs discovery and swaps view and routes in one step (K-7), on the session's one chain. */

@@ -3,20 +3,36 @@ import {
   type Activation, type ActivationArguments, type PathGuard, type ReadResult, type ResourceListing, type SkillEntry,
 } from "../skills/index.js";
 
+/** Sees an activation the kernel's own code made, and may answer it instead (a skill the conversation already holds). */
+export type ActivationObserver = (entry: SkillEntry, activation: Activation) => Activation;
+
 /**
  * A session's way to its skills' files (C-5, R-1, R-2) with the sandbox's path guard bound in once.
  * The kernel's RPC routes, user and daemon activations all go through the session's one instance,
  * so no caller can reach a file the kernel's sandbox hides by forgetting the guard.
  */
 export class SkillAccess {
-  /** Access with no guard: the kernel is not sandboxed (or belongs to a notebook), so it could read those files itself. */
-  static readonly unguarded = new SkillAccess(undefined);
+  /**
+   * `guard`: the sandbox's (absent when the kernel is not sandboxed, or belongs to a notebook: it
+   * could read those files itself). `observers`: the session's, told of activations the kernel's
+   * own code makes (a turn's visible pulls); `fromKernel` says whether this access serves that code.
+   */
+  constructor(
+    private readonly guard: PathGuard | undefined,
+    private readonly observers: ReadonlySet<ActivationObserver> = new Set(),
+    private readonly fromKernel = false,
+  ) {}
 
-  constructor(private readonly guard: PathGuard | undefined) {}
+  /** The same access for calls made by the kernel's code over RPC: its activations pass through the observers. */
+  forKernel(): SkillAccess {
+    return new SkillAccess(this.guard, this.observers, true);
+  }
 
   /** The activation payload of `entry` (see prepareActivation); throws AppError "forbidden" for a hidden place. */
-  activate(entry: SkillEntry, args: ActivationArguments): Promise<Activation> {
-    return prepareActivation(entry, args, this.guard);
+  async activate(entry: SkillEntry, args: ActivationArguments): Promise<Activation> {
+    let activation = await prepareActivation(entry, args, this.guard);
+    if (this.fromKernel) for (const observer of this.observers) activation = observer(entry, activation);
+    return activation;
   }
 
   /** One page of a resource (see readResource). */

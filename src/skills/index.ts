@@ -8,7 +8,7 @@ export { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
 export { SKILL_FILE, type Candidate, type CandidateStatus } from "./candidate.js";
 export { discoverCatalog, discoverEverything, findSkill, selectSkills, type FullDiscovery } from "./snapshot.js";
 export { discoverInstructions, INSTRUCTION_FILE } from "./instructions.js";
-export { renderSkillsPrompt, renderInstructions, humanSize } from "./prompt.js";
+export { escapeXml, renderSkillsPrompt, renderInstructions, humanSize } from "./prompt.js";
 export { identityOf, readBoundedFile, type BoundedFile } from "./files.js";
 export { listResources, MAX_RESOURCES, MAX_RESOURCE_ENTRIES, MAX_RESOURCE_DIAGNOSTICS, type ResourceListing } from "./resources.js";
 export { readResource, DEFAULT_READ_LIMIT, MAX_READ_LIMIT, MAX_RESOURCE_BYTES, type ReadResult } from "./read.js";

@@ -1,0 +1,28 @@
+/**
+ * Transcript rows (O-9): what a person sees of a conversation, stored with the receipts and
+ * streamed as they happen. snake_case, because they go to HTTP and to `albedo chat --json` as is.
+ */
+import { humanSize } from "../json/index.js";
+
+/** How a skill reached the conversation (O-6). */
+export type PullVia = "tool" | "python" | "user";
+
+export type TranscriptRow =
+  | { readonly kind: "user"; readonly text: string }
+  | { readonly kind: "assistant"; readonly text: string }
+  | { readonly kind: "code"; readonly code: string }
+  | { readonly kind: "output"; readonly text: string; readonly status: "ok" | "error"; readonly truncated: boolean }
+  | { readonly kind: "skill"; readonly skill: string; readonly bytes: number; readonly via: PullVia; readonly already_loaded: boolean; readonly text: string }
+  | { readonly kind: "notice"; readonly text: string }
+  | { readonly kind: "error"; readonly text: string };
+
+export type RowKind = TranscriptRow["kind"];
+export const ROW_KINDS: readonly RowKind[] = ["user", "assistant", "code", "output", "skill", "notice", "error"];
+
+/** A stored row: the row, the turn it belongs to, its place in the session's transcript and when it was written. */
+export type StoredRow = TranscriptRow & { readonly turn_id: string; readonly seq: number; readonly at: number };
+
+/** The row every activation draws (O-6): "used skill NAME · SIZE", SIZE as the catalog block prints it. */
+export function skillRow(skill: string, bytes: number, via: PullVia, alreadyLoaded: boolean): TranscriptRow {
+  return { kind: "skill", skill, bytes, via, already_loaded: alreadyLoaded, text: `used skill ${skill} · ${humanSize(bytes)}` };
+}

@@ -1,0 +1,147 @@
+/**
+ * One turn (O-3): the model gets message[0], the conversation and the turn's input; every tool call
+ * it makes is run and answered until it replies in prose, is interrupted, fails, or passes
+ * MAX_TURN_STEPS. Whatever happens, the input and what was done stay in the conversation.
+ */
+import { isModelError, type ChatMessage, type ModelAdapter, type ToolCall } from "../model/index.js";
+import { findSkill, type Activation } from "../skills/index.js";
+import { compactIfNeeded, messageChars, TokenEstimate } from "./compaction.js";
+import { systemPrompt, type Prompts, type ToolMode } from "./context.js";
+import type { ConversationState } from "./conversation.js";
+import { MAX_TURN_STEPS } from "./limits.js";
+import { alreadyLoadedNote, PullLedger } from "./pulls.js";
+import type { TranscriptRow } from "./rows.js";
+import { runToolCall, toolSpecs, toolsFor, TurnInterrupted, type ToolContext, type TurnHost } from "./tools/index.js";
+
+/** The input of one turn. */
+export interface TurnRequest {
+  readonly turnId: string;
+  /** What the transcript shows: the message, or the slash line as typed. */
+  readonly visibleText: string;
+  /** What the model receives: the message, or the JSON activation block (C-6). */
+  readonly modelInput: string;
+  /** For a user slash activation: the activation stored with the admission. */
+  readonly activation?: Activation;
+}
+
+/** How a turn ended (O-3). */
+export type TurnEnd = { readonly result: "completed"; readonly reply: string } | { readonly result: "failed"; readonly error: string } | { readonly result: "interrupted" };
+
+export interface TurnSetup {
+  readonly adapter: ModelAdapter;
+  readonly mode: ToolMode;
+  readonly contextTokens: number;
+  readonly prompts: Prompts;
+  readonly host: TurnHost;
+  /** Receives every transcript row as it happens (to store and stream it). */
+  readonly emit: (row: TranscriptRow) => void;
+  /** Receives the model's prose as it streams. */
+  readonly onText?: (delta: string) => void;
+}
+
+/** Runs one turn over `state`; resolves with how it ended and the conversation after it. Never rejects for a model or tool failure. */
+export async function runTurn(request: TurnRequest, state: ConversationState, setup: TurnSetup, signal: AbortSignal): Promise<{ end: TurnEnd; state: ConversationState }> {
+  setup.emit({ kind: "user", text: request.visibleText });
+  const ledger = new PullLedger(state.loaded, setup.emit);
+  const current: ChatMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
+  const turn = new TurnLoop(setup, ledger, current, signal);
+  const end = await turn.run(state);
+  return { end, state: { turns: [...turn.turns, { turn_id: request.turnId, messages: current }], loaded: ledger.list() } };
+}
+
+/** The model input of the turn; a user activation draws its pull row, and a second one sends the note instead of the text. */
+function userInput(request: TurnRequest, ledger: PullLedger, host: TurnHost): string {
+  const activation = request.activation;
+  if (activation === undefined) return request.modelInput;
+  const entry = findSkill(host.view.snapshot, activation.name);
+  if (entry === undefined || !ledger.pull(entry, "user", activation.instructions)) return request.modelInput;
+  const block = JSON.parse(request.modelInput) as { skill_activation?: Record<string, unknown> };
+  if (block.skill_activation) block.skill_activation.instructions = alreadyLoadedNote(activation.name);
+  return JSON.stringify(block);
+}
+
+class TurnLoop {
+  turns: ConversationState["turns"] = [];
+  private readonly estimate = new TokenEstimate();
+
+  constructor(
+    private readonly setup: TurnSetup,
+    private readonly ledger: PullLedger,
+    private readonly current: ChatMessage[],
+    private readonly signal: AbortSignal,
+  ) {}
+
+  async run(state: ConversationState): Promise<TurnEnd> {
+    this.turns = state.turns;
+    try {
+      for (let step = 0; step < MAX_TURN_STEPS; step += 1) {
+        const calls = await this.step();
+        if (calls === undefined) return { result: "completed", reply: lastText(this.current) };
+        await this.answer(calls);
+      }
+      return this.fail(`the model made more than MAX_TURN_STEPS (${MAX_TURN_STEPS}) replies without answering in prose`);
+    } catch (error) {
+      this.closeOpenCalls();
+      if (this.signal.aborted || error instanceof TurnInterrupted || isModelError(error, "interrupted")) {
+        this.setup.emit({ kind: "notice", text: "interrupted" });
+        return { result: "interrupted" };
+      }
+      return this.fail(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** One model request; returns its tool calls, or undefined when it answered in prose. */
+  private async step(): Promise<readonly ToolCall[] | undefined> {
+    const { host, mode, prompts, adapter } = this.setup;
+    const system: ChatMessage = { role: "system", content: systemPrompt(host.view.snapshot, mode, prompts) };
+    const compacted = await compactIfNeeded({
+      system, state: { turns: this.turns, loaded: this.ledger.list() }, current: this.current,
+      contextTokens: this.setup.contextTokens, estimate: this.estimate, adapter, signal: this.signal,
+    });
+    this.turns = compacted.turns;
+    if (compacted.notice !== undefined) this.setup.emit({ kind: "notice", text: compacted.notice });
+    const messages = [system, ...this.turns.flatMap((turn) => turn.messages), ...this.current];
+    const tools = toolsFor(host.view, mode);
+    const reply = await adapter.complete({ messages, tools: toolSpecs(tools), signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
+    this.estimate.calibrate(messageChars(messages), reply.usage?.promptTokens);
+    this.current.push(reply.toolCalls.length > 0 ? { role: "assistant", content: reply.text, tool_calls: reply.toolCalls } : { role: "assistant", content: reply.text });
+    if (reply.text.trim() !== "") this.setup.emit({ kind: "assistant", text: reply.text });
+    return reply.toolCalls.length > 0 ? reply.toolCalls : undefined;
+  }
+
+  /** Runs each call and appends its result; a call's own mistake is told to the model and the turn goes on. */
+  private async answer(calls: readonly ToolCall[]): Promise<void> {
+    const context: ToolContext = { host: this.setup.host, ledger: this.ledger, emit: this.setup.emit, signal: this.signal };
+    const tools = toolsFor(this.setup.host.view, this.setup.mode);
+    for (const call of calls) {
+      const { result, problem } = await runToolCall(call, tools, context).catch((error: unknown) => {
+        if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        return { result: `Error: ${message}`, problem: `${call.name} failed: ${message}` };
+      });
+      if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
+      this.current.push({ role: "tool", tool_call_id: call.id, content: result });
+    }
+  }
+
+  private fail(error: string): TurnEnd {
+    this.setup.emit({ kind: "error", text: error });
+    return { result: "failed", error };
+  }
+
+  /** Answers every tool call still without a result, so the conversation stays well formed for the next request. */
+  private closeOpenCalls(): void {
+    const answered = new Set(this.current.flatMap((message) => (message.role === "tool" ? [message.tool_call_id] : [])));
+    for (const message of [...this.current]) {
+      if (message.role !== "assistant") continue;
+      for (const call of message.tool_calls ?? []) {
+        if (!answered.has(call.id)) this.current.push({ role: "tool", tool_call_id: call.id, content: "Not run: the turn ended before this call." });
+      }
+    }
+  }
+}
+
+function lastText(messages: readonly ChatMessage[]): string {
+  const last = messages.at(-1);
+  return last?.role === "assistant" ? last.content : "";
+}

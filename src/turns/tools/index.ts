@@ -1,0 +1,54 @@
+/** The tools a turn offers (O-3, O-5) and how one call is checked and run. */
+import { z } from "zod";
+import type { ToolCall, ToolSpec } from "../../model/index.js";
+import type { SessionView } from "../../session/index.js";
+import type { ToolMode } from "../context.js";
+import { pythonTool } from "./python.js";
+import { readTool } from "./read.js";
+import { skillTool } from "./skill.js";
+import { toolSpec, type Tool, type ToolContext } from "./tool.js";
+
+export { TurnInterrupted } from "./python.js";
+export { boundToolText } from "./bounds.js";
+export type { Tool, ToolContext, TurnHost } from "./tool.js";
+
+/** `python` always; in tool mode also `read`, and `skill` when at least one skill is enabled (absent, not empty, otherwise). */
+export function toolsFor(view: SessionView, mode: ToolMode): Tool[] {
+  const tools: Tool[] = [pythonTool as Tool];
+  if (mode !== "tool") return tools;
+  const [first, ...rest] = view.snapshot.skills.map((skill) => skill.name);
+  if (first !== undefined) tools.push(skillTool([first, ...rest]) as Tool);
+  tools.push(readTool as Tool);
+  return tools;
+}
+
+/** The specs of `tools` as the model adapter sends them. */
+export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
+  return tools.map(toolSpec);
+}
+
+/**
+ * Runs one tool call and returns its result for the model, plus a problem text when the call
+ * itself was wrong (unknown tool, malformed or invalid arguments): the model is told, and the turn
+ * goes on. Throws only what the tool throws (an interrupt, a dead kernel).
+ */
+export async function runToolCall(call: ToolCall, tools: readonly Tool[], context: ToolContext): Promise<{ result: string; problem?: string }> {
+  const tool = tools.find((candidate) => candidate.name === call.name);
+  if (tool === undefined) {
+    const problem = `there is no tool "${call.name}"; the tools are ${tools.map((t) => t.name).join(", ")}`;
+    return { result: `Error: ${problem}.`, problem };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(call.arguments.trim() === "" ? "{}" : call.arguments);
+  } catch (error) {
+    const problem = `the arguments of ${call.name} are not valid JSON (${(error as Error).message})`;
+    return { result: `Error: ${problem}; send one JSON object.`, problem };
+  }
+  const checked = tool.schema.safeParse(value);
+  if (!checked.success) {
+    const problem = `invalid arguments for ${call.name}: ${z.prettifyError(checked.error).replace(/\s*\n\s*/g, " ")}`;
+    return { result: `Error: ${problem}.`, problem };
+  }
+  return { result: await tool.run(checked.data, context) };
+}
