@@ -58,6 +58,11 @@ function commandGroupHelp(group: string, commands: readonly CliCommand[]): strin
 
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith("/cli/main.js");
 if (isMain) {
+  // A reader that went away (`albedo … | head`) ends the command quietly, as with any Unix tool.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
   runCli(process.argv.slice(2), io).then(
     (code) => {

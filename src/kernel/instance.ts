@@ -61,7 +61,8 @@ export class KernelInstance {
     const connectionFile = options.wrap ? undefined : await writeConnectionFile(options.runDir, info);
     let process: KernelProcess;
     try {
-      const env = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...options.extraEnv };
+      const env: NodeJS.ProcessEnv = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...options.extraEnv };
+      for (const name of options.withoutEnv ?? []) delete env[name];
       const launch: WrappedLaunch = options.wrap
         ? options.wrap({ argv: [...options.spec.argv, ...(options.extraArgv ?? [])], env, connection: connectionText(info) })
         : { argv: kernelArgv(options.spec.argv, connectionFile!, options.extraArgv), fds: [] };

@@ -56,6 +56,8 @@ export interface StartKernelOptions {
   readonly extraArgv?: readonly string[];
   /** Merged over the process environment and the spec's env. */
   readonly extraEnv?: Readonly<Record<string, string>>;
+  /** Variables removed from what the kernel inherits (secrets such as the model's API key). */
+  readonly withoutEnv?: readonly string[];
   /** Default "ipc"; "tcp" binds 127.0.0.1 on free ports. */
   readonly transport?: KernelTransport;
   /** Rewrites the final argv just before spawn (the sandbox prefixes bwrap here). */

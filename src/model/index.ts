@@ -25,6 +25,7 @@ export * from "./limits.js";
 export { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
 export {
   DEFAULT_MODEL_MODE,
+  describeModelSettings,
   GLOBAL_ONLY_MODEL_FIELDS,
   ignoredModelFields,
   resolveModelSettings,

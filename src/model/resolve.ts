@@ -64,3 +64,22 @@ function noProviderMessage(scopes: ScopedSettings): string {
   if (elsewhere.length === 0) return base;
   return `${base}; the ${elsewhere.map((field) => field.split(":")[0]).join(" and ")} settings name one, which is ignored because only the global file may choose the model server`;
 }
+
+/** What `/model` shows: provider, base URL, model name, key variable (its name only), mode and budget, or why there is none. */
+export function describeModelSettings(scopes: ScopedSettings): Record<string, unknown> {
+  let settings: ModelSettings;
+  try {
+    settings = resolveModelSettings(scopes);
+  } catch (error) {
+    return { provider: "none", detail: error instanceof Error ? error.message : String(error) };
+  }
+  return {
+    provider: settings.provider,
+    ...(settings.baseUrl ? { base_url: settings.baseUrl } : {}),
+    ...(settings.name ? { model: settings.name } : {}),
+    ...(settings.apiKeyEnv ? { api_key_env: settings.apiKeyEnv } : {}),
+    ...(settings.script ? { script: settings.script } : {}),
+    mode: settings.mode,
+    context_tokens: settings.contextTokens,
+  };
+}

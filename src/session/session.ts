@@ -18,6 +18,7 @@ import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
 import { SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
+import { describeModelSettings } from "../model/index.js";
 import { findSkill, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 
@@ -147,6 +148,8 @@ export class Session implements CommandHost {
         ...bridgeEnv(this.bridge()),
         PYTHONPATH: pythonPath,
       },
+      // Model-written code must not find the model's key (it would print it into the transcript).
+      withoutEnv: secretEnvNames(this.view.selection.scopes.global ?? {}),
       ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
     });
@@ -275,8 +278,9 @@ export class Session implements CommandHost {
     };
   }
 
-  modelInfo(): { adapter: string; detail: string } {
-    return { adapter: "none", detail: "no model adapter is configured for this session; Python cells run directly" };
+  /** What `/model` shows (O-7): the model the settings name for this session's turns, never its key. */
+  modelInfo(): Record<string, unknown> {
+    return describeModelSettings(this.view.selection.scopes);
   }
 
   /** Shuts the kernel down (ladder), closes the RPC socket, removes the run dir. Idempotent. */
@@ -303,4 +307,9 @@ function defaultLog(level: string, message: string): void {
 
 function rpcLogger(log: KernelLog | undefined) {
   return log === undefined ? undefined : (level: string, message: string, fields?: Record<string, unknown>) => log(level as "info", message, fields);
+}
+
+/** Environment variables a kernel must not inherit: the one the global settings name for the model's API key. */
+function secretEnvNames(global: Settings): string[] {
+  return global.model?.api_key_env === undefined ? [] : [global.model.api_key_env];
 }

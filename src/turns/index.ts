@@ -5,3 +5,5 @@ export * from "./limits.js";
 export { ROW_KINDS, skillRow, type PullVia, type RowKind, type StoredRow, type TranscriptRow } from "./rows.js";
 export { runTurn, type TurnEnd, type TurnRequest, type TurnSetup } from "./runner.js";
 export type { TurnHost } from "./tools/index.js";
+export { TurnWorker, type TurnModel, type TurnQueue, type TurnWorkerOptions } from "./worker.js";
+export { turnModel } from "./model.js";

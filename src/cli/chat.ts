@@ -1,0 +1,193 @@
+/**
+ * `albedo chat` (X): talk to the model the `model` settings name. With a MESSAGE: one input, run to
+ * its end, every transcript row printed, exit 0 only when the turn completed. Without: an
+ * interactive chat that renders rows as they stream, with slash completion; Ctrl-C interrupts the
+ * running turn, a second Ctrl-C exits.
+ */
+import { createInterface, type Interface } from "node:readline";
+import { completeCommand } from "../commands/index.js";
+import { MODEL_MODES, type ModelMode } from "../model/index.js";
+import { jsonWithoutControls, visibleControls } from "../text/index.js";
+import type { StoredRow } from "../turns/index.js";
+import { stringOption, UsageError, type ParsedArgs } from "./args.js";
+import { embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
+import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
+import { renderValue } from "./render.js";
+import { openEmbeddedSession } from "./session.js";
+
+/** Exit status of a one-shot chat whose turn did not complete. */
+const EXIT_TURN_NOT_COMPLETED = 1;
+
+/** A row as a person reads it; undefined for rows already shown as they streamed. */
+export function renderRow(row: StoredRow, streamedProse: boolean): string | undefined {
+  switch (row.kind) {
+    case "user":
+      return streamedProse ? undefined : `› ${row.text}`;
+    case "assistant":
+      return streamedProse ? undefined : row.text;
+    case "code":
+      return `python:\n${indent(row.code)}`;
+    case "output":
+      return indent(row.text.replace(/\n$/, ""));
+    case "skill":
+      return row.already_loaded ? `${row.text} (already loaded)` : row.text;
+    case "notice":
+      return `[${row.text}]`;
+    case "error":
+      return `error: ${row.text}`;
+  }
+}
+
+function indent(text: string): string {
+  return text.split("\n").map((line) => `  ${line}`).join("\n");
+}
+
+function modeOf(args: ParsedArgs): ModelMode | undefined {
+  const given = stringOption(args, "mode");
+  if (given === undefined) return undefined;
+  if (!(MODEL_MODES as readonly string[]).includes(given)) throw new UsageError(`--mode must be one of ${MODEL_MODES.join(", ")}, got "${given}"`);
+  return given as ModelMode;
+}
+
+/** Runs one line and prints what it drew; returns the exit status. */
+async function oneShot(backend: ChatBackend, message: string, json: boolean, io: CliIO): Promise<number> {
+  const print = (text: string) => io.stdout.write(`${visibleControls(text, "\n\t")}\n`);
+  const result = await backend.submit(message, {
+    onRow: (row) => {
+      if (json) io.stdout.write(`${jsonWithoutControls(JSON.stringify(row))}\n`);
+      else {
+        const text = renderRow(row, false);
+        if (text !== undefined) print(text);
+      }
+    },
+    onText: () => undefined,
+  });
+  if (result.kind === "builtin") {
+    if (json) io.stdout.write(`${jsonWithoutControls(JSON.stringify(result.value))}\n`);
+    else io.stdout.write(visibleControls(renderValue(result.value), "\n\t"));
+    return 0;
+  }
+  return result.end.result === "completed" ? 0 : EXIT_TURN_NOT_COMPLETED;
+}
+
+/** The interactive chat: one line at a time, prose streamed, Ctrl-C to interrupt, twice to leave. */
+class InteractiveChat {
+  private readonly rl: Interface;
+  private busy = false;
+  private armedExit = false;
+  private midLine = false;
+
+  constructor(private readonly backend: ChatBackend, private readonly io: CliIO) {
+    this.rl = createInterface({
+      input: io.stdin,
+      output: io.stdout,
+      terminal: Boolean(io.stdin.isTTY && io.stdout.isTTY),
+      completer: (line: string): [string[], string] =>
+        line.startsWith("/") && !line.includes(" ") ? [completeCommand({ commands: backend.commandNames().map((name) => ({ name })) }, line), line] : [[], line],
+    });
+  }
+
+  async run(): Promise<void> {
+    this.io.stdout.write(`albedo chat (${this.backend.where}) · /model shows the model, /help the commands · Ctrl-C interrupts, twice to quit\n`);
+    const exit = new Promise<void>((resolve) => this.rl.on("SIGINT", () => (this.onInterrupt() ? resolve() : undefined)));
+    this.prompt();
+    const lines = (async () => {
+      for await (const line of this.rl) {
+        if (line.trim() !== "") await this.submit(line);
+        this.prompt();
+      }
+    })();
+    await Promise.race([lines, exit]);
+    this.rl.close();
+  }
+
+  /** Returns true when the chat should end. */
+  private onInterrupt(): boolean {
+    if (this.armedExit) return true;
+    this.armedExit = true;
+    if (this.busy) {
+      this.io.stdout.write("\n[interrupting… press Ctrl-C again to quit]\n");
+      void this.backend.interrupt().catch(() => undefined);
+    } else {
+      this.io.stdout.write("\n(press Ctrl-C again to quit)\n");
+      this.prompt();
+    }
+    return false;
+  }
+
+  private prompt(): void {
+    if (this.io.stdin.isTTY) {
+      this.rl.setPrompt("› ");
+      this.rl.prompt();
+    }
+  }
+
+  private async submit(line: string): Promise<void> {
+    this.busy = true;
+    this.armedExit = false;
+    try {
+      const result = await this.backend.submit(line, { onRow: (row) => this.showRow(row), onText: (delta) => this.stream(delta) });
+      this.endLine();
+      this.showResult(result);
+    } catch (error) {
+      this.endLine();
+      this.io.stderr.write(`${visibleControls(error instanceof Error ? error.message : String(error), "\n\t")}\n`);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private stream(delta: string): void {
+    this.io.stdout.write(visibleControls(delta, "\n\t"));
+    this.midLine = !delta.endsWith("\n");
+  }
+
+  private endLine(): void {
+    if (this.midLine) this.io.stdout.write("\n");
+    this.midLine = false;
+  }
+
+  private showRow(row: StoredRow): void {
+    const text = renderRow(row, true);
+    if (text === undefined) {
+      // The prose streamed already; the row closes its line.
+      if (row.kind === "assistant") this.endLine();
+      return;
+    }
+    this.endLine();
+    this.io.stdout.write(`${visibleControls(text, "\n\t")}\n`);
+  }
+
+  private showResult(result: ChatResult): void {
+    if (result.kind === "builtin") this.io.stdout.write(visibleControls(renderValue(result.value), "\n\t"));
+    else if (result.end.result === "failed") this.io.stdout.write("[the turn failed; your message is kept, send another to go on]\n");
+  }
+}
+
+async function chat(args: ParsedArgs, io: CliIO): Promise<number> {
+  const mode = modeOf(args);
+  const message = args.positionals.join(" ").trim();
+  const session = await openEmbeddedSession(args, io);
+  const backend = embeddedChat(session, io.env, mode);
+  try {
+    if (message !== "") return await oneShot(backend, message, args.options.has("json"), io);
+    await new InteractiveChat(backend, io).run();
+    return 0;
+  } finally {
+    await backend.close();
+  }
+}
+
+/** `albedo chat`: the model loop from the command line. */
+export const chatCommand: CliCommand = {
+  path: ["chat"],
+  summary: "talk to the model the `model` settings name: one MESSAGE (a turn, rows printed) or an interactive chat",
+  usage: "[MESSAGE]",
+  options: [
+    WORKSPACE_OPTION,
+    JSON_OPTION,
+    { name: "mode", value: "MODE", help: "how the model reaches skills for this run: code (Python) or tool (the skill tool)" },
+    SANDBOX_OPTION,
+  ],
+  run: chat,
+};

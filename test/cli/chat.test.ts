@@ -1,0 +1,172 @@
+import { spawn } from "node:child_process";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ROOT } from "../daemon/support/daemon.js";
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
+import { KEY, KEY_ENV } from "../model/support.js";
+import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+
+const BIN = join(ROOT, "bin", "albedo");
+/** Bound on one CLI run (kernel boot included). */
+const CLI_TIMEOUT_MS = 60_000;
+const BODY = "# PDF processing\n\nFill the form.";
+
+let server: FakeOpenAI;
+let dirs: SessionDirs;
+
+beforeAll(async () => {
+  server = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await server?.close();
+});
+beforeEach(async () => {
+  dirs = await sessionDirs();
+  server.requests.length = 0;
+  await writeSkill(dirs.workspace, "pdf-processing", BODY);
+});
+afterEach(async () => {
+  await dirs?.cleanup();
+});
+
+async function globalSettings(settings: object): Promise<void> {
+  await writeFile(join(dirs.stateDir, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
+}
+
+function openaiModel(extra: object = {}): object {
+  return { model: { provider: "openai", base_url: server.baseUrl, name: "fake", api_key_env: KEY_ENV, mode: "tool", ...extra } };
+}
+
+/** Runs `albedo chat ARGS` in the workspace with the key in its environment; returns its exit code and output. */
+async function chat(args: string[], env: NodeJS.ProcessEnv = { [KEY_ENV]: KEY }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, "chat", ...args], {
+    cwd: dirs.workspace,
+    env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), CLI_TIMEOUT_MS);
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+const skillCall: FakeReply = { kind: "reply", toolCalls: [{ id: "c1", name: "skill", arguments: JSON.stringify({ name: "pdf-processing" }) }] };
+const answer = (text: string): FakeReply => ({ kind: "reply", text });
+const toolOffered = (index: number, name: string) => (server.requests[index]!.body.tools ?? []).find((t: { function: { name: string } }) => t.function.name === name)?.function;
+
+describe("X O-5 O-6 albedo chat, the seed's acceptance through the real binary", () => {
+  it("global on: the system prompt lists the skill and the skill tool's enum holds it; a pull draws 'used skill NAME · SIZE' and the result carries body and dir", async () => {
+    await globalSettings({ ...openaiModel(), skills: { on: ["pdf-processing"] } });
+    server.enqueue(skillCall, answer("Filled."));
+    const run = await chat(["fill the form"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests[0]!.body.messages[0].content).toContain("<name>pdf-processing</name>");
+    expect(toolOffered(0, "skill").parameters.properties.name.enum).toContain("pdf-processing");
+    expect(run.stdout).toMatch(/^used skill pdf-processing · \d+ B$/m);
+    const result = server.requests[1]!.body.messages.at(-1).content as string;
+    expect(result).toContain(BODY);
+    expect(result).toContain(`dir="${join(dirs.workspace, ".agents", "skills", "pdf-processing")}"`);
+  });
+
+  it("nothing on: no skill tool and no catalog section", async () => {
+    await globalSettings({ ...openaiModel(), skills: { default: "off" } });
+    server.enqueue(answer("ok"));
+    expect((await chat(["hi"])).code).toBe(0);
+    expect(toolOffered(0, "skill")).toBeUndefined();
+    expect(server.requests[0]!.body.messages[0].content).not.toContain("<available_skills>");
+  });
+
+  it("a project off beats a global on", async () => {
+    await globalSettings({ ...openaiModel(), skills: { on: ["pdf-processing"] } });
+    await mkdir(join(dirs.workspace, ".albedo"), { recursive: true });
+    await writeFile(join(dirs.workspace, ".albedo", "settings.json"), JSON.stringify({ skills: { off: ["pdf-processing"] } }));
+    server.enqueue(answer("ok"));
+    expect((await chat(["hi"])).code).toBe(0);
+    expect(toolOffered(0, "skill")?.parameters.properties.name.enum ?? []).not.toContain("pdf-processing");
+    expect(server.requests[0]!.body.messages[0].content).not.toContain("<name>pdf-processing</name>");
+  });
+});
+
+describe("X albedo chat one-shot", () => {
+  it("--json prints one O-9 row per line and exits 0 for a completed turn", async () => {
+    await globalSettings(openaiModel());
+    server.enqueue(skillCall, answer("Done."));
+    const run = await chat(["--json", "go"]);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string });
+    expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant"]);
+    expect(rows[1]).toMatchObject({ skill: "pdf-processing", via: "tool", already_loaded: false, bytes: expect.any(Number) });
+  });
+
+  it("a slash line is a user activation: its row says via user", async () => {
+    await globalSettings(openaiModel());
+    server.enqueue(answer("On it."));
+    const run = await chat(["--json", "/pdf-processing fill it"]);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows[0]).toMatchObject({ kind: "user", text: "/pdf-processing fill it" });
+    expect(rows[1]).toMatchObject({ kind: "skill", via: "user" });
+    expect(JSON.parse(server.requests[0]!.body.messages.at(-1).content).skill_activation).toMatchObject({ name: "pdf-processing", arguments: "fill it" });
+  });
+
+  it("exits 1 when the turn fails (HTTP error after retries), saying why", async () => {
+    await globalSettings(openaiModel());
+    server.enqueue({ kind: "status", status: 400, body: '{"error": {"message": "no such model"}}' });
+    const run = await chat(["hi"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/error: .*no such model/);
+  });
+
+  it("a missing key variable fails before any request, with a clear error", async () => {
+    await globalSettings(openaiModel());
+    const run = await chat(["hi"], { [KEY_ENV]: "" });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`error: .*${KEY_ENV}`));
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("/model shows provider, base URL and model name, never the key", async () => {
+    await globalSettings(openaiModel());
+    const run = await chat(["/model"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(server.baseUrl);
+    expect(run.stdout).toContain("fake");
+    expect(run.stdout).not.toContain(KEY);
+  });
+
+  it("runs with the stub model and its shipped example script, no key needed", async () => {
+    await globalSettings({ model: { provider: "stub", script: join(ROOT, "priv", "model", "stub-example.json"), mode: "tool" } });
+    const run = await chat(["what does the research skill say?"], {});
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^used skill research · [\d.]+ KB$/m);
+  });
+});
+
+describe("O-7 B the API key stays secret", () => {
+  it("an unsandboxed kernel does not inherit it either, and neither the output nor any file in the state dir holds it", async () => {
+    await globalSettings({ ...openaiModel({ mode: "code" }) });
+    server.enqueue({ kind: "reply", toolCalls: [{ id: "p", name: "python", arguments: JSON.stringify({ code: `import os\nprint(sorted(k for k in os.environ if k == ${JSON.stringify(KEY_ENV)}))` }) }] }, answer("ok"));
+    const run = await chat(["--json", "--sandbox", "off", "show env"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests[1]!.body.messages.at(-1).content).toBe("[]\n");
+    expect(run.stdout + run.stderr).not.toContain(KEY);
+    for (const file of await filesUnder(dirs.stateDir)) expect(await readFile(file, "latin1"), file).not.toContain(KEY);
+    expect(server.requests[0]!.authorization).toBe(`Bearer ${KEY}`);
+  });
+});
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info?.isDirectory()) found.push(...(await filesUnder(path)));
+    else if (info?.isFile()) found.push(path);
+  }
+  return found;
+}
