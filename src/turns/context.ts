@@ -39,6 +39,21 @@ export function loadPrompts(install: string): Prompts {
  * no catalog block at all (absent, not empty); instruction files follow the manual either way.
  */
 export function systemPrompt(snapshot: CatalogSnapshot, mode: ToolMode, prompts: Prompts): string {
+  // A snapshot is immutable: its message[0] is built once per mode and kept with it.
+  const byMode = built.get(snapshot) ?? new Map<string, string>();
+  built.set(snapshot, byMode);
+  const key = `${mode}\0${prompts.manual.length}`;
+  let text = byMode.get(key);
+  if (text === undefined) {
+    text = buildSystemPrompt(snapshot, mode, prompts);
+    byMode.set(key, text);
+  }
+  return text;
+}
+
+const built = new WeakMap<CatalogSnapshot, Map<string, string>>();
+
+function buildSystemPrompt(snapshot: CatalogSnapshot, mode: ToolMode, prompts: Prompts): string {
   const parts = [prompts.manual];
   if (snapshot.skills.length > 0) parts.push(prompts.skills[mode]);
   const instructions = renderInstructions(snapshot);

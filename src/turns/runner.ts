@@ -11,7 +11,7 @@ import type { ConversationState } from "./conversation.js";
 import { MAX_TURN_STEPS } from "./limits.js";
 import { alreadyLoadedNote, PullLedger } from "./pulls.js";
 import type { TranscriptRow } from "./rows.js";
-import { runToolCall, toolSpecs, toolsFor, TurnInterrupted, type ToolContext, type TurnHost } from "./tools/index.js";
+import { runToolCall, toolsFor, TurnInterrupted, type ToolContext, type TurnHost } from "./tools/index.js";
 
 /** The input of one turn. */
 export interface TurnRequest {
@@ -101,8 +101,8 @@ class TurnLoop {
     this.turns = compacted.turns;
     if (compacted.notice !== undefined) this.setup.emit({ kind: "notice", text: compacted.notice });
     const messages = [system, ...this.turns.flatMap((turn) => turn.messages), ...this.current];
-    const tools = toolsFor(host.view, mode);
-    const reply = await adapter.complete({ messages, tools: toolSpecs(tools), signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
+    const { specs } = toolsFor(host.view, mode);
+    const reply = await adapter.complete({ messages, tools: specs, signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
     this.estimate.calibrate(messageChars(messages), reply.usage?.promptTokens);
     this.current.push(reply.toolCalls.length > 0 ? { role: "assistant", content: reply.text, tool_calls: reply.toolCalls } : { role: "assistant", content: reply.text });
     if (reply.text.trim() !== "") this.setup.emit({ kind: "assistant", text: reply.text });
@@ -112,7 +112,7 @@ class TurnLoop {
   /** Runs each call and appends its result; a call's own mistake is told to the model and the turn goes on. */
   private async answer(calls: readonly ToolCall[]): Promise<void> {
     const context: ToolContext = { host: this.setup.host, ledger: this.ledger, emit: this.setup.emit, signal: this.signal };
-    const tools = toolsFor(this.setup.host.view, this.setup.mode);
+    const { tools } = toolsFor(this.setup.host.view, this.setup.mode);
     for (const call of calls) {
       const { result, problem } = await runToolCall(call, tools, context).catch((error: unknown) => {
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;

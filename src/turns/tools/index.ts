@@ -12,19 +12,38 @@ export { TurnInterrupted } from "./python.js";
 export { boundToolText } from "./bounds.js";
 export type { Tool, ToolContext, TurnHost } from "./tool.js";
 
-/** `python` always; in tool mode also `read`, and `skill` when at least one skill is enabled (absent, not empty, otherwise). */
-export function toolsFor(view: SessionView, mode: ToolMode): Tool[] {
+/** A turn's tools and the specs the model sees, for one view and mode. */
+export interface Toolset {
+  readonly tools: readonly Tool[];
+  readonly specs: readonly ToolSpec[];
+}
+
+const toolsets = new WeakMap<SessionView, Map<ToolMode, Toolset>>();
+
+/**
+ * `python` always; in tool mode also `read`, and `skill` when at least one skill is enabled (absent,
+ * not empty, otherwise). A view is immutable, so its toolset (schemas and their JSON Schema) is
+ * built once per mode and kept with it.
+ */
+export function toolsFor(view: SessionView, mode: ToolMode): Toolset {
+  const byMode = toolsets.get(view) ?? new Map<ToolMode, Toolset>();
+  toolsets.set(view, byMode);
+  let toolset = byMode.get(mode);
+  if (toolset === undefined) {
+    const tools = buildTools(view, mode);
+    toolset = { tools, specs: tools.map(toolSpec) };
+    byMode.set(mode, toolset);
+  }
+  return toolset;
+}
+
+function buildTools(view: SessionView, mode: ToolMode): Tool[] {
   const tools: Tool[] = [pythonTool as Tool];
   if (mode !== "tool") return tools;
   const [first, ...rest] = view.snapshot.skills.map((skill) => skill.name);
   if (first !== undefined) tools.push(skillTool([first, ...rest]) as Tool);
   tools.push(readTool as Tool);
   return tools;
-}
-
-/** The specs of `tools` as the model adapter sends them. */
-export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
-  return tools.map(toolSpec);
 }
 
 /**

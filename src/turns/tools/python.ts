@@ -46,26 +46,25 @@ async function execute(code: string, context: ToolContext): Promise<{ text: stri
     const text = describeOutput(output);
     if (text !== undefined) parts.push(text);
   });
-  const onAbort = () => void context.host.interrupt().catch(() => undefined);
+  // On an interrupt: interrupt the cell, and stop waiting for it TURN_INTERRUPT_TIMEOUT_MS later if it does not end.
+  let giveUp!: () => void;
+  const abandoned = new Promise<void>((resolve) => (giveUp = resolve));
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    void context.host.interrupt().catch(() => undefined);
+    timer = setTimeout(giveUp, TURN_INTERRUPT_TIMEOUT_MS);
+  };
   context.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    const reply = await Promise.race([future.done, abandonedAfterInterrupt(context.signal)]);
+    const reply = await Promise.race([future.done, abandoned.then(() => ({ status: "error" as const }))]);
     if (context.signal.aborted) throw new TurnInterrupted("the cell was interrupted");
     const text = parts.join("").replace(ANSI, "");
     return { text: text.length > 0 ? text : "(no output)", status: reply.status === "ok" ? "ok" : "error" };
   } finally {
+    clearTimeout(timer);
     listening.dispose();
     context.signal.removeEventListener("abort", onAbort);
   }
-}
-
-/** Never settles unless the turn is interrupted; then resolves (as an error reply) if the cell has not ended TURN_INTERRUPT_TIMEOUT_MS later. */
-function abandonedAfterInterrupt(signal: AbortSignal): Promise<{ status: "error" }> {
-  return new Promise((resolve) => {
-    const fire = () => setTimeout(() => resolve({ status: "error" }), TURN_INTERRUPT_TIMEOUT_MS).unref();
-    if (signal.aborted) fire();
-    else signal.addEventListener("abort", fire, { once: true });
-  });
 }
 
 /** One output as the model reads it; undefined for outputs that carry nothing to read. */
