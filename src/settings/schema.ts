@@ -5,7 +5,7 @@
  */
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import { jsonNestingDepth, jsonPath } from "../json/index.js";
+import { jsonNestingDepth, problemsOfIssues, type JsonProblem } from "../json/index.js";
 import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
 import {
   MAX_BASE_URL_LENGTH,
@@ -36,10 +36,7 @@ export const MAX_KERNEL_FIELD_LENGTH = 4096;
 export const MAX_SETTINGS_DEPTH = 64;
 
 /** One thing wrong with a settings value; `path` is a dotted path such as `skills.on[2]`. */
-export interface SettingsProblem {
-  readonly path: string;
-  readonly message: string;
-}
+export type SettingsProblem = JsonProblem;
 
 /** A message built from the offending value, for every issue of one schema. */
 const says = (text: (got: string, input: unknown) => string) => ({ error: (issue: { input?: unknown }) => text(describe(issue.input), issue.input) });
@@ -61,7 +58,7 @@ function text(max: number) {
   return z.string(message).max(max, message).refine((value) => value.trim().length > 0, message);
 }
 
-/** An object holding only `shape`'s keys; each stray key is its own problem (see problemsOf). */
+/** An object holding only `shape`'s keys; each stray key is its own problem (see problemsOfIssues). */
 function section<S extends z.ZodRawShape>(name: string, shape: S) {
   const allowed = Object.keys(shape).join(", ");
   return z.strictObject(shape, {
@@ -160,15 +157,24 @@ function settingsShape(scope: SettingsScope) {
   return z.looseObject(
     {
       skills: skillsSection(scope).optional(),
-      sandbox: oneOf(SANDBOX_MODES).optional(),
-      kernel: KernelSection.optional(),
-      limits: LimitsSection.optional(),
-      model: ModelSectionShape.optional(),
-      network: z.boolean(says((got) => `must be true or false, got ${got}`)).optional(),
+      sandbox: REPLACED_SECTIONS.sandbox.optional(),
+      kernel: REPLACED_SECTIONS.kernel.optional(),
+      limits: REPLACED_SECTIONS.limits.optional(),
+      model: REPLACED_SECTIONS.model.optional(),
+      network: REPLACED_SECTIONS.network.optional(),
     },
     says((got) => `settings must be a JSON object, got ${got}`),
   );
 }
+
+/** The sections a settings write replaces whole; the daemon's `PATCH /settings` body takes each as it is. */
+export const REPLACED_SECTIONS = {
+  sandbox: oneOf(SANDBOX_MODES),
+  network: z.boolean(says((got) => `must be true or false, got ${got}`)),
+  kernel: KernelSection,
+  limits: LimitsSection,
+  model: ModelSectionShape,
+} as const;
 
 /** The schemas of the three scopes, built once. */
 export const SETTINGS_SCHEMAS = { global: settingsShape("global"), project: settingsShape("project"), session: settingsShape("session") } as const;
@@ -189,20 +195,7 @@ export function validateSettings(value: unknown, scope: SettingsScope): Settings
   if (tooDeep) return { ok: false, problems: [tooDeep] };
   const parsed = SETTINGS_SCHEMAS[scope].safeParse(value);
   // The value itself, not zod's copy: the schema transforms nothing, and a write keeps the file's key order.
-  return parsed.success ? { ok: true, settings: value as Settings } : { ok: false, problems: problemsOf(parsed.error.issues) };
-}
-
-/**
- * One problem per offending path, in the order zod met them: a stray key is a problem at its own
- * path (`kernel.pools`), and a field that breaks several rules at once is reported once.
- */
-function problemsOf(issues: readonly z.core.$ZodIssue[]): SettingsProblem[] {
-  const problems = new Map<string, SettingsProblem>();
-  for (const issue of issues) {
-    const paths = issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
-    for (const path of paths.map(jsonPath)) if (!problems.has(path)) problems.set(path, { path, message: issue.message });
-  }
-  return [...problems.values()];
+  return parsed.success ? { ok: true, settings: value as Settings } : { ok: false, problems: problemsOfIssues(parsed.error.issues) };
 }
 
 /** The problem of a value nested deeper than MAX_SETTINGS_DEPTH, or undefined; safe on any depth. */
