@@ -1,14 +1,17 @@
 /**
  * The daemon's HTTP contract: every route, what it takes and what it answers. The routes bind
- * their handlers to these declarations and the clients call through them; a route exists only
- * once, here.
+ * their handlers to these declarations, the clients call through them, and docs/openapi.json is
+ * generated from them; a route exists only once, here.
  */
 import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery } from "./bodies.js";
 import {
-  CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
+  CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
   SessionResource, SettingsDocument, SettingsFileResource, StreamMessage,
 } from "./resources.js";
 import type { RouteSpec } from "./router.js";
+
+/** The API's version in the OpenAPI document: raised when a shape changes in a way old clients would notice. */
+export const API_VERSION = "2";
 
 /** Keeps a declaration's literal types, so handlers and clients are typed by it. */
 const route = <const S extends RouteSpec>(spec: S): S => spec;
@@ -20,6 +23,10 @@ export const API = {
   health: route({
     method: "GET", path: "/health", summary: "Whether the daemon answers, with its sessions, spares and log counts",
     responses: { 200: { description: "the daemon is up", schema: HealthResource } }, problems: [],
+  }),
+  openapi: route({
+    method: "GET", path: "/openapi.json", summary: "This API as an OpenAPI 3.1 document",
+    responses: { 200: { description: "the document (docs/openapi.json in the repository holds the same)", schema: OpenApiDocumentResource } }, problems: [],
   }),
   openSession: route({
     method: "POST", path: "/sessions", summary: "Open a session on a workspace (D-2); with an external kernel, a notebook's kernel joins it (K-13)",

@@ -11,6 +11,7 @@ export {
 } from "./state.js";
 export { DaemonLog, type DaemonLogOptions, type LogStats } from "./log.js";
 export { PROBLEMS, PROBLEM_CONTENT_TYPE, type ProblemCode } from "./problem.js";
+export { openApiDocument, OPENAPI_COMMAND, OPENAPI_FILE } from "./openapi.js";
 export * from "./limits.js";
 export { DEFAULT_KERNEL_POOL, WarmPool, type SpareStatus, type WarmPoolOptions } from "./pool.js";
 export { RemoteSession, type RemoteCommandOutcome } from "./remoteSession.js";

@@ -217,6 +217,10 @@ export const StreamMessage = z.discriminatedUnion("type", [
 ]);
 export type StreamMessage = DeepReadonly<z.infer<typeof StreamMessage>>;
 
+/** An OpenAPI 3.1 document (GET /openapi.json). */
+export const OpenApiDocumentResource = z.record(z.string(), JsonValue);
+export type OpenApiDocumentResource = DeepReadonly<z.infer<typeof OpenApiDocumentResource>>;
+
 /** An error answer (RFC 9457): `code` is stable, `detail` is for people; some problems add fields. */
 export const ProblemDocument = z.looseObject({
   type: z.string(),

@@ -114,6 +114,6 @@ export class Router {
       return { route, params };
     }
     if (allowed.size > 0) throw new HttpProblem("method_not_allowed", `${method} ${pathname} is not allowed; use ${[...allowed].join(", ")}`, { allow: [...allowed] });
-    throw new HttpProblem("route_not_found", `no route ${method} ${pathname}; see docs/http-api.md`);
+    throw new HttpProblem("route_not_found", `no route ${method} ${pathname}; see GET /openapi.json`);
   }
 }

@@ -125,6 +125,7 @@ describe("D-1 every body is parsed once, at its route, and an unknown field is r
       ["GET", `/sessions/${sessionId}`],
       ["GET", `/sessions/${sessionId}/catalog`],
       ["GET", "/settings"],
+      ["GET", "/openapi.json"],
       ["GET", "/operations/0190a5d2-0000-7000-8000-000000000000"],
       ["POST", `/sessions/${sessionId}/reload`],
       ["POST", `/sessions/${sessionId}/interrupt`],
