@@ -26,7 +26,7 @@ export function kernelResource(live: HostedSession, status?: string): KernelReso
     status: (status ?? now.kernel) as KernelResource["status"],
     pid: now.pid ?? null,
     sandbox: now.sandbox,
-    sandbox_notes: [...now.sandboxNotes],
+    sandbox_notes: now.sandboxNotes,
     warm: live.warm,
   };
 }
@@ -49,7 +49,7 @@ export function sessionResource(live: HostedSession): SessionResource {
       name: command.name,
       description: command.description,
       arguments: command.arguments.map(({ name, help, required }) => ({ name, help, required })),
-      callers: [...command.callers],
+      callers: command.callers,
       submits_turn: command.submitsTurn,
     })),
   };
@@ -87,24 +87,29 @@ export function outputResource(msgType: string, content: unknown): OutputResourc
   return { msg_type: msgType, content: record };
 }
 
+/** The answer to POST /sessions/{id}/execute: how the cell ended and the outputs the answer's bounds kept. */
 export function executeAnswer(executionId: string, reply: ExecuteReply, outputs: OutputsAnswer): ExecuteAnswer {
   // Kernels say "aborted"; older message specs spell it "abort".
   const status = reply.status === "abort" ? "aborted" : reply.status;
   return { execution_id: executionId, status, execution_count: "execution_count" in reply ? (reply.execution_count ?? null) : null, ...outputs };
 }
 
+/** What a reload changed (K-7). */
 export function reloadAnswer(result: ReloadResult): ReloadAnswer {
-  return { revision: result.revision, previous_revision: result.previousRevision, added: [...result.added], removed: [...result.removed], skills: result.skills };
+  return { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills };
 }
 
+/** The management catalog (D-3) with whether the session's files changed since it discovered them. */
 export function catalogResource(catalog: ManagementCatalog, needsReload: boolean): CatalogResource {
-  return { revision: catalog.revision, needs_reload: needsReload, skills: [...catalog.skills], instructions: [...catalog.instructions], diagnostics: [...catalog.diagnostics] };
+  return { revision: catalog.revision, needs_reload: needsReload, skills: catalog.skills, instructions: catalog.instructions, diagnostics: catalog.diagnostics };
 }
 
+/** One settings file: where, its revision, and its content as the file holds it. */
 export function settingsFileResource(target: SettingsTarget, snapshot: SettingsSnapshot): SettingsFileResource {
   return { scope: target.scope as SettingsFileResource["scope"], file: target.file, revision: snapshot.revision, settings: snapshot.settings };
 }
 
+/** The record of one admitted input (O-1). */
 export function receiptResource(receipt: Receipt): ReceiptResource {
   return { operation_id: receipt.operationId, session_id: receipt.sessionId, turn_id: receipt.turnId, type: receipt.type, admitted_at: receipt.admittedAt };
 }
@@ -115,6 +120,7 @@ function outcomeResource(outcome: TurnOutcome): TurnResource["outcome"] {
   return { state: "abandoned", reason: outcome.reason };
 }
 
+/** One turn, as GET /operations/{id} and the stream's transcript messages show it. */
 export function turnResource(turn: Turn): TurnResource {
   return {
     turn_id: turn.turnId,
@@ -129,12 +135,14 @@ export function turnResource(turn: Turn): TurnResource {
   };
 }
 
+/** An admitted input: its receipt, where its delivery stands, and its turn. */
 export function operationResource(found: Extract<OperationLookup, { found: true }>): OperationResource {
   return { operation_id: found.receipt.operationId, delivery: found.delivery, receipt: receiptResource(found.receipt), turn: turnResource(found.turn) };
 }
 
+/** GET /health: the daemon's process, its open sessions and spares, and its log's counts. */
 export function healthResource(sessions: number, spares: readonly SpareStatus[], log: LogStats | null): HealthResource {
-  return { ok: true, pid: process.pid, sessions, spares: spares.map((spare) => ({ ...spare })), log };
+  return { ok: true, pid: process.pid, sessions, spares, log };
 }
 
 /** The message a session's stream sends for one of its events. */

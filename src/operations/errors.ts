@@ -5,9 +5,6 @@
  */
 export type AdmissionErrorCode = "operation_conflict" | "invalid_operation_id" | "operation_expired" | "operation_future" | "queue_full";
 
-/** Every refusal code, for the daemon's table of answers. */
-export const ADMISSION_ERROR_CODES: readonly AdmissionErrorCode[] = ["operation_conflict", "invalid_operation_id", "operation_expired", "operation_future", "queue_full"];
-
 /** A refusal: its code, a detail naming the offending value and the bound, and the id when it is one. */
 export interface AdmissionRefusal {
   readonly ok: false;
