@@ -157,9 +157,10 @@ def open_session(state: str, workspace: str) -> Dict[str, str]:
     except (OSError, ValueError) as error:
         raise LaunchError(f"the daemon at {found[0]['url']} did not open a session: {error}") from error
     if status != 201 or not isinstance(answer, dict) or not isinstance(answer.get("rpc"), dict):
-        detail = answer.get("detail") if isinstance(answer, dict) else None
-        raise LaunchError(f"the daemon refused a session for {workspace} ({status}: {detail or 'no detail'})")
-    return {**bridge_env(answer["rpc"]), "ALBEDO_SESSION_ID": str(answer.get("id", ""))}
+        # A refusal is a problem document: `code` is stable, `detail` says what to do.
+        problem = answer if isinstance(answer, dict) else {}
+        raise LaunchError(f"the daemon refused a session for {workspace} ({status} {problem.get('code') or 'without a code'}: {problem.get('detail') or 'no detail'})")
+    return {**bridge_env(answer["rpc"]), "ALBEDO_SESSION_ID": str(answer["id"])}
 
 
 def bridge_env(rpc: Dict[str, Any]) -> Dict[str, str]:

@@ -1,8 +1,5 @@
 import type { ExecuteOutput } from "../kernel/index.js";
-import { jsonWithoutControls, visibleControls } from "../text/index.js";
-
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+import { jsonWithoutControls, stripAnsi, visibleControls } from "../text/index.js";
 
 /** Where rendered output goes. */
 export interface OutputSink {
@@ -12,7 +9,7 @@ export interface OutputSink {
 
 /** Removes terminal colour codes (tracebacks carry them) when the stream is not a terminal. */
 export function plain(text: string, stream: { isTTY?: boolean }): string {
-  return stream.isTTY ? text : text.replace(ANSI, "");
+  return stream.isTTY ? text : stripAnsi(text);
 }
 
 function withNewline(text: string): string {

@@ -120,7 +120,7 @@ export function managementCatalog(walk: FullDiscovery, view: SessionView): Manag
 }
 
 /** Reads a session's management catalog (D-3): settings reread once, the files walked once, which also refreshes `needsReload` (D-2). Never reloads. */
-export async function readSessionCatalog(session: Session): Promise<ManagementCatalog> {
+export async function readSessionCatalog(session: Pick<Session, "walkCatalog">): Promise<ManagementCatalog> {
   const { walk, view } = await session.walkCatalog();
   return managementCatalog(walk, view);
 }
@@ -130,7 +130,7 @@ export async function readSessionCatalog(session: Session): Promise<ManagementCa
  * One walk serves both the check and the answer: overrides change rows, not what is on disk.
  * Throws 409 catalog_changed (nothing applied) and 400 invalid_params.
  */
-export async function patchSessionCatalog(session: Session, expected: string, patch: SkillsPatch): Promise<ManagementCatalog> {
+export async function patchSessionCatalog(session: Pick<Session, "walkCatalog">, expected: string, patch: SkillsPatch): Promise<ManagementCatalog> {
   const { walk, view } = await session.walkCatalog((walk, current) => {
     const { revision } = managementCatalog(walk, current);
     if (revision !== expected) {

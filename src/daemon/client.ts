@@ -1,6 +1,11 @@
 import { request as httpRequest } from "node:http";
 import WebSocket from "ws";
+import type { z } from "zod";
+import type { DeepReadonly } from "../json/index.js";
+import { API } from "./api.js";
 import { HEALTH_TIMEOUT_MS, MAX_REQUEST_BODY_BYTES } from "./limits.js";
+import type { ProblemDocument } from "./resources.js";
+import type { RouteSpec } from "./router.js";
 import { isSameProcessAlive } from "../settings/index.js";
 import { readDaemonInfo, readToken, type DaemonInfo } from "./state.js";
 
@@ -14,16 +19,30 @@ export interface DaemonResponse<T = unknown> {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-/** An error answer from the daemon, carrying its problem code. */
+/** An error answer from the daemon: its status, stable problem code and whole problem document. */
 export class DaemonError extends Error {
   override readonly name = "DaemonError";
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly problem?: ProblemDocument,
   ) {
     super(message);
   }
+}
+
+type Input<T> = T extends z.ZodType ? z.input<T> : never;
+type Success<S extends RouteSpec> = {
+  [K in keyof S["responses"]]: K extends 200 | 201 | 202 | 204 ? (S["responses"][K]["schema"] extends z.ZodType ? DeepReadonly<z.output<S["responses"][K]["schema"]>> : undefined) : never;
+}[keyof S["responses"]];
+
+/** What a call of one route sends: its path parameters, body, query and If-Match, as the route declares them. */
+export interface CallOptions<S extends RouteSpec> {
+  readonly params?: Readonly<Record<string, string>>;
+  readonly body?: Input<S["body"]>;
+  readonly query?: Input<S["query"]>;
+  readonly ifMatch?: string;
 }
 
 /** Talks to one daemon over HTTP (TCP or Unix socket) with its bearer token. */
@@ -65,19 +84,26 @@ export class DaemonClient {
     });
   }
 
-  /** Like send, but a status of 400 or more rejects with DaemonError (the problem's code and detail). */
-  async call<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    const response = await this.send<T>(method, path, body, headers);
+  /**
+   * Calls one route of the API (api.ts), typed by its declaration: resolves with the body of its
+   * successful answer, rejects with DaemonError (the problem's code and detail) for a status of
+   * 400 or more.
+   */
+  async call<S extends RouteSpec>(spec: S, options: CallOptions<S> = {}): Promise<Success<S>> {
+    let path = spec.path.replace(/\{([a-z_]+)\}/g, (_, key: string) => encodeURIComponent(options.params?.[key] ?? ""));
+    if (options.query !== undefined) path += `?${new URLSearchParams(options.query as Record<string, string>).toString()}`;
+    const headers: Record<string, string> = options.ifMatch === undefined ? {} : { "if-match": `"${options.ifMatch}"` };
+    const response = await this.send<Success<S>>(spec.method, path, options.body, headers);
     if (response.status >= 400) {
-      const problem = (response.body ?? {}) as { code?: string; detail?: string };
-      throw new DaemonError(response.status, problem.code ?? "unknown", problem.detail ?? `the daemon answered ${response.status}`);
+      const problem = response.body as unknown as ProblemDocument | undefined;
+      throw new DaemonError(response.status, problem?.code ?? "unknown", problem?.detail ?? `the daemon answered ${response.status}`, problem);
     }
     return response.body;
   }
 
   /** Opens the WebSocket stream of a session; resolves once it is open. */
   openStream(sessionId: string): Promise<WebSocket> {
-    const path = `/sessions/${encodeURIComponent(sessionId)}/stream`;
+    const path = API.stream.path.replace("{id}", encodeURIComponent(sessionId));
     const address = this.info.socket ? `ws+unix://${this.info.socket}:${path}` : `${this.info.url.replace(/^http/, "ws")}${path}`;
     const ws = new WebSocket(address, { headers: { authorization: `Bearer ${this.token}` } });
     return new Promise((resolve, reject) => {
@@ -99,7 +125,7 @@ export async function findRunningDaemon(stateDir: string): Promise<DaemonClient 
   if (token === undefined) return undefined;
   const client = new DaemonClient(info, token);
   try {
-    const health = await client.send("GET", "/health", undefined, {}, HEALTH_TIMEOUT_MS);
+    const health = await client.send(API.health.method, API.health.path, undefined, {}, HEALTH_TIMEOUT_MS);
     return health.status === 200 ? client : undefined;
   } catch {
     return undefined;

@@ -1,10 +1,10 @@
-import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { KernelLog } from "../kernel/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER, REFUSAL_FLUSH_TIMEOUT_MS, UNTRUSTED_CONNECTION_TIMEOUT_MS } from "./limits.js";
-import { HttpProblem, PROBLEM_CONTENT_TYPE } from "./problem.js";
+import { HttpProblem, problemResponse } from "./problem.js";
 
 /** Peer key of connections without an address (a Unix socket): they count as one peer. */
 const LOCAL_PEER = "unix";
@@ -31,9 +31,7 @@ export function closeWith(socket: Duplex, response: string): void {
 
 /** Answers a raw socket (no HTTP response object) with a problem document, then closes it (closeWith). */
 export function refuseSocket(socket: Duplex, problem: HttpProblem): void {
-  const text = JSON.stringify(problem.body());
-  const head = `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ""}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n`;
-  closeWith(socket, head + text);
+  closeWith(socket, problemResponse(problem));
 }
 
 /**
@@ -63,7 +61,8 @@ export class ConnectionGuard {
     server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
       this.log?.("debug", `client connection error: ${error.code ?? error.message}`);
       if (error.code === "ECONNRESET" || !socket.writable) socket.destroy();
-      else closeWith(socket, `HTTP/1.1 ${error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? "408 Request Timeout" : "400 Bad Request"}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") refuseSocket(socket, new HttpProblem("request_timeout", "the request did not arrive in time"));
+      else refuseSocket(socket, new HttpProblem("bad_request", `the request is not well-formed HTTP (${error.code ?? error.message})`));
     });
     server.on("error", (error) => this.log?.("error", `server error: ${error.message}`));
   }

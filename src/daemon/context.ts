@@ -1,12 +1,12 @@
 import type { OperationsStore } from "../operations/index.js";
 import type { LogStats } from "./log.js";
-import type { SessionRegistry } from "./registry.js";
+import type { SessionDirectory } from "./sessionPort.js";
 
 /** What route handlers share within one daemon. */
 export interface DaemonContext {
   readonly stateDir: string;
   readonly install: string | undefined;
-  readonly registry: SessionRegistry;
+  readonly registry: SessionDirectory;
   readonly store: OperationsStore;
   readonly logStats: (() => LogStats) | undefined;
 }

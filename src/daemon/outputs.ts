@@ -1,15 +1,10 @@
 import { humanSize, jsonBytes } from "../json/index.js";
 import { MAX_EXECUTE_OUTPUT_BYTES, MAX_EXECUTE_OUTPUTS } from "./limits.js";
-
-/** One output as the daemon answers and streams it. */
-export interface OutputItem {
-  readonly msg_type: string;
-  readonly content: unknown;
-}
+import type { OutputResource } from "./resources.js";
 
 /** The answer's fields about outputs. */
 export interface OutputsAnswer {
-  readonly outputs: OutputItem[];
+  readonly outputs: OutputResource[];
   readonly dropped_outputs: number;
   readonly dropped_output_bytes: number;
 }
@@ -21,7 +16,7 @@ export interface OutputsAnswer {
  * much per execution, whatever the kernel prints.
  */
 export class KeptOutputs {
-  private readonly items: OutputItem[] = [];
+  private readonly items: OutputResource[] = [];
   private bytes = 0;
   private droppedCount = 0;
   private droppedBytes = 0;
@@ -29,7 +24,7 @@ export class KeptOutputs {
   private passed = "";
 
   /** Keeps `item` if it fits, else counts it as dropped. */
-  add(item: OutputItem): void {
+  add(item: OutputResource): void {
     const size = jsonBytes(item.content);
     if (this.droppedCount === 0) {
       if (this.items.length >= MAX_EXECUTE_OUTPUTS) this.passed = `MAX_EXECUTE_OUTPUTS (${MAX_EXECUTE_OUTPUTS} outputs)`;

@@ -5,6 +5,7 @@ import { LiveSession } from "./live.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
+import type { SessionDirectory } from "./sessionPort.js";
 import { isSameProcessAlive, processIdentity } from "../settings/index.js";
 
 /** What every session of one daemon shares. */
@@ -21,7 +22,7 @@ export interface RegistryOptions {
 }
 
 /** The daemon's open sessions, at most MAX_SESSIONS (counting ones still booting). */
-export class SessionRegistry {
+export class SessionRegistry implements SessionDirectory {
   private readonly sessions = new Map<string, LiveSession>();
   private opening = 0;
   private closing = false;
@@ -106,7 +107,7 @@ export class SessionRegistry {
   /** The session with this id. Throws 404 session_not_found. */
   get(id: string): LiveSession {
     const live = this.sessions.get(id);
-    if (live === undefined) throw new HttpProblem("session_not_found", `no session ${id} in this daemon`, { sessionId: id });
+    if (live === undefined) throw new HttpProblem("session_not_found", `no session ${id} in this daemon`, { session_id: id });
     return live;
   }
 

@@ -1,54 +1,36 @@
 import { randomUUID } from "node:crypto";
 import type WebSocket from "ws";
+import type { JsonValue } from "../json/index.js";
 import { newOperationId } from "../operations/index.js";
+import { API } from "./api.js";
 import type { DaemonClient } from "./client.js";
-
-/** One output of an execution as the daemon sends it. */
-export interface RemoteOutput {
-  readonly msg_type: string;
-  readonly content: unknown;
-}
+import type { OutputResource, SessionResource, StreamMessage } from "./resources.js";
 
 /** What a slash command typed into a remote session came to. */
 export type RemoteCommandOutcome =
-  | { readonly kind: "result"; readonly value: unknown }
+  | { readonly kind: "result"; readonly value: JsonValue }
   | { readonly kind: "failed"; readonly reason: string }
   | { readonly kind: "submitted"; readonly turnId: string; readonly state: string };
 
-/** The parts of the session resource a client uses. */
-export interface RemoteSessionResource {
-  readonly id: string;
-  readonly kernel: { readonly status: string; readonly pid: number | null };
-  readonly revision: string;
-  readonly needs_reload: boolean;
-  readonly composition: { readonly extensions: { readonly skills: { readonly skills: number } } };
-  readonly commands: readonly { readonly name: string; readonly description: string; readonly submits_turn: boolean }[];
-}
-
-interface ExecuteResponse {
-  readonly status: string;
-  readonly outputs: readonly RemoteOutput[];
-}
-
 /** A session held by a daemon, driven over its HTTP API and stream (D-5: the console's attached mode). */
 export class RemoteSession {
-  private readonly listeners = new Map<string, (output: RemoteOutput) => void>();
+  private readonly listeners = new Map<string, (output: OutputResource) => void>();
 
   private constructor(
     private readonly client: DaemonClient,
-    private resourceValue: RemoteSessionResource,
+    private resourceValue: SessionResource,
     private readonly stream: WebSocket,
   ) {
-    stream.on("message", (data) => this.onEvent(String(data)));
+    stream.on("message", (data) => this.onMessage(JSON.parse(String(data)) as StreamMessage));
   }
 
   /** Opens a session on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
   static async open(client: DaemonClient, workspace: string): Promise<RemoteSession> {
-    const resource = await client.call<RemoteSessionResource>("POST", "/sessions", { workspace });
+    const resource = await client.call(API.openSession, { body: { workspace } });
     try {
       return new RemoteSession(client, resource, await client.openStream(resource.id));
     } catch (error) {
-      await client.send("DELETE", `/sessions/${resource.id}`).catch(() => undefined);
+      await client.call(API.closeSession, { params: { id: resource.id } }).catch(() => undefined);
       throw error;
     }
   }
@@ -58,21 +40,20 @@ export class RemoteSession {
   }
 
   /** The session resource as last read. */
-  get resource(): RemoteSessionResource {
+  get resource(): SessionResource {
     return this.resourceValue;
   }
 
-  private onEvent(text: string): void {
-    const event = JSON.parse(text) as { type?: string; execution_id?: string; msg_type?: string; content?: unknown };
-    if (event.type !== "output" || event.execution_id === undefined) return;
-    this.listeners.get(event.execution_id)?.({ msg_type: event.msg_type ?? "", content: event.content });
+  private onMessage(message: StreamMessage): void {
+    if (message.type !== "output") return;
+    this.listeners.get(message.execution_id)?.({ msg_type: message.msg_type, content: message.content });
   }
 
   /**
    * Runs code; outputs reach `onOutput` from the stream as they happen, and any the stream had not
    * delivered by the time the reply came are taken from the reply. Returns the reply status.
    */
-  async execute(code: string, onOutput: (output: RemoteOutput) => void): Promise<string> {
+  async execute(code: string, onOutput: (output: OutputResource) => void): Promise<string> {
     const executionId = randomUUID();
     let seen = 0;
     this.listeners.set(executionId, (output) => {
@@ -80,9 +61,9 @@ export class RemoteSession {
       onOutput(output);
     });
     try {
-      const reply = await this.client.call<ExecuteResponse>("POST", `/sessions/${this.id}/execute`, { code, execution_id: executionId });
-      for (const output of reply.outputs.slice(seen)) onOutput(output);
-      return reply.status;
+      const answer = await this.client.call(API.execute, { params: { id: this.id }, body: { code, execution_id: executionId } });
+      for (const output of answer.outputs.slice(seen)) onOutput(output);
+      return answer.status;
     } finally {
       this.listeners.delete(executionId);
     }
@@ -91,31 +72,27 @@ export class RemoteSession {
   /** Submits a typed slash command through the events route with a fresh operation id (C-6) and reports what it came to. */
   async command(name: string, text: string): Promise<RemoteCommandOutcome> {
     const operationId = newOperationId();
-    await this.client.call("POST", `/sessions/${this.id}/events`, { operationId, type: "command", command: name, arguments: text });
-    const found = await this.client.call<{ turn: { turnId: string; state: string; outcome?: { state: string; reply?: string; reason?: string } } }>(
-      "GET",
-      `/operations/${operationId}`,
-    );
+    await this.client.call(API.postEvent, { params: { id: this.id }, body: { operation_id: operationId, type: "command", command: name, arguments: text } });
+    const { turn } = await this.client.call(API.getOperation, { params: { id: operationId } });
     await this.refresh();
-    const { turn } = found;
-    if (turn.outcome?.state === "committed") return { kind: "result", value: turn.outcome.reply === undefined ? null : JSON.parse(turn.outcome.reply) };
+    if (turn.outcome?.state === "committed") return { kind: "result", value: turn.outcome.reply as JsonValue };
     if (turn.outcome?.state === "cancelled") return { kind: "failed", reason: turn.outcome.reason ?? "cancelled" };
-    return { kind: "submitted", turnId: turn.turnId, state: turn.state };
+    return { kind: "submitted", turnId: turn.turn_id, state: turn.state };
   }
 
   /** Rereads the session resource. */
-  async refresh(): Promise<RemoteSessionResource> {
-    this.resourceValue = await this.client.call<RemoteSessionResource>("GET", `/sessions/${this.id}`);
+  async refresh(): Promise<SessionResource> {
+    this.resourceValue = await this.client.call(API.getSession, { params: { id: this.id } });
     return this.resourceValue;
   }
 
   async interrupt(): Promise<void> {
-    await this.client.call("POST", `/sessions/${this.id}/interrupt`);
+    await this.client.call(API.interrupt, { params: { id: this.id } });
   }
 
   /** Ends the stream and closes the session on the daemon. */
   async close(): Promise<void> {
     this.stream.close();
-    await this.client.send("DELETE", `/sessions/${this.id}`).catch(() => undefined);
+    await this.client.call(API.closeSession, { params: { id: this.id } }).catch(() => undefined);
   }
 }

@@ -1,59 +1,108 @@
 import type { IncomingMessage } from "node:http";
-import { HttpProblem } from "./problem.js";
-import { readJsonBody } from "./validate.js";
+import type { z } from "zod";
+import type { DeepReadonly } from "../json/index.js";
+import { HttpProblem, type ProblemCode } from "./problem.js";
 
-/** What a handler gets: the request, its parsed URL, the path parameters, and a lazy JSON body reader. */
-export interface RouteRequest {
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** One answer a route can give: when, its body's schema (none for 204), and the headers it sets. */
+export interface ResponseSpec {
+  readonly description: string;
+  readonly schema?: z.ZodType;
+  /** The answer carries the resource's revision as `ETag`. */
+  readonly etag?: true;
+  /** The answer carries `Location`, the new resource's path. */
+  readonly location?: true;
+  /** A WebSocket: the connection switches protocols, and each message has this schema. */
+  readonly websocket?: z.ZodType;
+}
+
+/** A route of the daemon's contract: what it takes, what it answers, and which problems it may give besides the common ones. */
+export interface RouteSpec {
+  readonly method: Method;
+  /** The path as OpenAPI writes it: `/sessions/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodType;
+  /** The route needs `If-Match` with the revision the client last read (428 without). */
+  readonly ifMatch?: true;
+  /** The handler parses the body itself, after a check that must come first (the receipt lookup of O-1). */
+  readonly bodyAfterLookup?: true;
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  readonly problems: readonly ProblemCode[];
+}
+
+type Output<T> = T extends z.ZodType ? z.output<T> : undefined;
+/** What a handler may answer with: the schema's type, read-only, so views can hand on domain arrays without copying. */
+type Answer<T> = T extends z.ZodType ? DeepReadonly<z.output<T>> : undefined;
+type BodyOf<S extends RouteSpec> = S extends { readonly body: infer B } ? Output<B> : undefined;
+type QueryOf<S extends RouteSpec> = S extends { readonly query: infer Q } ? Output<Q> : undefined;
+
+/** What a handler gets: the request, its URL and path parameters, the parsed query, the body (parsed once, on first call), and If-Match. */
+export interface RouteRequest<S extends RouteSpec = RouteSpec> {
   readonly req: IncomingMessage;
   readonly url: URL;
   readonly params: Readonly<Record<string, string>>;
-  /** The parsed JSON body (undefined when empty); read once, cached. */
-  body(): Promise<unknown>;
+  readonly query: QueryOf<S>;
+  /** The body as JSON, checked for encoding, size and depth but not for shape. */
+  readonly raw: unknown;
+  /** The body parsed with the route's schema. Throws HttpProblem invalid_body naming the field. */
+  body(): BodyOf<S>;
+  /** The revision `If-Match` names; empty unless the route declares `ifMatch`. */
+  readonly ifMatch: string;
 }
 
-/** A handler's answer: a status and an optional JSON body. `problem` marks a body that is a problem document. */
-export interface Reply {
-  readonly status: number;
-  readonly body?: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly problem?: boolean;
-}
+/** A handler's answer: one of the route's declared statuses with a body of its schema. */
+export type Reply<S extends RouteSpec> = {
+  [K in keyof S["responses"] & number]: {
+    readonly status: K;
+    readonly body: Answer<S["responses"][K]["schema"]>;
+    readonly headers?: Readonly<Record<string, string>>;
+  };
+}[keyof S["responses"] & number];
 
-export type Handler = (request: RouteRequest) => Promise<Reply>;
+export type Handler<S extends RouteSpec> = (request: RouteRequest<S>) => Promise<Reply<S>>;
 
-interface Route {
-  readonly method: string;
+/** A route with its handler, as the router holds it. */
+export interface BoundRoute {
+  readonly spec: RouteSpec;
+  readonly handler: (request: RouteRequest) => Promise<{ status: number; body: unknown; headers?: Readonly<Record<string, string>> }>;
   readonly pattern: RegExp;
   readonly keys: readonly string[];
-  readonly handler: Handler;
 }
 
 /** Characters of one path segment; ids are far shorter. */
 const MAX_SEGMENT_LENGTH = 256;
 
-/** A method + path table with `:name` segments. */
+/** The route table: a method + path template (`{name}` segments) per route, each bound to its handler once. */
 export class Router {
-  private readonly routes: Route[] = [];
+  private readonly table: BoundRoute[] = [];
 
-  /** Adds a route, e.g. add("GET", "/sessions/:id", handler). */
-  add(method: string, path: string, handler: Handler): this {
+  /** Binds `handler` to the route `spec` declares. */
+  add<S extends RouteSpec>(spec: S, handler: NoInfer<Handler<S>>): this {
     const keys: string[] = [];
-    const source = path.replace(/:([a-z_]+)/g, (_, key: string) => {
+    const source = spec.path.replace(/\{([a-z_]+)\}/g, (_, key: string) => {
       keys.push(key);
       return `([^/]{1,${MAX_SEGMENT_LENGTH}})`;
     });
-    this.routes.push({ method, pattern: new RegExp(`^${source}$`), keys, handler });
+    this.table.push({ spec, handler: handler as unknown as BoundRoute["handler"], pattern: new RegExp(`^${source}$`), keys });
     return this;
   }
 
-  /** The handler and parameters for a request. Throws 404 route_not_found, or 405 method_not_allowed when only the method is wrong. */
-  match(method: string, pathname: string): { handler: Handler; params: Record<string, string> } {
-    let allowed: string[] = [];
-    for (const route of this.routes) {
+  /** Every route, in the order they were added. */
+  routes(): readonly RouteSpec[] {
+    return this.table.map((route) => route.spec);
+  }
+
+  /** The route and path parameters for a request. Throws 404 route_not_found, or 405 method_not_allowed when only the method is wrong. */
+  match(method: string, pathname: string): { route: BoundRoute; params: Record<string, string> } {
+    const allowed = new Set<string>();
+    for (const route of this.table) {
       const found = route.pattern.exec(pathname);
       if (found === null) continue;
-      if (route.method !== method) {
-        allowed.push(route.method);
+      if (route.spec.method !== method) {
+        allowed.add(route.spec.method);
         continue;
       }
       const params: Record<string, string> = {};
@@ -62,16 +111,9 @@ export class Router {
       } catch {
         throw new HttpProblem("route_not_found", `${pathname} has a malformed percent-encoding`);
       }
-      return { handler: route.handler, params };
+      return { route, params };
     }
-    allowed = [...new Set(allowed)];
-    if (allowed.length > 0) throw new HttpProblem("method_not_allowed", `${method} ${pathname} is not allowed; use ${allowed.join(", ")}`, { allow: allowed });
-    throw new HttpProblem("route_not_found", `no route ${method} ${pathname}; see docs/http-api.md`);
+    if (allowed.size > 0) throw new HttpProblem("method_not_allowed", `${method} ${pathname} is not allowed; use ${[...allowed].join(", ")}`, { allow: [...allowed] });
+    throw new HttpProblem("route_not_found", `no route ${method} ${pathname}; see GET /openapi.json`);
   }
-}
-
-/** Builds the RouteRequest of an incoming request. */
-export function routeRequest(req: IncomingMessage, url: URL, params: Record<string, string>): RouteRequest {
-  let body: Promise<unknown> | undefined;
-  return { req, url, params, body: () => (body ??= readJsonBody(req)) };
 }

@@ -1,28 +1,20 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { OperationsStore } from "../operations/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import { currentProcess } from "../settings/index.js";
 import type { KernelLog } from "../kernel/index.js";
-import { newToken, presentedToken, tokenMatches } from "./auth.js";
+import { newToken } from "./auth.js";
 import { ConnectionGuard } from "./connections.js";
 import type { DaemonContext } from "./context.js";
-import { HttpProblem, problemOf, sendJson, sendProblem, PROBLEM_CONTENT_TYPE } from "./problem.js";
+import { buildRouter, httpHandler } from "./http.js";
 import { SessionRegistry } from "./registry.js";
-import { Router, routeRequest } from "./router.js";
-import { catalogRoutes } from "./routes/catalog.js";
-import { eventRoutes } from "./routes/events.js";
-import { operationRoutes } from "./routes/operations.js";
-import { noBody, sessionRoutes } from "./routes/sessions.js";
-import { settingsRoutes } from "./routes/settings.js";
+import type { SessionDirectory } from "./sessionPort.js";
 import type { LogStats } from "./log.js";
 import { DAEMON_DB_FILE, makeStateDirPrivate, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
 import { StreamServer } from "./stream.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
-
-/** Methods whose routes take no body: anything but empty or `{}` is refused (D-1). */
-const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"]);
 
 /** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
 export type ListenTarget = { readonly host: string; readonly port: number } | { readonly socket: string };
@@ -39,6 +31,10 @@ export interface DaemonOptions {
   readonly pool?: number;
   /** What GET /health reports about the log (`albedo serve` owns it). */
   readonly logStats?: () => LogStats;
+  /** The sessions the routes serve; by default a SessionRegistry of real kernels. Route tests pass a fake. */
+  readonly sessions?: SessionDirectory;
+  /** Check every answer against its route's schema (a mismatch is a 500 naming the field); for tests. */
+  readonly checkReplies?: boolean;
 }
 
 /** What restart recovery found when the daemon opened its database (O-2). */
@@ -88,11 +84,11 @@ export class Daemon {
     try {
       const { abandoned, pending } = store.recoverAfterRestart();
       const recovery = { abandoned, pending, pruned: store.pruneExpired() };
-      const registry = new SessionRegistry({ stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options) });
+      const registry = options.sessions ?? new SessionRegistry({ stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options) });
       const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats };
       const router = buildRouter(ctx);
-      const streams = new StreamServer(registry, token, options.log);
-      const server = createServer((req, res) => void handle(router, token, req, res, options.log));
+      const streams = new StreamServer(router, registry, token, options.log);
+      const server = createServer(httpHandler(router, token, { ...(options.log ? { log: options.log } : {}), checkReplies: options.checkReplies === true }));
       server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
       new ConnectionGuard(token, options.log).attach(server);
       const info = await listen(server, options.listen);
@@ -136,41 +132,6 @@ function optionalParts(options: DaemonOptions): { install?: string; log?: Kernel
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.pool !== undefined ? { pool: options.pool } : {}),
   };
-}
-
-function buildRouter(ctx: DaemonContext): Router {
-  const router = new Router();
-  sessionRoutes(router, ctx);
-  catalogRoutes(router, ctx);
-  settingsRoutes(router, ctx);
-  eventRoutes(router, ctx);
-  operationRoutes(router, ctx);
-  return router;
-}
-
-async function handle(router: Router, token: string, req: IncomingMessage, res: ServerResponse, log: KernelLog | undefined): Promise<void> {
-  try {
-    const url = new URL(req.url ?? "/", "http://albedo.invalid");
-    if (!tokenMatches(presentedToken(req, url, false), token)) {
-      throw new HttpProblem("unauthorized", "send Authorization: Bearer <token>; the token is in daemon.token in the state dir");
-    }
-    const method = req.method ?? "GET";
-    const { handler, params } = router.match(method, url.pathname);
-    const request = routeRequest(req, url, params);
-    if (BODILESS_METHODS.has(method)) await noBody(request);
-    const reply = await handler(request);
-    const headers = { ...(reply.problem ? { "content-type": PROBLEM_CONTENT_TYPE } : {}), ...reply.headers };
-    sendJson(res, reply.status, reply.body, headers);
-  } catch (error) {
-    const problem = problemOf(error);
-    // A bug's stack helps; a known fault (full disk, dead kernel) is said in one line.
-    const why = problem.code === "internal_error" && error instanceof Error ? (error.stack ?? error.message) : `${problem.code}: ${problem.message}`;
-    if (problem.status >= 500) log?.("error", `${req.method} ${req.url}: ${why}`);
-    const headers: Record<string, string> = problem.code === "unauthorized" ? { "www-authenticate": 'Bearer realm="albedo"' } : {};
-    if (problem.code === "method_not_allowed") headers.allow = (problem.extra.allow as string[]).join(", ");
-    if (!res.headersSent) sendProblem(res, problem, headers);
-    else res.destroy();
-  }
 }
 
 /** Listens and returns what daemon.json should say. */

@@ -3,14 +3,16 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { outputDropMarker, type KernelLog } from "../kernel/index.js";
 import { boundJson } from "../json/index.js";
+import { API } from "./api.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { refuseSocket } from "./connections.js";
 import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS, MAX_STREAM_MESSAGE_BYTES } from "./limits.js";
-import type { LiveSession, StreamEvent } from "./live.js";
+import type { StreamEvent } from "./live.js";
 import { HttpProblem, problemOf } from "./problem.js";
-import type { SessionRegistry } from "./registry.js";
+import type { Router } from "./router.js";
+import type { HostedSession, SessionDirectory } from "./sessionPort.js";
+import { streamMessage } from "./views.js";
 
-const STREAM_PATH = /^\/sessions\/([^/]{1,256})\/stream$/;
 /** WebSocket close code sent when the session closes. */
 export const STREAM_CLOSE_GOING_AWAY = 1001;
 
@@ -18,11 +20,11 @@ const STREAM_MARKER = outputDropMarker("MAX_STREAM_MESSAGE_BYTES", MAX_STREAM_ME
 /** Each event's message, made once however many clients a session has. */
 const frames = new WeakMap<StreamEvent, Buffer>();
 
-/** The message for `event` on session `sessionId`'s stream: its JSON, cut to MAX_STREAM_MESSAGE_BYTES with a marker when larger. */
-export function streamFrame(sessionId: string, event: StreamEvent): Buffer {
+/** The message for `event` on `live`'s stream: its JSON (streamMessage), cut to MAX_STREAM_MESSAGE_BYTES with a marker when larger. */
+export function streamFrame(live: HostedSession, event: StreamEvent): Buffer {
   let frame = frames.get(event);
   if (frame === undefined) {
-    const message = { session_id: sessionId, ...event };
+    const message = streamMessage(live, event);
     frame = Buffer.from(JSON.stringify(message));
     if (frame.length > MAX_STREAM_MESSAGE_BYTES) frame = Buffer.from(JSON.stringify(boundJson(message, MAX_STREAM_MESSAGE_BYTES, STREAM_MARKER).value));
     frames.set(event, frame);
@@ -34,9 +36,9 @@ export function streamFrame(sessionId: string, event: StreamEvent): Buffer {
  * Sends every event of `live` to `ws`; a client whose queue would pass MAX_STREAM_BUFFER_BYTES
  * with the next message is dropped rather than buffered without bound.
  */
-function attach(ws: WebSocket, live: LiveSession): void {
+function attach(ws: WebSocket, live: HostedSession): void {
   const send = (event: StreamEvent) => {
-    const frame = streamFrame(live.id, event);
+    const frame = streamFrame(live, event);
     if (ws.bufferedAmount + frame.length > MAX_STREAM_BUFFER_BYTES) {
       ws.terminate();
       return;
@@ -55,19 +57,20 @@ function attach(ws: WebSocket, live: LiveSession): void {
   send({ type: "status", kernel: live.session.status().kernel, revision: live.session.view.snapshot.revision });
 }
 
-/** The WebSocket side of the daemon: `/sessions/{id}/stream`, authenticated like every route. */
+/** The WebSocket side of the daemon: the stream route of the API, authenticated like every route (and by `?token=`). */
 export class StreamServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
 
   constructor(
-    private readonly registry: SessionRegistry,
+    private readonly router: Router,
+    private readonly sessions: SessionDirectory,
     private readonly token: string,
     private readonly log?: KernelLog,
   ) {
     this.wss.on("error", (error) => this.log?.("debug", `stream server error: ${error.message}`));
   }
 
-  /** Handles one HTTP upgrade request; a peer that resets the connection only loses its own socket. */
+  /** Handles one HTTP upgrade request; a refusal is a problem document on the socket, and a peer that resets only loses its own socket. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     // The HTTP server hands the socket over without its error listener; an unhandled reset would end the process.
     socket.on("error", (error: NodeJS.ErrnoException) => {
@@ -77,11 +80,13 @@ export class StreamServer {
     try {
       const url = new URL(req.url ?? "/", "http://albedo.invalid");
       if (!tokenMatches(presentedToken(req, url, true), this.token)) throw new HttpProblem("unauthorized", "send Authorization: Bearer <token> or ?token=");
-      const match = STREAM_PATH.exec(url.pathname);
-      if (match === null) throw new HttpProblem("route_not_found", `no stream at ${url.pathname}; streams live at /sessions/{id}/stream`);
-      const live = this.registry.get(decodeURIComponent(match[1]!));
+      const { route, params } = this.router.match(req.method ?? "GET", url.pathname);
+      if (route.spec !== API.stream) throw new HttpProblem("route_not_found", `no stream at ${url.pathname}; streams live at /sessions/{id}/stream`);
+      const live = this.sessions.get(params.id!);
       if (live.subscribers >= MAX_STREAM_CLIENTS) {
-        throw new HttpProblem("too_many_streams", `session ${live.id} already has ${live.subscribers} stream clients; at most ${MAX_STREAM_CLIENTS} (MAX_STREAM_CLIENTS)`);
+        throw new HttpProblem("too_many_streams", `session ${live.id} already has ${live.subscribers} stream clients; at most ${MAX_STREAM_CLIENTS} (MAX_STREAM_CLIENTS)`, {
+          limit: MAX_STREAM_CLIENTS,
+        });
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => attach(ws, live));
     } catch (error) {

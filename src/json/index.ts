@@ -3,4 +3,7 @@ export { canonicalJson } from "./canonical.js";
 export { jsonNestingDepth } from "./depth.js";
 export { boundJson, jsonBytes, MAX_BOUNDED_DEPTH, MIN_BOUND_BYTES, type BoundedJson, type DropMarker } from "./bounded.js";
 export { humanSize } from "./size.js";
+export { jsonPath } from "./path.js";
+export { problemsOfIssues, type JsonProblem } from "./issues.js";
+export type { DeepReadonly, JsonValue } from "./value.js";
 export { decodeUtf8Strict, firstInvalidUtf8, type Utf8Decoded } from "./utf8.js";

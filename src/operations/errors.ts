@@ -1,33 +1,19 @@
 /**
- * The refusals `admit` can answer with, each with its HTTP status. They are values, not thrown:
- * the daemon sends them as problem documents. Refusals are not stored; only admissions are.
+ * Why `admit` refused an input. Refusals are values with a stable code, not thrown: the daemon
+ * turns each code into its HTTP answer (one table there). Refusals are not stored; only
+ * admissions are.
  */
-export const ADMISSION_ERRORS = {
-  operation_conflict: { status: 409, title: "The operation id was already used with a different body" },
-  invalid_operation_id: { status: 400, title: "The operation id is not a UUIDv7" },
-  operation_expired: { status: 410, title: "The operation id is older than the receipt retention" },
-  operation_future: { status: 400, title: "The operation id lies too far in the future" },
-  queue_full: { status: 429, title: "The session has too many waiting inputs" },
-  invalid_input: { status: 400, title: "The input is malformed" },
-} as const;
+export type AdmissionErrorCode = "operation_conflict" | "invalid_operation_id" | "operation_expired" | "operation_future" | "queue_full";
 
-export type AdmissionErrorCode = keyof typeof ADMISSION_ERRORS;
-
-/** A refusal as sent: the HTTP status and a problem body with a stable code. */
+/** A refusal: its code, a detail naming the offending value and the bound, and the id when it is one. */
 export interface AdmissionRefusal {
   readonly ok: false;
-  readonly status: number;
-  readonly body: {
-    readonly code: AdmissionErrorCode;
-    readonly title: string;
-    readonly detail: string;
-    readonly operationId?: string;
-  };
+  readonly code: AdmissionErrorCode;
+  readonly detail: string;
+  readonly operationId?: string;
 }
 
-/** Builds the refusal for `code`; `detail` names the offending value and the bound. */
+/** Builds the refusal for `code`. */
 export function refusal(code: AdmissionErrorCode, detail: string, operationId?: string): AdmissionRefusal {
-  const entry = ADMISSION_ERRORS[code];
-  const body = operationId === undefined ? { code, title: entry.title, detail } : { code, title: entry.title, detail, operationId };
-  return { ok: false, status: entry.status, body };
+  return operationId === undefined ? { ok: false, code, detail } : { ok: false, code, detail, operationId };
 }

@@ -1,8 +1,8 @@
 export { OperationsStore, type OperationLookup, type OperationsStoreOptions, type RecoveryReport } from "./store.js";
-export type { Admission, AdmitResult, ReceiptBody } from "./admission.js";
+export type { Admission, AdmitResult, Receipt } from "./admission.js";
 export { DATABASE_FILE_MODE, DatabaseFileError, type DatabaseFileFault } from "./dbFile.js";
-export { ADMISSION_ERRORS, type AdmissionErrorCode, type AdmissionRefusal } from "./errors.js";
-export { activationBlock, type AdmitInput, type CommandInput, type MessageInput, type TurnTexts } from "./input.js";
+export type { AdmissionErrorCode, AdmissionRefusal } from "./errors.js";
+export { activationBlock, type AdmitInput, type CommandInput, type MessageInput, type ReplayCandidate, type TurnTexts } from "./input.js";
 export type { DeliveryStatus, Turn, TurnOutcome, TurnState } from "./turns.js";
 export { newOperationId, parseUuidV7 } from "./uuidv7.js";
 export { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";

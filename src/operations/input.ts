@@ -1,6 +1,5 @@
 import type { Activation } from "../skills/index.js";
 import { canonicalJson } from "../json/index.js";
-import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "./limits.js";
 
 /** A person's message to the session. */
 export interface MessageInput {
@@ -24,64 +23,30 @@ export interface CommandInput {
 
 export type AdmitInput = MessageInput | CommandInput;
 
-const MESSAGE_FIELDS = ["operationId", "type", "text"];
-const COMMAND_FIELDS = ["operationId", "type", "command", "arguments", "activation"];
-const ACTIVATION_FIELDS = ["name", "description", "source", "arguments", "instructions"];
 /** Fields whose outer whitespace carries no meaning (C-3 trims argument text the same way). */
 const TRIMMED_FIELDS = new Set(["text", "command", "arguments"]);
+
+/**
+ * An input as it came, before anything but its id was checked: what a receipt lookup compares.
+ * The lookup runs before any other validation (O-1), so a retry gets its first answer even when
+ * its body would fail a later check.
+ */
+export interface ReplayCandidate {
+  readonly operationId: string;
+  readonly [field: string]: unknown;
+}
 
 /**
  * The text a replay is compared on: the session and the body without its id and activation,
  * strings trimmed where whitespace means nothing, keys sorted.
  */
-export function requestKey(sessionId: string, input: object): string {
+export function requestKey(sessionId: string, input: ReplayCandidate | AdmitInput): string {
   const body: Record<string, unknown> = { sessionId };
   for (const [key, value] of Object.entries(input)) {
     if (key === "operationId" || key === "activation") continue;
     body[key] = TRIMMED_FIELDS.has(key) && typeof value === "string" ? value.trim() : value;
   }
   return canonicalJson(body);
-}
-
-/** Why `input` is not a well-formed AdmitInput (ids are checked apart), or undefined when it is. */
-export function inputProblem(input: object): string | undefined {
-  const record = input as Record<string, unknown>;
-  if (record.type === "message") return strayField(record, MESSAGE_FIELDS, "a message") ?? textProblem(record.text, "text", false);
-  if (record.type !== "command") return `type must be "message" or "command", got ${JSON.stringify(record.type) ?? "nothing"}`;
-  const stray = strayField(record, COMMAND_FIELDS, "a command");
-  if (stray) return stray;
-  const command = record.command;
-  if (typeof command !== "string" || !/^\/\S+$/.test(command.trim()) || command.length > MAX_INPUT_NAME_LENGTH) {
-    return `command must be a slash name such as "/demo" of at most ${MAX_INPUT_NAME_LENGTH} characters`;
-  }
-  return textProblem(record.arguments, "arguments", true) ?? (record.activation === undefined ? undefined : activationProblem(record.activation));
-}
-
-function strayField(record: Record<string, unknown>, allowed: readonly string[], what: string): string | undefined {
-  const stray = Object.keys(record).find((key) => !allowed.includes(key));
-  return stray === undefined ? undefined : `unknown field "${stray}" in ${what}; allowed: ${allowed.join(", ")}`;
-}
-
-function textProblem(value: unknown, field: string, mayBeEmpty: boolean): string | undefined {
-  if (typeof value !== "string") return `${field} must be a string`;
-  if (!mayBeEmpty && value.trim().length === 0) return `${field} must not be empty`;
-  const size = Buffer.byteLength(value);
-  if (size > MAX_INPUT_TEXT_BYTES) return `${field} is ${size} bytes; at most ${MAX_INPUT_TEXT_BYTES} (MAX_INPUT_TEXT_BYTES)`;
-  return undefined;
-}
-
-function activationProblem(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "activation must be an object";
-  const record = value as Record<string, unknown>;
-  const stray = strayField(record, ACTIVATION_FIELDS, "an activation");
-  if (stray) return stray;
-  for (const key of ["name", "description", "source", "instructions"]) {
-    if (typeof record[key] !== "string") return `activation.${key} must be a string`;
-  }
-  const args = record.arguments;
-  if (typeof args === "string") return undefined;
-  const isMapping = typeof args === "object" && args !== null && !Array.isArray(args) && Object.values(args).every((item) => typeof item === "string");
-  return isMapping ? undefined : "activation.arguments must be a string or a mapping of strings";
 }
 
 /** What a turn shows in the transcript and what it gives the model (C-6). */

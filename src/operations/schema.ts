@@ -39,6 +39,16 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX turns_by_session_state ON turns (session_id, state, seq);
   `,
+  // 2: a receipt is the admission record, not an HTTP answer (the daemon picks the status), and a
+  // built-in's reply is stored as the JSON value it is, no longer as JSON text inside a string.
+  `
+  ALTER TABLE receipts DROP COLUMN status;
+  ALTER TABLE receipts RENAME COLUMN response_json TO receipt_json;
+  UPDATE turns SET outcome_json = json_set(outcome_json, '$.reply', json(json_extract(outcome_json, '$.reply')))
+    WHERE json_extract(outcome_json, '$.state') = 'committed'
+      AND json_type(outcome_json, '$.reply') = 'text'
+      AND json_valid(json_extract(outcome_json, '$.reply'));
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import { AppError } from "../errors/index.js";
 import { openDatabase } from "./dbFile.js";
-import { checkNewOperation, lookupReceipt, normaliseId, recordAdmission, type AdmitResult, type ReceiptBody } from "./admission.js";
-import type { AdmitInput } from "./input.js";
+import { checkNewOperation, lookupReceipt, normaliseId, recordAdmission, type AdmitResult, type Receipt } from "./admission.js";
+import type { AdmitInput, ReplayCandidate } from "./input.js";
 import { OPERATIONS_BUSY_TIMEOUT_MS, RECEIPT_TTL_MS } from "./limits.js";
 import { migrate } from "./schema.js";
 import { ALLOWED_FROM, deliveryOf, turnFromRow, type DeliveryStatus, type Turn, type TurnOutcome, type TurnRow } from "./turns.js";
@@ -17,7 +17,7 @@ export interface OperationsStoreOptions {
 export type OperationLookup =
   | {
       readonly found: true;
-      readonly receipt: { readonly status: number; readonly body: ReceiptBody };
+      readonly receipt: Receipt;
       readonly delivery: DeliveryStatus;
       readonly turn: Turn;
     }
@@ -58,43 +58,40 @@ export class OperationsStore {
 
   /**
    * Admits one input for a session (O-1): a known id answers from its receipt before any check;
-   * otherwise id, time, shape and queue bound are checked and receipt, input and turn are written in
-   * one transaction. Returns the answer to send; refusals are values. `input` is re-checked here
-   * because it usually comes straight from a request body.
+   * otherwise the id's time and the queue bound are checked and receipt, input and turn are
+   * written in one transaction. The input's shape is trusted: the daemon parsed it at its
+   * boundary. Returns the answer; refusals are values.
    */
   admit(sessionId: string, input: AdmitInput): AdmitResult {
-    const body: object = typeof input === "object" && input !== null ? input : {};
     return this.db
       .transaction((): AdmitResult => {
         const now = this.now();
-        return lookupReceipt(this.db, sessionId, body, now) ?? checkNewOperation(this.db, sessionId, body, now) ?? recordAdmission(this.db, sessionId, input, now);
+        return lookupReceipt(this.db, sessionId, input, now) ?? checkNewOperation(this.db, sessionId, input, now) ?? recordAdmission(this.db, sessionId, input, now);
       })
       .immediate();
   }
 
-  /** The stored answer for an already admitted id (same as `admit` would give), or undefined; writes nothing. */
-  replay(sessionId: string, input: AdmitInput): AdmitResult | undefined {
-    return lookupReceipt(this.db, sessionId, input, this.now());
+  /** The stored answer for an already admitted id (same as `admit` would give), or undefined; writes nothing and checks nothing else. */
+  replay(sessionId: string, candidate: ReplayCandidate): AdmitResult | undefined {
+    return lookupReceipt(this.db, sessionId, candidate, this.now());
   }
 
   /** The receipt, delivery status and turn of an operation; expired once its id is older than RECEIPT_TTL_MS. */
   getOperation(operationId: string): OperationLookup {
-    const id = normaliseId({ operationId });
-    const idTime = id === undefined ? undefined : parseUuidV7(id);
-    if (id === undefined || idTime === undefined) return { found: false, reason: "not_found" };
+    const id = normaliseId(operationId);
+    const idTime = parseUuidV7(id);
+    if (idTime === undefined) return { found: false, reason: "not_found" };
     if (idTime < this.now() - RECEIPT_TTL_MS) return { found: false, reason: "expired" };
-    const receipt = this.db.prepare("SELECT status, response_json FROM receipts WHERE operation_id = ?").get(id) as
-      | { status: number; response_json: string }
-      | undefined;
+    const receipt = this.db.prepare("SELECT receipt_json FROM receipts WHERE operation_id = ?").get(id) as { receipt_json: string } | undefined;
     const row = this.db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE operation_id = ?`).get(id) as TurnRow | undefined;
     if (receipt === undefined || row === undefined) return { found: false, reason: "not_found" };
     const turn = turnFromRow(row);
-    return { found: true, receipt: { status: receipt.status, body: JSON.parse(receipt.response_json) as ReceiptBody }, delivery: deliveryOf(turn.state), turn };
+    return { found: true, receipt: JSON.parse(receipt.receipt_json) as Receipt, delivery: deliveryOf(turn.state), turn };
   }
 
   /** The input as admitted (with its stored activation), or undefined for an unknown id. */
   getInput(operationId: string): AdmitInput | undefined {
-    const row = this.db.prepare("SELECT input_json FROM inputs WHERE operation_id = ?").get(normaliseId({ operationId }) ?? "") as
+    const row = this.db.prepare("SELECT input_json FROM inputs WHERE operation_id = ?").get(normaliseId(operationId)) as
       | { input_json: string }
       | undefined;
     return row === undefined ? undefined : (JSON.parse(row.input_json) as AdmitInput);

@@ -1,3 +1,5 @@
+import type { JsonValue } from "../json/index.js";
+
 /** The states of a turn; only pending → running → committed, and pending/running → cancelled, are allowed. */
 export type TurnState = "pending" | "running" | "committed" | "cancelled" | "abandoned";
 
@@ -6,7 +8,7 @@ export type DeliveryStatus = "pending" | "committed" | "cancelled";
 
 /** How a turn ended; "abandoned" is set only by restart recovery (O-2). */
 export type TurnOutcome =
-  | { readonly state: "committed"; readonly reply?: string }
+  | { readonly state: "committed"; readonly reply?: JsonValue }
   | { readonly state: "cancelled"; readonly reason?: string }
   | { readonly state: "abandoned"; readonly reason: string };
 

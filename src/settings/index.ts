@@ -2,6 +2,9 @@ export { installDir, homeDir, stateDir } from "./paths.js";
 export {
   validateSettings,
   skillNameProblem,
+  SkillName,
+  SETTINGS_SCHEMAS,
+  REPLACED_SECTIONS,
   MAX_KERNEL_FIELD_LENGTH,
   MAX_KERNEL_POOL,
   MAX_SETTINGS_DEPTH,

@@ -4,7 +4,8 @@
  * known section are refused, since a typo there would silently change nothing.
  */
 import { isAbsolute } from "node:path";
-import { jsonNestingDepth } from "../json/index.js";
+import { z } from "zod";
+import { jsonNestingDepth, problemsOfIssues, type JsonProblem } from "../json/index.js";
 import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
 import {
   MAX_BASE_URL_LENGTH,
@@ -15,65 +16,10 @@ import {
   MIN_CONTEXT_TOKENS,
   MODEL_MODES,
   MODEL_PROVIDERS,
-  type ModelMode,
-  type ModelProvider,
 } from "../model/index.js";
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
-export type Switch = "on" | "off";
-
-export interface SkillsSettings {
-  /** Only in the global scope: what an unnamed skill gets. */
-  readonly default?: Switch;
-  readonly on?: readonly string[];
-  readonly off?: readonly string[];
-}
-
-export interface KernelSettings {
-  readonly pool?: number;
-  readonly kernelspec?: string;
-  readonly python?: string;
-}
-
-export interface LimitsSettings {
-  readonly memoryMB?: number;
-  readonly processes?: number;
-  readonly openFiles?: number;
-  readonly shmMB?: number;
-}
-
-/** The `model` section (O-7). Only the global file's provider, base_url, api_key_env and script are honoured (see resolveModelSettings). */
-export interface ModelSection {
-  readonly provider?: ModelProvider;
-  readonly base_url?: string;
-  readonly name?: string;
-  /** The NAME of the environment variable holding the key; the key itself is never a setting. */
-  readonly api_key_env?: string;
-  readonly mode?: ModelMode;
-  readonly context_tokens?: number;
-  readonly script?: string;
-}
-
-export interface Settings {
-  readonly skills?: SkillsSettings;
-  readonly sandbox?: SandboxMode;
-  readonly kernel?: KernelSettings;
-  readonly limits?: LimitsSettings;
-  readonly network?: boolean;
-  readonly model?: ModelSection;
-  readonly [field: string]: unknown;
-}
-
-/** One thing wrong with a settings value; `path` is a dotted path such as `skills.on[2]`. */
-export interface SettingsProblem {
-  readonly path: string;
-  readonly message: string;
-}
-
-export type SettingsValidation =
-  | { readonly ok: true; readonly settings: Settings }
-  | { readonly ok: false; readonly problems: readonly SettingsProblem[] };
 
 /** Unicode code points in a skill name listed in `on` / `off` (the S-4 name bound). */
 export const MAX_SETTINGS_SKILL_NAME_LENGTH = 64;
@@ -89,128 +35,108 @@ export const MAX_KERNEL_FIELD_LENGTH = 4096;
  */
 export const MAX_SETTINGS_DEPTH = 64;
 
-const SWITCHES: readonly string[] = ["on", "off"];
+/** One thing wrong with a settings value; `path` is a dotted path such as `skills.on[2]`. */
+export type SettingsProblem = JsonProblem;
 
-type Problems = SettingsProblem[];
-type Record_ = Readonly<Record<string, unknown>>;
+/** A message built from the offending value, for every issue of one schema. */
+const says = (text: (got: string, input: unknown) => string) => ({ error: (issue: { input?: unknown }) => text(describe(issue.input), issue.input) });
 
-/** Checks a parsed JSON value against the schema for `scope`; returns the typed value or every problem found. */
-export function validateSettings(value: unknown, scope: SettingsScope): SettingsValidation {
-  const tooDeep = settingsDepthProblem(value);
-  if (tooDeep) return { ok: false, problems: [tooDeep] };
-  const problems: Problems = [];
-  if (!isRecord(value)) {
-    problems.push({ path: "", message: `settings must be a JSON object, got ${describe(value)}` });
-    return { ok: false, problems };
-  }
-  if ("skills" in value) checkSkills(value.skills, scope, problems);
-  if ("sandbox" in value) checkEnum(value.sandbox, SANDBOX_MODES as readonly string[], "sandbox", problems);
-  if ("kernel" in value) checkKernel(value.kernel, problems);
-  if ("limits" in value) checkLimits(value.limits, problems);
-  if ("model" in value) checkModel(value.model, problems);
-  if ("network" in value && typeof value.network !== "boolean") {
-    problems.push({ path: "network", message: `must be true or false, got ${describe(value.network)}` });
-  }
-  return problems.length === 0 ? { ok: true, settings: value as Settings } : { ok: false, problems };
+/** Every variant of a string enum, as zod wants it (non-empty). */
+function oneOf<T extends string>(values: readonly T[]) {
+  const message = says((got) => `must be one of ${values.map((item) => `"${item}"`).join(", ")}, got ${got}`);
+  return z.enum(values as unknown as [T, ...T[]], message);
 }
 
-/** The problem of a value nested deeper than MAX_SETTINGS_DEPTH, or undefined; safe on any depth. */
-export function settingsDepthProblem(value: unknown): SettingsProblem | undefined {
-  if (jsonNestingDepth(value, MAX_SETTINGS_DEPTH) <= MAX_SETTINGS_DEPTH) return undefined;
-  return { path: "", message: `nests arrays and objects more than ${MAX_SETTINGS_DEPTH} levels deep; at most ${MAX_SETTINGS_DEPTH} (MAX_SETTINGS_DEPTH)` };
+function integer(min: number, max: number) {
+  const message = says((got) => `must be an integer from ${min} to ${max}, got ${got}`);
+  return z.number(message).int(message).min(min, message).max(max, message);
 }
 
-function checkSkills(value: unknown, scope: SettingsScope, problems: Problems): void {
-  if (!checkSection(value, "skills", ["default", "on", "off"], problems)) return;
-  if ("default" in value) {
-    if (scope !== "global") problems.push({ path: "skills.default", message: `only the global settings may set a default, not the ${scope} scope` });
-    else checkEnum(value.default, SWITCHES, "skills.default", problems);
-  }
-  const on = "on" in value ? checkNames(value.on, "skills.on", problems) : [];
-  const off = "off" in value ? checkNames(value.off, "skills.off", problems) : [];
-  const offSet = new Set(off);
-  on.forEach((name, index) => {
-    if (offSet.has(name)) problems.push({ path: `skills.on[${index}]`, message: `"${name}" is listed in both on and off` });
+/** A non-empty (after trimming) string of at most `max` characters. */
+function text(max: number) {
+  const message = says((got) => `must be a non-empty string of at most ${max} characters, got ${got}`);
+  return z.string(message).max(max, message).refine((value) => value.trim().length > 0, message);
+}
+
+/** An object holding only `shape`'s keys; each stray key is its own problem (see problemsOfIssues). */
+function section<S extends z.ZodRawShape>(name: string, shape: S) {
+  const allowed = Object.keys(shape).join(", ");
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === "unrecognized_keys" ? `unknown field; ${name} allows ${allowed}` : `must be an object, got ${describe(issue.input)}`),
   });
 }
 
-/** Returns the valid names of the list so the on/off overlap check still runs when some are bad. */
-function checkNames(value: unknown, path: string, problems: Problems): string[] {
-  if (!Array.isArray(value)) {
-    problems.push({ path, message: `must be a list of skill names, got ${describe(value)}` });
-    return [];
-  }
-  if (value.length > MAX_SETTINGS_SKILL_NAMES) {
-    problems.push({ path, message: `lists ${value.length} names; at most ${MAX_SETTINGS_SKILL_NAMES} (MAX_SETTINGS_SKILL_NAMES) are allowed` });
-    return [];
-  }
-  const names: string[] = [];
-  value.forEach((item: unknown, index) => {
-    const message = skillNameProblem(item);
-    if (message) problems.push({ path: `${path}[${index}]`, message });
-    else names.push(item as string);
+const Switch = oneOf(["on", "off"]);
+export type Switch = z.infer<typeof Switch>;
+
+/** A skill name as settings lists and patches name it. */
+export const SkillName = z
+  .string(says((got) => `a skill name must be a string, got ${got}`))
+  .refine((value) => value.trim().length > 0, "a skill name must not be empty")
+  .refine((value) => [...value].length <= MAX_SETTINGS_SKILL_NAME_LENGTH, {
+    error: (issue) => `skill name has ${[...String(issue.input)].length} characters; at most ${MAX_SETTINGS_SKILL_NAME_LENGTH} (MAX_SETTINGS_SKILL_NAME_LENGTH)`,
   });
-  return names;
+
+/** A list of skill names; past the bound only the length is reported, as each name would be noise. */
+const SkillNames = z
+  .array(SkillName, says((got) => `must be a list of skill names, got ${got}`))
+  .max(MAX_SETTINGS_SKILL_NAMES, {
+    error: (issue) => `lists ${(issue.input as unknown[]).length} names; at most ${MAX_SETTINGS_SKILL_NAMES} (MAX_SETTINGS_SKILL_NAMES) are allowed`,
+  });
+
+/** `skills` of one scope: only the global file may set a default. Runs the on/off overlap check even when some names are bad. */
+function skillsSection(scope: SettingsScope) {
+  const notHere = z.never({ error: () => `only the global settings may set a default, not the ${scope} scope` });
+  return section("skills", { default: (scope === "global" ? Switch : notHere).optional(), on: SkillNames.optional(), off: SkillNames.optional() }).superRefine(
+    (value, ctx) => {
+      const names = (list: unknown) => (Array.isArray(list) ? list : []);
+      const off = new Set(names(value.off).filter((name) => SkillName.safeParse(name).success));
+      names(value.on).forEach((name, index) => {
+        if (off.has(name)) ctx.addIssue({ code: "custom", path: ["on", index], message: `"${String(name)}" is listed in both on and off` });
+      });
+    },
+    { when: () => true },
+  );
 }
 
-/** Why `value` cannot be a skill name in a settings list, or undefined when it can. */
-export function skillNameProblem(value: unknown): string | undefined {
-  if (typeof value !== "string") return `a skill name must be a string, got ${describe(value)}`;
-  if (value.trim().length === 0) return "a skill name must not be empty";
-  const length = [...value].length;
-  if (length > MAX_SETTINGS_SKILL_NAME_LENGTH) {
-    return `skill name has ${length} characters; at most ${MAX_SETTINGS_SKILL_NAME_LENGTH} (MAX_SETTINGS_SKILL_NAME_LENGTH)`;
-  }
-  return undefined;
+const KernelSection = section("kernel", {
+  pool: integer(0, MAX_KERNEL_POOL).optional(),
+  kernelspec: kernelField().optional(),
+  python: kernelField().optional(),
+});
+
+function kernelField() {
+  const message = says((got) => `must be a non-empty string of at most ${MAX_KERNEL_FIELD_LENGTH} characters, got ${got}`);
+  return z.string(message).min(1, message).max(MAX_KERNEL_FIELD_LENGTH, message);
 }
 
-function checkKernel(value: unknown, problems: Problems): void {
-  if (!checkSection(value, "kernel", ["pool", "kernelspec", "python"], problems)) return;
-  if ("pool" in value) checkInteger(value.pool, "kernel.pool", 0, MAX_KERNEL_POOL, problems);
-  for (const key of ["kernelspec", "python"] as const) {
-    if (!(key in value)) continue;
-    const field = value[key];
-    if (typeof field !== "string" || field.length === 0 || field.length > MAX_KERNEL_FIELD_LENGTH) {
-      problems.push({ path: `kernel.${key}`, message: `must be a non-empty string of at most ${MAX_KERNEL_FIELD_LENGTH} characters, got ${describe(field)}` });
-    }
-  }
-}
+// The sandbox's own range: a value it would refuse must not be saved, or every session would fail to open.
+const limit = (key: keyof typeof LIMIT_MINIMUMS) => integer(LIMIT_MINIMUMS[key], MAX_LIMIT_VALUE).optional();
+const LimitsSection = section("limits", { memoryMB: limit("memoryMB"), processes: limit("processes"), openFiles: limit("openFiles"), shmMB: limit("shmMB") });
 
-function checkLimits(value: unknown, problems: Problems): void {
-  const keys = Object.keys(LIMIT_MINIMUMS) as (keyof typeof LIMIT_MINIMUMS)[];
-  if (!checkSection(value, "limits", keys, problems)) return;
-  for (const key of keys) {
-    // The sandbox's own range: a value it would refuse must not be saved, or every session would fail to open.
-    if (key in value) checkInteger(value[key], `limits.${key}`, LIMIT_MINIMUMS[key], MAX_LIMIT_VALUE, problems);
-  }
-}
-
-const MODEL_FIELDS = ["provider", "base_url", "name", "api_key_env", "mode", "context_tokens", "script"];
 /** A portable environment variable name (POSIX: letters, digits, underscore; no leading digit). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// The value is never quoted: a key pasted here by mistake must not reach a log through this message.
+const notAnEnvName = `must be the name of an environment variable (letters, digits and _, not starting with a digit, at most ${MAX_ENV_NAME_LENGTH} characters), not the key itself`;
 
-function checkModel(value: unknown, problems: Problems): void {
-  if (!checkSection(value, "model", MODEL_FIELDS, problems)) return;
-  if ("provider" in value) checkEnum(value.provider, MODEL_PROVIDERS, "model.provider", problems);
-  if ("mode" in value) checkEnum(value.mode, MODEL_MODES, "model.mode", problems);
-  if ("context_tokens" in value) checkInteger(value.context_tokens, "model.context_tokens", MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, problems);
-  if ("name" in value) checkText(value.name, "model.name", MAX_MODEL_NAME_LENGTH, problems);
-  if ("base_url" in value && checkText(value.base_url, "model.base_url", MAX_BASE_URL_LENGTH, problems)) {
-    const message = baseUrlProblem(value.base_url as string);
-    if (message) problems.push({ path: "model.base_url", message });
-  }
-  if ("api_key_env" in value && !isEnvName(value.api_key_env)) {
-    // The value is never quoted: a key pasted here by mistake must not reach a log through this message.
-    problems.push({ path: "model.api_key_env", message: `must be the name of an environment variable (letters, digits and _, not starting with a digit, at most ${MAX_ENV_NAME_LENGTH} characters), not the key itself` });
-  }
-  if ("script" in value && checkText(value.script, "model.script", MAX_SCRIPT_PATH_LENGTH, problems) && !isAbsolute(value.script as string)) {
-    problems.push({ path: "model.script", message: `must be an absolute path, got ${describe(value.script)}` });
-  }
-}
-
-function isEnvName(value: unknown): boolean {
-  return typeof value === "string" && value.length <= MAX_ENV_NAME_LENGTH && ENV_NAME.test(value);
-}
+/** The `model` section (O-7). Only the global file's provider, base_url, api_key_env and script are honoured (see resolveModelSettings). */
+const ModelSectionShape = section("model", {
+  provider: oneOf(MODEL_PROVIDERS).optional(),
+  base_url: text(MAX_BASE_URL_LENGTH)
+    .superRefine((url, ctx) => {
+      const message = baseUrlProblem(url);
+      if (message) ctx.addIssue({ code: "custom", message });
+    })
+    .optional(),
+  name: text(MAX_MODEL_NAME_LENGTH).optional(),
+  /** The NAME of the environment variable holding the key; the key itself is never a setting. */
+  api_key_env: z.string(notAnEnvName).max(MAX_ENV_NAME_LENGTH, notAnEnvName).regex(ENV_NAME, notAnEnvName).optional(),
+  mode: oneOf(MODEL_MODES).optional(),
+  context_tokens: integer(MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS).optional(),
+  script: text(MAX_SCRIPT_PATH_LENGTH)
+    .refine((path) => isAbsolute(path), says((got) => `must be an absolute path, got ${got}`))
+    .optional(),
+});
 
 /** Why `url` cannot be a model server's base URL, or undefined. Credentials in it would be a key stored in settings. */
 function baseUrlProblem(url: string): string | undefined {
@@ -226,43 +152,67 @@ function baseUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
-/** True when `value` is a non-empty string of at most `max` characters; records a problem otherwise. */
-function checkText(value: unknown, path: string, max: number, problems: Problems): boolean {
-  if (typeof value === "string" && value.trim().length > 0 && value.length <= max) return true;
-  problems.push({ path, message: `must be a non-empty string of at most ${max} characters, got ${describe(value)}` });
-  return false;
+/** The settings schema of one scope; its sections are shared, only `skills.default` differs. */
+function settingsShape(scope: SettingsScope) {
+  return z.looseObject(
+    {
+      skills: skillsSection(scope).optional(),
+      sandbox: REPLACED_SECTIONS.sandbox.optional(),
+      kernel: REPLACED_SECTIONS.kernel.optional(),
+      limits: REPLACED_SECTIONS.limits.optional(),
+      model: REPLACED_SECTIONS.model.optional(),
+      network: REPLACED_SECTIONS.network.optional(),
+    },
+    says((got) => `settings must be a JSON object, got ${got}`),
+  );
 }
 
-/** True when `value` is an object holding only `allowed` keys; records a problem per stray key. */
-function checkSection(value: unknown, path: string, allowed: readonly string[], problems: Problems): value is Record_ {
-  if (!isRecord(value)) {
-    problems.push({ path, message: `must be an object, got ${describe(value)}` });
-    return false;
-  }
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) problems.push({ path: `${path}.${key}`, message: `unknown field; ${path} allows ${allowed.join(", ")}` });
-  }
-  return true;
+/** The sections a settings write replaces whole; the daemon's `PATCH /settings` body takes each as it is. */
+export const REPLACED_SECTIONS = {
+  sandbox: oneOf(SANDBOX_MODES),
+  network: z.boolean(says((got) => `must be true or false, got ${got}`)),
+  kernel: KernelSection,
+  limits: LimitsSection,
+  model: ModelSectionShape,
+} as const;
+
+/** The schemas of the three scopes, built once. */
+export const SETTINGS_SCHEMAS = { global: settingsShape("global"), project: settingsShape("project"), session: settingsShape("session") } as const;
+
+export type Settings = z.infer<(typeof SETTINGS_SCHEMAS)["global"]>;
+export type SkillsSettings = NonNullable<Settings["skills"]>;
+export type KernelSettings = z.infer<typeof KernelSection>;
+export type LimitsSettings = z.infer<typeof LimitsSection>;
+export type ModelSection = z.infer<typeof ModelSectionShape>;
+
+export type SettingsValidation =
+  | { readonly ok: true; readonly settings: Settings }
+  | { readonly ok: false; readonly problems: readonly SettingsProblem[] };
+
+/** Checks a parsed JSON value against the schema for `scope`; returns the typed value or every problem found. */
+export function validateSettings(value: unknown, scope: SettingsScope): SettingsValidation {
+  const tooDeep = settingsDepthProblem(value);
+  if (tooDeep) return { ok: false, problems: [tooDeep] };
+  const parsed = SETTINGS_SCHEMAS[scope].safeParse(value);
+  // The value itself, not zod's copy: the schema transforms nothing, and a write keeps the file's key order.
+  return parsed.success ? { ok: true, settings: value as Settings } : { ok: false, problems: problemsOfIssues(parsed.error.issues) };
 }
 
-function checkEnum(value: unknown, allowed: readonly string[], path: string, problems: Problems): void {
-  if (typeof value !== "string" || !allowed.includes(value)) {
-    problems.push({ path, message: `must be one of ${allowed.map((item) => `"${item}"`).join(", ")}, got ${describe(value)}` });
-  }
+/** The problem of a value nested deeper than MAX_SETTINGS_DEPTH, or undefined; safe on any depth. */
+export function settingsDepthProblem(value: unknown): SettingsProblem | undefined {
+  if (jsonNestingDepth(value, MAX_SETTINGS_DEPTH) <= MAX_SETTINGS_DEPTH) return undefined;
+  return { path: "", message: `nests arrays and objects more than ${MAX_SETTINGS_DEPTH} levels deep; at most ${MAX_SETTINGS_DEPTH} (MAX_SETTINGS_DEPTH)` };
 }
 
-function checkInteger(value: unknown, path: string, min: number, max: number, problems: Problems): void {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    problems.push({ path, message: `must be an integer from ${min} to ${max}, got ${describe(value)}` });
-  }
-}
-
-function isRecord(value: unknown): value is Record_ {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** Why `value` cannot be a skill name in a settings list, or undefined when it can. */
+export function skillNameProblem(value: unknown): string | undefined {
+  const parsed = SkillName.safeParse(value);
+  return parsed.success ? undefined : parsed.error.issues[0]!.message;
 }
 
 function describe(value: unknown): string {
   if (value === null) return "null";
+  if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);

@@ -28,3 +28,12 @@ export function jsonWithoutControls(json: string): string {
   // eslint-disable-next-line no-control-regex
   return json.replace(/[\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links) and the two-character ones. */
+// eslint-disable-next-line no-control-regex
+const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+
+/** `text` without terminal escape sequences (IPython colours its tracebacks), for readers that are not terminals. */
+export function stripAnsi(text: string): string {
+  return text.replace(ESCAPES, "");
+}

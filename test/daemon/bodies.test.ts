@@ -1,21 +1,25 @@
+import { existsSync } from "node:fs";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
-import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { MAX_SETTINGS_SKILL_NAMES } from "../../src/settings/index.js";
+import { call, type Dirs } from "./support/daemon.js";
+import { startInProcess, type InProcessDaemon } from "./support/inProcess.js";
 
+let daemon: InProcessDaemon;
 let dirs: Dirs;
-let daemon: DaemonProcess;
 let sessionId: string;
 
 beforeAll(async () => {
-  dirs = await makeDirs();
-  daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+  daemon = await startInProcess();
+  dirs = daemon.dirs;
   sessionId = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id;
-}, 120_000);
+});
 
 afterAll(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  await dirs?.cleanup();
+  await daemon?.close();
 });
 
 /** One request whose body is exactly `bytes` (fetch would re-encode a string as UTF-8). */
@@ -51,7 +55,7 @@ function withBadByte(template: string, bad = 0xff): { bytes: Buffer; offset: num
 describe("D-1 B a body that is not UTF-8 is refused, never stored with replacement characters", () => {
   it("POST /sessions/{id}/events: 400 invalid_body naming the byte offset, and nothing is admitted", async () => {
     const operationId = newOperationId();
-    const { bytes, offset } = withBadByte(JSON.stringify({ operationId, type: "message", text: "caf\u0000 au lait" }), 0xe9);
+    const { bytes, offset } = withBadByte(JSON.stringify({ operation_id: operationId, type: "message", text: "caf\u0000 au lait" }), 0xe9);
     const answer = await rawBytes("POST", `/sessions/${sessionId}/events`, bytes);
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ code: "invalid_body", offset });
@@ -91,7 +95,102 @@ describe("D-1 B a body that is not UTF-8 is refused, never stored with replaceme
   });
 
   it("valid UTF-8 outside ASCII is still accepted", async () => {
-    const answer = await rawBytes("POST", `/sessions/${sessionId}/events`, Buffer.from(JSON.stringify({ operationId: newOperationId(), type: "message", text: "café ☕ 𝄞" }), "utf8"));
+    const answer = await rawBytes("POST", `/sessions/${sessionId}/events`, Buffer.from(JSON.stringify({ operation_id: newOperationId(), type: "message", text: "café ☕ 𝄞" }), "utf8"));
     expect(answer.status).toBe(202);
+  });
+});
+
+describe("D-1 every body is parsed once, at its route, and an unknown field is refused by its path", () => {
+  it("refuses a stray field on every route that takes a body, naming it", async () => {
+    const cases: [string, string, unknown, string][] = [
+      ["POST", "/sessions", { workspace: dirs.workspace, kernel: "python3" }, "kernel"],
+      ["POST", "/sessions", { workspace: dirs.workspace, extensions: { skills: "yes" } }, "extensions.skills"],
+      ["POST", "/sessions", { workspace: "relative/dir" }, "workspace"],
+      ["POST", `/sessions/${sessionId}/execute`, { code: "1", silent: true }, "silent"],
+      ["PATCH", `/sessions/${sessionId}/catalog`, { off: ["x"], disable: ["y"] }, "disable"],
+      ["PATCH", "/settings", { scope: "global", kernel: { pool: 1, pools: 2 } }, "kernel.pools"],
+      ["PATCH", "/settings", { scope: "global", limits: { memoryMB: 1 } }, "limits.memoryMB"],
+      ["POST", `/sessions/${sessionId}/events`, { operation_id: newOperationId(), type: "message", text: "x", extra: 1 }, "extra"],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const answer = await call(daemon, method, path, body, { "if-match": '"anything"' });
+      expect({ path, status: answer.status, code: answer.body.code, field: answer.body.field }).toEqual({ path, status: 400, code: "invalid_body", field });
+    }
+  });
+
+  it("GET, DELETE and the bodiless POSTs answer 400 invalid_body for a non-empty body, accept {} and act on nothing", async () => {
+    const routes: [string, string][] = [
+      ["GET", "/health"],
+      ["GET", "/sessions"],
+      ["GET", `/sessions/${sessionId}`],
+      ["GET", `/sessions/${sessionId}/catalog`],
+      ["GET", "/settings"],
+      ["GET", "/openapi.json"],
+      ["GET", "/operations/0190a5d2-0000-7000-8000-000000000000"],
+      ["POST", `/sessions/${sessionId}/reload`],
+      ["POST", `/sessions/${sessionId}/interrupt`],
+      ["DELETE", `/sessions/${sessionId}`],
+    ];
+    for (const [method, path] of routes) {
+      expect((await rawBytes(method, path, Buffer.from('{"stray": 1}'))).body, `${method} ${path}`).toMatchObject({ status: 400, code: "invalid_body", field: "stray" });
+      expect((await rawBytes(method, path, Buffer.from("[1]"))).body, `${method} ${path}`).toMatchObject({ status: 400, code: "invalid_body" });
+    }
+    expect((await call(daemon, "GET", `/sessions/${sessionId}`)).status).toBe(200);
+    expect((await rawBytes("GET", "/health", Buffer.from("{}"))).status).toBe(200);
+    expect((await rawBytes("DELETE", `/sessions/${sessionId}`, Buffer.from("{}"))).status).toBe(204);
+    sessionId = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id;
+  });
+
+  it("checks an external kernel's fields together: kernel_pid goes with kernel external, and names a running process", async () => {
+    const post = (extra: Record<string, unknown>) => call(daemon, "POST", "/sessions", { workspace: dirs.workspace, ...extra });
+    for (const [extra, field] of [
+      [{ kernel: "external" }, "kernel_pid"],
+      [{ kernel: "external", kernel_pid: -1 }, "kernel_pid"],
+      [{ kernel: "external", kernel_pid: "12" }, "kernel_pid"],
+      [{ kernel: "external", kernel_pid: 2 ** 22 + 12345 }, "kernel_pid"],
+      [{ kernel: "elsewhere", kernel_pid: process.pid }, "kernel"],
+      [{ kernel_pid: process.pid }, "kernel_pid"],
+      [{ kernel: "external", kernel_pid: process.pid, pid: 1 }, "pid"],
+    ] as const) {
+      const answer = await post(extra);
+      expect([answer.status, answer.body.field], JSON.stringify(extra)).toEqual([400, field]);
+    }
+  });
+});
+
+describe("D-4 project settings writes stay in the workspace", () => {
+  const patch = (workspace: string) => call(daemon, "PATCH", "/settings", { scope: "project", workspace, skills: { off: ["demo"] } }, { "if-match": '"absent"' });
+
+  it("refuses a workspace that is not an existing directory", async () => {
+    const file = join(dirs.root, "plain-file");
+    await writeFile(file, "");
+    expect((await patch(file)).body).toMatchObject({ status: 400, code: "invalid_body", field: "workspace" });
+    expect((await patch(join(dirs.root, "missing"))).body).toMatchObject({ status: 400, code: "invalid_body", field: "workspace" });
+    expect(existsSync(join(dirs.root, "missing"))).toBe(false);
+  });
+
+  it("refuses a .albedo that is a symlink (e.g. planted to point at the state dir) and writes nothing", async () => {
+    const planted = join(dirs.root, "planted");
+    await mkdir(planted);
+    await symlink(dirs.state, join(planted, ".albedo"));
+    const res = await patch(planted);
+    expect(res.body).toMatchObject({ status: 400, code: "settings_path_unsafe", field: "workspace" });
+    expect(existsSync(join(dirs.state, "settings.json"))).toBe(false);
+    const notDir = join(dirs.root, "notdir");
+    await mkdir(notDir);
+    await writeFile(join(notDir, ".albedo"), "");
+    expect((await patch(notDir)).body).toMatchObject({ status: 400, code: "settings_path_unsafe" });
+  });
+});
+
+describe("D-4 session overrides hold the settings bounds", () => {
+  it(`PATCH /sessions/{id}/catalog refuses an override list past MAX_SETTINGS_SKILL_NAMES (${MAX_SETTINGS_SKILL_NAMES}) and changes nothing`, async () => {
+    const before = await call(daemon, "GET", `/sessions/${sessionId}/catalog`);
+    const names = Array.from({ length: MAX_SETTINGS_SKILL_NAMES + 1 }, (_, index) => `n${index}`);
+    const res = await call(daemon, "PATCH", `/sessions/${sessionId}/catalog`, { off: names }, { "if-match": `"${before.body.revision}"` });
+    expect(res.body).toMatchObject({ status: 400, code: "invalid_params" });
+    expect(res.body.problems[0].path).toBe("skills.off");
+    expect((await call(daemon, "GET", `/sessions/${sessionId}/catalog`)).body.revision).toBe(before.body.revision);
+    expect((await call(daemon, "GET", `/sessions/${sessionId}`)).body.selection.scopes.session?.skills).toBeUndefined();
   });
 });

@@ -1,11 +1,12 @@
 import { readFileSync, statSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, makeDirs, writeSkill, type Dirs } from "./support/daemon.js";
+import { startInProcess, type InProcessDaemon } from "./support/inProcess.js";
 
 let dirs: Dirs;
-let daemon: DaemonProcess;
+let daemon: InProcessDaemon;
 let sessionId: string;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Row = any;
@@ -21,12 +22,12 @@ beforeAll(async () => {
   await mkdir(join(agentsRoot, "broken"));
   await writeFile(join(agentsRoot, "broken", "SKILL.md"), "---\nname: other\n---\nno description\n");
   await writeFile(join(dirs.workspace, "AGENTS.md"), "Be brief.\n");
-  daemon = await startDaemon(dirs);
+  daemon = await startInProcess(dirs);
   sessionId = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id;
-}, 120_000);
+});
 
 afterAll(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
+  await daemon?.close();
   await dirs?.cleanup();
 });
 
@@ -145,8 +146,9 @@ describe("D-4 preferences through /settings", () => {
       [{ scope: "project" }, "invalid_body"],
       [{ scope: "global", workspace: dirs.workspace }, "invalid_body"],
       [{ scope: "project", workspace: dirs.workspace, skills: { default: "off" } }, "invalid_body"],
-      [{ scope: "global", sandbox: "sometimes" }, "invalid_params"],
-      [{ scope: "global", skills: { on: [""] } }, "invalid_params"],
+      [{ scope: "global", sandbox: "sometimes" }, "invalid_body"],
+      [{ scope: "global", skills: { on: [""] } }, "invalid_body"],
+      [{ scope: "global", skills: { on: ["x"], off: ["x"] } }, "invalid_params"],
     ];
     for (const [body, code] of cases) expect((await call(daemon, "PATCH", "/settings", body, ifMatch)).body.code).toBe(code);
     expect((await call(daemon, "GET", "/settings")).body.global.revision).toBe(global.revision);
@@ -165,5 +167,33 @@ describe("D-4 preferences through /settings", () => {
     expect(readFileSync(file, "utf8")).toBe(broken);
     await writeFile(file, "{}");
     expect((await call(daemon, "GET", `/sessions/${sessionId}`)).status).toBe(200);
+  });
+});
+
+describe("D-2 when the session resource walks files", () => {
+  it("rereads settings on every GET but walks skill files only on a catalog read or a reload", async () => {
+    const before = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
+    await writeSkill(join(dirs.workspace, ".agents", "skills"), "later");
+    const unwalked = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
+    expect(unwalked.revision).toBe(before.revision);
+    expect(unwalked.selection.effective.later).toBeUndefined();
+
+    const projectFile = join(dirs.workspace, ".albedo", "settings.json");
+    await writeFile(projectFile, JSON.stringify({ skills: { off: ["demo"] } }));
+    const reread = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
+    expect(reread.selection.effective.demo).toEqual({ enabled: false, decided_by: "project" });
+    expect(reread.commands.map((c: Row) => c.name)).not.toContain("/demo");
+    // The settings changed, so that read walked the files too and saw the new skill.
+    expect(reread.needs_reload).toBe(true);
+    await rm(projectFile);
+
+    const catalog = (await call(daemon, "GET", `/sessions/${sessionId}/catalog`)).body;
+    expect(catalog.skills.map((row: Row) => row.name)).toContain("later");
+    expect(catalog.needs_reload).toBe(true);
+
+    const reloaded = await call(daemon, "POST", `/sessions/${sessionId}/reload`);
+    expect(reloaded.body).toMatchObject({ added: ["later"], removed: [], previous_revision: before.revision });
+    const fresh = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
+    expect(fresh).toMatchObject({ needs_reload: false, revision: reloaded.body.revision, selection: { effective: { later: { enabled: true } } } });
   });
 });

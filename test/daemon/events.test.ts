@@ -3,52 +3,70 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_QUEUED_INPUTS, newOperationId } from "../../src/operations/index.js";
-import { call, killDaemon, makeDirs, openStream, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, openStream, waitFor, writeSkill, type Dirs } from "./support/daemon.js";
+import { startInProcess, type InProcessDaemon } from "./support/inProcess.js";
 
+let daemon: InProcessDaemon;
 let dirs: Dirs;
-let daemon: DaemonProcess;
 let sessionId: string;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
-  dirs = await makeDirs();
+  daemon = await startInProcess();
+  dirs = daemon.dirs;
   await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "Merge the inputs.");
-  daemon = await startDaemon(dirs);
   sessionId = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id;
-}, 120_000);
+});
 
 afterAll(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  await dirs?.cleanup();
+  await daemon?.close();
 });
 
 const post = (body: unknown, session = sessionId) => call(daemon, "POST", `/sessions/${session}/events`, body);
 
 describe("O-1 operation ids and receipts", () => {
-  it("admits a message with 202; an identical replay gets the identical answer; a changed body gets 409", async () => {
+  it("admits a message with 202 and its receipt; an identical replay gets the identical answer; a changed body gets 409", async () => {
     const operationId = newOperationId();
-    const first = await post({ operationId, type: "message", text: "hello" });
+    const first = await post({ operation_id: operationId, type: "message", text: "hello" });
     expect(first.status).toBe(202);
-    expect(first.body).toMatchObject({ operationId, sessionId, type: "message" });
-    const replay = await post({ type: "message", text: "  hello ", operationId: operationId.toUpperCase() });
+    expect(first.body).toEqual({ operation_id: operationId, session_id: sessionId, turn_id: expect.any(String), type: "message", admitted_at: expect.any(String) });
+    const replay = await post({ type: "message", text: "  hello ", operation_id: operationId.toUpperCase() });
     expect(replay.status).toBe(202);
     expect(replay.body).toEqual(first.body);
-    const changed = await post({ operationId, type: "message", text: "hello again" });
+    const changed = await post({ operation_id: operationId, type: "message", text: "hello again" });
     expect(changed.status).toBe(409);
     expect(changed.headers.get("content-type")).toBe("application/problem+json");
-    expect(changed.body).toMatchObject({ code: "operation_conflict", status: 409, operationId });
+    expect(changed.body).toMatchObject({ code: "operation_conflict", status: 409, operation_id: operationId });
     const op = await call(daemon, "GET", `/operations/${operationId}`);
-    expect(op.body).toMatchObject({ operationId, receipt: { status: 202, body: first.body }, delivery: "pending", turn: { state: "pending", visibleText: "hello" } });
+    expect(op.body).toEqual({
+      operation_id: operationId,
+      receipt: first.body,
+      delivery: "pending",
+      turn: {
+        turn_id: first.body.turn_id, operation_id: operationId, session_id: sessionId, visible_text: "hello", model_input: "hello",
+        state: "pending", outcome: null, created_at: first.body.admitted_at, updated_at: first.body.admitted_at,
+      },
+    });
   });
 
-  it("refuses bad, expired and future ids, unknown sessions and malformed inputs with their codes", async () => {
-    expect((await post({ operationId: "not-a-uuid", type: "message", text: "x" })).body).toMatchObject({ status: 400, code: "invalid_operation_id" });
-    expect((await post({ operationId: newOperationId(Date.now() - 8 * DAY_MS), type: "message", text: "x" })).body).toMatchObject({ status: 410, code: "operation_expired" });
-    expect((await post({ operationId: newOperationId(Date.now() + 10 * 60_000), type: "message", text: "x" })).body).toMatchObject({ status: 400, code: "operation_future" });
-    expect((await post({ operationId: newOperationId(), type: "message", text: "x", extra: 1 })).body).toMatchObject({ status: 400, code: "invalid_input" });
-    expect((await post({ operationId: newOperationId(), type: "message", text: "   " })).body).toMatchObject({ status: 400, code: "invalid_input" });
-    expect((await post({ operationId: newOperationId(), type: "command", command: "/nope", arguments: "" })).body).toMatchObject({ status: 404, code: "command_not_found" });
-    expect((await post({ operationId: newOperationId(), type: "message", text: "x" }, "nope")).body).toMatchObject({ status: 404, code: "session_not_found" });
+  it("mints an operation id for an input that has none and returns it in the receipt", async () => {
+    const admitted = await post({ type: "message", text: "no id of my own" });
+    expect(admitted.status).toBe(202);
+    expect(admitted.body.operation_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await call(daemon, "GET", `/operations/${admitted.body.operation_id}`)).body.turn.visible_text).toBe("no id of my own");
+  });
+
+  it("refuses bad, expired and future ids, unknown sessions and malformed inputs with their codes, naming the field", async () => {
+    expect((await post({ operation_id: "not-a-uuid", type: "message", text: "x" })).body).toMatchObject({ status: 400, code: "invalid_operation_id" });
+    expect((await post({ operation_id: newOperationId(Date.now() - 8 * DAY_MS), type: "message", text: "x" })).body).toMatchObject({ status: 410, code: "operation_expired" });
+    expect((await post({ operation_id: newOperationId(Date.now() + 10 * 60_000), type: "message", text: "x" })).body).toMatchObject({ status: 400, code: "operation_future" });
+    expect((await post({ operation_id: newOperationId(), type: "message", text: "x", extra: 1 })).body).toMatchObject({ status: 400, code: "invalid_body", field: "extra" });
+    expect((await post({ operationId: newOperationId(), type: "message", text: "x" })).body).toMatchObject({ status: 400, code: "invalid_body", field: "operationId" });
+    expect((await post({ operation_id: newOperationId(), type: "message", text: "   " })).body).toMatchObject({ status: 400, code: "invalid_body", field: "text" });
+    expect((await post({ operation_id: newOperationId(), type: "shout", text: "x" })).body).toMatchObject({ status: 400, code: "invalid_body", field: "type" });
+    expect((await post({ operation_id: newOperationId(), type: "command", command: "/demo now", arguments: "" })).body).toMatchObject({ status: 400, code: "invalid_body", field: "command" });
+    expect((await post({ operation_id: newOperationId(), type: "command", command: "/nope", arguments: "" })).body).toMatchObject({ status: 404, code: "command_not_found" });
+    expect((await post({ operation_id: newOperationId(), type: "message", text: "x" }, "nope")).body).toMatchObject({ status: 404, code: "session_not_found" });
     expect((await post([1, 2])).body).toMatchObject({ status: 400, code: "invalid_body" });
     expect((await call(daemon, "GET", `/operations/${newOperationId()}`)).body).toMatchObject({ status: 404, code: "operation_not_found" });
     expect((await call(daemon, "GET", `/operations/${newOperationId(Date.now() - 8 * DAY_MS)}`)).body).toMatchObject({ status: 410, code: "operation_expired" });
@@ -58,8 +76,8 @@ describe("O-1 operation ids and receipts", () => {
     const db = new Database(join(dirs.state, "albedo.db"), { readonly: true });
     const waiting = () => (db.prepare("SELECT COUNT(*) AS n FROM turns WHERE session_id = ? AND state = 'pending'").get(sessionId) as { n: number }).n;
     try {
-      while (waiting() < MAX_QUEUED_INPUTS) expect((await post({ operationId: newOperationId(), type: "message", text: `m${waiting()}` })).status).toBe(202);
-      const full = await post({ operationId: newOperationId(), type: "message", text: "one too many" });
+      while (waiting() < MAX_QUEUED_INPUTS) expect((await post({ operation_id: newOperationId(), type: "message", text: `m${waiting()}` })).status).toBe(202);
+      const full = await post({ operation_id: newOperationId(), type: "message", text: "one too many" });
       expect(full.body).toMatchObject({ status: 429, code: "queue_full" });
       expect(waiting()).toBe(MAX_QUEUED_INPUTS);
     } finally {
@@ -74,12 +92,12 @@ describe("C-6 user activation through the events route", () => {
     const stream = await openStream(daemon, other);
     try {
       const operationId = newOperationId();
-      const body = { operationId, type: "command", command: "/demo", arguments: "  merge these  files " };
+      const body = { operation_id: operationId, type: "command", command: "/demo", arguments: "  merge these  files " };
       const admitted = await post(body, other);
       expect(admitted.status).toBe(202);
       const op = (await call(daemon, "GET", `/operations/${operationId}`)).body;
-      expect(op.turn.visibleText).toBe("/demo merge these  files");
-      expect(JSON.parse(op.turn.modelInput)).toEqual({
+      expect(op.turn.visible_text).toBe("/demo merge these  files");
+      expect(JSON.parse(op.turn.model_input)).toEqual({
         skill_activation: {
           command: "/demo",
           name: "demo",
@@ -90,26 +108,26 @@ describe("C-6 user activation through the events route", () => {
       });
       expect(op).toMatchObject({ delivery: "pending", turn: { state: "pending" } });
       await waitFor(() => stream.events.some((e) => e.type === "transcript"), "a transcript event");
-      expect(stream.events.find((e) => e.type === "transcript")).toMatchObject({ turn: { operationId, visibleText: "/demo merge these  files", state: "pending" } });
+      expect(stream.events.find((e) => e.type === "transcript")).toMatchObject({ session_id: other, turn: { operation_id: operationId, visible_text: "/demo merge these  files", state: "pending", outcome: null } });
 
       // The receipt lookup comes before any other check: with the skill gone, the retry still gets its 202.
       await rm(join(dirs.workspace, ".agents", "skills", "demo"), { recursive: true });
       const reloaded = await call(daemon, "POST", `/sessions/${other}/reload`);
       expect(reloaded.body.removed).toEqual(["demo"]);
       expect(await post(body, other)).toMatchObject({ status: 202, body: admitted.body });
-      expect((await post({ ...body, operationId: newOperationId() }, other)).body).toMatchObject({ code: "command_not_found" });
+      expect((await post({ ...body, operation_id: newOperationId() }, other)).body).toMatchObject({ code: "command_not_found" });
       await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "Merge the inputs.");
 
-      // A built-in runs at once; its turn records the result.
+      // A built-in runs at once; its turn records the result as a JSON value, not as JSON text.
       const reloadOp = newOperationId();
-      expect((await post({ operationId: reloadOp, type: "command", command: "/reload", arguments: "session" }, other)).status).toBe(202);
+      expect((await post({ operation_id: reloadOp, type: "command", command: "/reload", arguments: "session" }, other)).status).toBe(202);
       const reloadTurn = (await call(daemon, "GET", `/operations/${reloadOp}`)).body;
-      expect(reloadTurn).toMatchObject({ delivery: "committed", turn: { state: "committed", visibleText: "/reload session" } });
-      expect(JSON.parse(reloadTurn.turn.outcome.reply)).toMatchObject({ added: ["demo"] });
+      expect(reloadTurn).toMatchObject({ delivery: "committed", turn: { state: "committed", visible_text: "/reload session" } });
+      expect(reloadTurn.turn.outcome).toMatchObject({ state: "committed", reply: { added: ["demo"], removed: [] } });
       await waitFor(() => stream.events.some((e) => e.type === "transcript" && (e.turn as { state: string }).state === "committed"), "the committed transcript row");
       const badTarget = newOperationId();
-      await post({ operationId: badTarget, type: "command", command: "/reload", arguments: "kernel" }, other);
-      expect((await call(daemon, "GET", `/operations/${badTarget}`)).body).toMatchObject({ delivery: "cancelled", turn: { state: "cancelled" } });
+      await post({ operation_id: badTarget, type: "command", command: "/reload", arguments: "kernel" }, other);
+      expect((await call(daemon, "GET", `/operations/${badTarget}`)).body).toMatchObject({ delivery: "cancelled", turn: { state: "cancelled", outcome: { state: "cancelled", reason: expect.stringContaining("kernel") } } });
     } finally {
       await stream.close();
       await call(daemon, "DELETE", `/sessions/${other}`);

@@ -1,12 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
-import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_SETTINGS_SKILL_NAMES } from "../../src/settings/index.js";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type Answer, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
@@ -40,26 +36,6 @@ async function resetAfterUpgrade(path: string, token?: string): Promise<void> {
   await closed;
 }
 
-/** One request with a raw body, whatever the method (fetch refuses a body on GET). */
-function rawCall(method: string, path: string, body: string): Promise<Omit<Answer, "headers">> {
-  const url = new URL(daemon.url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname, port: Number(url.port), method, path,
-        headers: { authorization: `Bearer ${daemon.token}`, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
 describe("D-1 a peer cannot take the daemon down", () => {
   it("an upgrade request reset by the client (with or without a token) leaves the daemon answering", async () => {
     for (let round = 0; round < ATTACKS; round += 1) {
@@ -79,7 +55,8 @@ describe("D-1 a peer cannot take the daemon down", () => {
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
     socket.write("NOT HTTP AT ALL\r\n\r\n");
     await new Promise<void>((resolve) => socket.once("close", () => resolve()));
-    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toContain('"code":"bad_request"');
     expect((await call(daemon, "GET", "/health")).status).toBe(200);
   });
 });
@@ -94,63 +71,5 @@ describe("D-2 needs_reload follows the session, whoever reloads it", () => {
     const session = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
     expect(session).toMatchObject({ needs_reload: false, selection: { effective: { later: { enabled: true } } } });
     expect((await call(daemon, "GET", `/sessions/${sessionId}/catalog`)).body.needs_reload).toBe(false);
-  });
-});
-
-describe("D-4 project settings writes stay in the workspace", () => {
-  const patch = (workspace: string) => call(daemon, "PATCH", "/settings", { scope: "project", workspace, skills: { off: ["demo"] } }, { "if-match": '"absent"' });
-
-  it("refuses a workspace that is not an existing directory", async () => {
-    const file = join(dirs.root, "plain-file");
-    await writeFile(file, "");
-    expect((await patch(file)).body).toMatchObject({ status: 400, code: "invalid_body", field: "workspace" });
-    expect((await patch(join(dirs.root, "missing"))).body).toMatchObject({ status: 400, code: "invalid_body", field: "workspace" });
-    expect(existsSync(join(dirs.root, "missing"))).toBe(false);
-  });
-
-  it("refuses a .albedo that is a symlink (e.g. planted to point at the state dir) and writes nothing", async () => {
-    const planted = join(dirs.root, "planted");
-    await mkdir(planted);
-    await symlink(dirs.state, join(planted, ".albedo"));
-    const res = await patch(planted);
-    expect(res.body).toMatchObject({ status: 400, code: "settings_path_unsafe", field: "workspace" });
-    expect(existsSync(join(dirs.state, "settings.json"))).toBe(false);
-    const notDir = join(dirs.root, "notdir");
-    await mkdir(notDir);
-    await writeFile(join(notDir, ".albedo"), "");
-    expect((await patch(notDir)).body).toMatchObject({ status: 400, code: "settings_path_unsafe" });
-  });
-});
-
-describe("D-4 session overrides hold the settings bounds", () => {
-  it(`PATCH /sessions/{id}/catalog refuses an override list past MAX_SETTINGS_SKILL_NAMES (${MAX_SETTINGS_SKILL_NAMES}) and changes nothing`, async () => {
-    const before = await call(daemon, "GET", `/sessions/${sessionId}/catalog`);
-    const names = Array.from({ length: MAX_SETTINGS_SKILL_NAMES + 1 }, (_, index) => `n${index}`);
-    const res = await call(daemon, "PATCH", `/sessions/${sessionId}/catalog`, { off: names }, { "if-match": `"${before.body.revision}"` });
-    expect(res.body).toMatchObject({ status: 400, code: "invalid_params" });
-    expect(res.body.problems[0].path).toBe("skills.off");
-    expect((await call(daemon, "GET", `/sessions/${sessionId}/catalog`)).body.revision).toBe(before.body.revision);
-    expect((await call(daemon, "GET", `/sessions/${sessionId}`)).body.selection.scopes.session?.skills).toBeUndefined();
-  });
-});
-
-describe("D-1 bodiless routes refuse a body", () => {
-  it("GET and DELETE answer 400 invalid_body for a non-empty body, accept {} and act on nothing", async () => {
-    const routes: [string, string][] = [
-      ["GET", "/health"],
-      ["GET", "/sessions"],
-      ["GET", `/sessions/${sessionId}`],
-      ["GET", `/sessions/${sessionId}/catalog`],
-      ["GET", "/settings"],
-      ["GET", "/operations/0190a5d2-0000-7000-8000-000000000000"],
-      ["DELETE", `/sessions/${sessionId}`],
-    ];
-    for (const [method, path] of routes) {
-      expect((await rawCall(method, path, '{"stray": 1}')).body, `${method} ${path}`).toMatchObject({ status: 400, code: "invalid_body", field: "stray" });
-      expect((await rawCall(method, path, "[1]")).body, `${method} ${path}`).toMatchObject({ status: 400, code: "invalid_body" });
-    }
-    expect((await call(daemon, "GET", `/sessions/${sessionId}`)).status).toBe(200);
-    expect((await rawCall("GET", "/health", "{}")).status).toBe(200);
-    expect((await rawCall("DELETE", `/sessions/${sessionId}`, "{}")).status).toBe(204);
   });
 });

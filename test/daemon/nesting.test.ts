@@ -84,7 +84,7 @@ describe("D-1 D-4 B a request body nested too deep is refused with 400 too_deep"
     const deep = nestedList(HOSTILE_DEPTH);
     const answers = [
       await call(daemon, "PATCH", "/settings", `{"scope": "global", "kernel": ${deep}}`, { "if-match": '"absent"' }),
-      await call(daemon, "POST", "/sessions/nope/events", `{"operationId": "x", "type": "command", "command": "/demo", "arguments": ${deep}}`),
+      await call(daemon, "POST", "/sessions/nope/events", `{"operation_id": "x", "type": "command", "command": "/demo", "arguments": ${deep}}`),
       await call(daemon, "POST", "/sessions", `{"workspace": ${JSON.stringify(dirs.workspace)}, "extensions": ${deep}}`),
     ];
     for (const answer of answers) {

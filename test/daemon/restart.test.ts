@@ -43,9 +43,9 @@ describe("O-2 restart", () => {
     const session = (await call(first, "POST", "/sessions", { workspace: dirs.workspace })).body;
     kernels.push(session.kernel.pid);
     const inputs = [
-      { operationId: newOperationId(), type: "message", text: "first" },
-      { operationId: newOperationId(), type: "command", command: "/demo", arguments: "go" },
-      { operationId: newOperationId(), type: "message", text: "third" },
+      { operation_id: newOperationId(), type: "message", text: "first" },
+      { operation_id: newOperationId(), type: "command", command: "/demo", arguments: "go" },
+      { operation_id: newOperationId(), type: "message", text: "third" },
     ];
     const answers = [];
     for (const input of inputs) answers.push(await call(first, "POST", `/sessions/${session.id}/events`, input));
@@ -57,7 +57,7 @@ describe("O-2 restart", () => {
     // While the daemon is down: a turn was running when it died (no runner exists yet, so the test marks it).
     const dbFile = join(dirs.state, "albedo.db");
     const store = OperationsStore.open(dbFile);
-    store.markRunning(answers[0]!.body.turnId);
+    store.markRunning(answers[0]!.body.turn_id);
     store.close();
     await writeFile(join(skillDir, "SKILL.md"), "---\nname: demo\ndescription: The demo skill.\n---\nchanged steps\n");
     const before = rowCounts(dbFile);
@@ -69,11 +69,11 @@ describe("O-2 restart", () => {
       expect(replay.status).toBe(answers[index]!.status);
       expect(replay.body).toEqual(answers[index]!.body);
     }
-    const abandoned = (await call(second, "GET", `/operations/${inputs[0]!.operationId}`)).body;
-    expect(abandoned).toMatchObject({ delivery: "cancelled", turn: { state: "abandoned", outcome: { state: "abandoned" } } });
-    const command = (await call(second, "GET", `/operations/${inputs[1]!.operationId}`)).body;
-    expect(command).toMatchObject({ delivery: "pending", turn: { state: "pending" } });
-    expect(JSON.parse(command.turn.modelInput).skill_activation.instructions).toBe("original steps");
+    const abandoned = (await call(second, "GET", `/operations/${inputs[0]!.operation_id}`)).body;
+    expect(abandoned).toMatchObject({ delivery: "cancelled", receipt: answers[0]!.body, turn: { state: "abandoned", outcome: { state: "abandoned", reason: expect.any(String) } } });
+    const command = (await call(second, "GET", `/operations/${inputs[1]!.operation_id}`)).body;
+    expect(command).toMatchObject({ delivery: "pending", turn: { state: "pending", outcome: null } });
+    expect(JSON.parse(command.turn.model_input).skill_activation.instructions).toBe("original steps");
     expect(rowCounts(dbFile)).toEqual(before);
     expect(before).toEqual({ receipts: 3, inputs: 3, turns: 3 });
     expect((await call(second, "GET", "/sessions")).body.sessions).toEqual([]);

@@ -45,7 +45,7 @@ describe("D-1 every file the daemon keeps in the state dir is 0600 and every dir
     daemon = await startDaemon(dirs, args, {}, ["sh", "-c", `umask ${umask}; exec "$0" "$@"`]);
     const session = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace, kernel: "external", kernel_pid: process.pid });
     expect(session.status).toBe(201);
-    expect((await call(daemon, "POST", `/sessions/${session.body.id}/events`, { operationId: newOperationId(), type: "message", text: "hi" })).status).toBe(202);
+    expect((await call(daemon, "POST", `/sessions/${session.body.id}/events`, { operation_id: newOperationId(), type: "message", text: "hi" })).status).toBe(202);
     const patch = await call(daemon, "PATCH", "/settings", { scope: "global", skills: { off: ["x"] } }, { "if-match": '"absent"' });
     expect(patch.status).toBe(200);
 

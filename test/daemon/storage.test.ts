@@ -84,7 +84,7 @@ function fill(file: string): void {
   }
 }
 
-const message = (operationId: string) => ({ operationId, type: "message", text: "hello" });
+const message = (operationId: string) => ({ operation_id: operationId, type: "message", text: "hello" });
 const patchGlobal = (daemon: Confined, off: string, revision: string) =>
   call(daemon, "PATCH", "/settings", { scope: "global", skills: { off: [off] } }, { "if-match": `"${revision}"` });
 
@@ -125,7 +125,7 @@ describe.skipIf(!canMountTmpfs())("D-1 B O-1 a full disk answers 507 insufficien
     unlinkSync(join(daemon.view, "filler"));
     // The refused id was never stored: sent again it is admitted, once.
     expect((await call(daemon, "POST", events, message(lastRefused))).status).toBe(202);
-    expect((await call(daemon, "POST", events, message(lastRefused))).body.operationId).toBe(lastRefused);
+    expect((await call(daemon, "POST", events, message(lastRefused))).body.operation_id).toBe(lastRefused);
     const after = await patchGlobal(daemon, "after", revision);
     expect(after.status).toBe(200);
     // None of the refused writes reached the file.

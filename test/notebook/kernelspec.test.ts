@@ -128,7 +128,7 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
     expect(listed.text).toContain("'demo'");
 
     const sessions = (await call(daemon, "GET", "/sessions")).body.sessions;
-    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: "external" })]);
+    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ status: "external" }) })]);
     const id = sessions[0].id as string;
     const resource = await call(daemon, "GET", `/sessions/${id}`);
     expect(resource.body.kernel.status).toBe("external");
@@ -183,7 +183,7 @@ describe("K-13 the launcher starts a daemon when none runs", () => {
     const info = JSON.parse(await readFile(join(dirs.state, "daemon.json"), "utf8")) as { url: string; pid: number };
     const token = (await readFile(join(dirs.state, "daemon.token"), "utf8")).trim();
     const sessions = (await call({ url: info.url, token }, "GET", "/sessions")).body.sessions;
-    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: "external" })]);
+    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ status: "external" }) })]);
     // The daemon writes its own log (`--log-file`), private, with timestamped entries.
     expect(await readFile(join(dirs.state, "daemon.log"), "utf8")).toMatch(/^\S+Z info listening on /m);
     expect((await stat(join(dirs.state, "daemon.log"))).mode & 0o777).toBe(0o600);

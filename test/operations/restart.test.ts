@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { OperationsStore, type AdmitInput, type ReceiptBody } from "../../src/operations/index.js";
+import { OperationsStore, type AdmitInput, type Receipt } from "../../src/operations/index.js";
 import { killChild, startChild, waitForOutput, type Child } from "../settings/support/children.js";
 import { tempDirs } from "../settings/support/tempDirs.js";
 
@@ -19,8 +19,7 @@ afterEach(async () => {
 
 interface Admitted {
   readonly input: AdmitInput;
-  readonly status: number;
-  readonly body: ReceiptBody;
+  readonly receipt: Receipt;
 }
 
 describe("O-2 restart", () => {
@@ -45,9 +44,9 @@ describe("O-2 restart", () => {
     expect(turns.filter((turn) => turn.state === "pending")).toHaveLength(count - 1);
 
     for (const entry of admitted) {
-      expect(store.admit("s1", entry.input)).toEqual({ ok: true, status: entry.status, body: entry.body, replayed: true });
+      expect(store.admit("s1", entry.input)).toEqual({ ok: true, receipt: entry.receipt, replayed: true });
     }
-    const abandonedOp = admitted.find((entry) => entry.body.turnId === runningId)!.input.operationId;
+    const abandonedOp = admitted.find((entry) => entry.receipt.turnId === runningId)!.input.operationId;
     expect(store.getOperation(abandonedOp)).toMatchObject({ found: true, delivery: "cancelled", turn: { state: "abandoned" } });
     const commandInput = store.getInput(admitted[1]!.input.operationId);
     expect(commandInput?.type === "command" && commandInput.activation?.instructions).toBe("step 1");

@@ -8,8 +8,8 @@ const fixture = storeFixture();
 afterEach(() => fixture.close());
 
 function turnIdOf(result: AdmitResult): string {
-  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.body)}`);
-  return result.body.turnId;
+  if (!result.ok) throw new Error(`refused: ${result.code}: ${result.detail}`);
+  return result.receipt.turnId;
 }
 
 function thrown(fn: () => unknown): unknown {
@@ -66,12 +66,12 @@ describe("O-1 operation status", () => {
     expect(store.getOperation(input.operationId)).toMatchObject({ found: true, delivery: "pending", turn: { state: "pending" } });
     store.markRunning(turnId);
     expect(store.getOperation(input.operationId)).toMatchObject({ delivery: "pending", turn: { state: "running" } });
-    store.complete(turnId, { state: "committed", reply: "done" });
+    store.complete(turnId, { state: "committed", reply: { added: ["demo"], skills: 1 } });
     expect(store.getOperation(input.operationId)).toMatchObject({
       found: true,
-      receipt: { status: 202 },
+      receipt: { operationId: input.operationId, turnId },
       delivery: "committed",
-      turn: { state: "committed", outcome: { state: "committed", reply: "done" } },
+      turn: { state: "committed", outcome: { state: "committed", reply: { added: ["demo"], skills: 1 } } },
     });
   });
 
@@ -112,7 +112,7 @@ describe("O-1 operation status", () => {
     expect(store.pruneExpired(T0 + RECEIPT_TTL_MS)).toBe(0);
     expect(store.pruneExpired(T0 + RECEIPT_TTL_MS + 1)).toBe(1);
     fixture.clock.now = T0 + RECEIPT_TTL_MS + 1;
-    expect(store.admit("s1", old)).toMatchObject({ status: 410, body: { code: "operation_expired" } });
+    expect(store.admit("s1", old)).toMatchObject({ code: "operation_expired" });
     expect(store.getOperation(fresh.operationId)).toMatchObject({ found: true });
     expect(store.listTurns("s1").map((turn) => turn.visibleText)).toEqual(["old", "fresh"]);
   });
@@ -129,7 +129,7 @@ describe("O-1 receipt, input and turn in one transaction", () => {
       const counts = ["receipts", "inputs", "turns"].map((table) => (raw.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
       expect(counts).toEqual([0, 0, 0]);
       raw.exec("DROP TRIGGER injected_fault");
-      expect(store.admit("s1", input)).toMatchObject({ ok: true, status: 202, replayed: false });
+      expect(store.admit("s1", input)).toMatchObject({ ok: true, replayed: false });
     } finally {
       raw.close();
     }

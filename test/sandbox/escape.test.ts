@@ -186,7 +186,7 @@ describe("K-10 K-6 planted skill-root links never widen a sandbox (real daemon, 
     ].join("\n"));
     expect(through.trim().split("\n")).toEqual(["FileNotFoundError", "forbidden", "forbidden"]);
     // A user slash activation goes through the same guard (the session's one skill-access object).
-    const event = await call(daemon, "POST", `/sessions/${id}/events`, { operationId: newOperationId(), type: "command", command: "/keys", arguments: "x" });
+    const event = await call(daemon, "POST", `/sessions/${id}/events`, { operation_id: newOperationId(), type: "command", command: "/keys", arguments: "x" });
     expect(event.status).toBe(403);
     expect(JSON.stringify(event.body)).not.toContain("secret body");
     const notes = (await kernelOf(id)).sandbox_notes.join("\n");

@@ -1,88 +1,88 @@
-import { parseSlashLine } from "../../commands/index.js";
+import type { JsonValue } from "../../json/index.js";
+import { newOperationId, type AdmitInput, type AdmitResult, type OperationsStore, type ReplayCandidate } from "../../operations/index.js";
 import type { PreparedCommand } from "../../session/index.js";
 import type { Activation } from "../../skills/index.js";
-import type { AdmitInput, AdmitResult, OperationsStore, Turn } from "../../operations/index.js";
+import { API } from "../api.js";
+import type { EventBody } from "../bodies.js";
 import type { DaemonContext } from "../context.js";
-import type { LiveSession } from "../live.js";
-import { HttpProblem, PROBLEM_TYPE_PREFIX } from "../problem.js";
-import type { Reply, Router, RouteRequest } from "../router.js";
+import { HttpProblem } from "../problem.js";
+import type { Router, RouteRequest } from "../router.js";
+import type { HostedSession } from "../sessionPort.js";
+import { receiptResource, turnResource } from "../views.js";
 
-/** The reply for an admission answer: the receipt as stored, or a problem document for a refusal. */
-function admissionReply(result: AdmitResult): Reply {
-  if (result.ok) return { status: result.status, body: result.body };
-  return { status: result.status, body: { type: PROBLEM_TYPE_PREFIX + result.body.code, status: result.status, ...result.body }, problem: true };
+/** The 202 of an admission, or the problem of a refusal. */
+function admissionReply(result: AdmitResult) {
+  if (result.ok) return { status: 202 as const, body: receiptResource(result.receipt) };
+  throw new HttpProblem(result.code, result.detail, { operation_id: result.operationId });
 }
 
-/** A turn as the stream and GET /operations show it. */
-export function turnView(turn: Turn): Record<string, unknown> {
-  return {
-    turnId: turn.turnId,
-    operationId: turn.operationId,
-    sessionId: turn.sessionId,
-    visibleText: turn.visibleText,
-    modelInput: turn.modelInput,
-    state: turn.state,
-    ...(turn.outcome ? { outcome: turn.outcome } : {}),
-    createdAt: new Date(turn.createdAt).toISOString(),
-    updatedAt: new Date(turn.updatedAt).toISOString(),
-  };
+/** The body as a receipt lookup compares it, before its shape is checked (O-1); undefined when it names no id. */
+function replayCandidate(raw: unknown): ReplayCandidate | undefined {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+  const { operation_id: operationId, ...rest } = raw as Record<string, unknown>;
+  return typeof operationId === "string" ? { ...rest, operationId } : undefined;
 }
 
-/** What a typed command is: one that submits a turn (its activation to store) or one to run after admission. */
-type Resolved = { kind: "turn"; activation: Activation } | { kind: "run"; command: PreparedCommand } | { kind: "unchecked" };
+/** What an input is: a message, a command that submits a turn (its activation to store), or one to run after admission. */
+type Resolved = { kind: "message" } | { kind: "turn"; activation: Activation } | { kind: "run"; command: PreparedCommand };
 
 /**
  * Resolves a slash command for the user against the session's current catalog before admission
  * (caller and arguments checked by the session's one resolver), so a skill's activation is
- * prepared once (C-6) and stored with the input. A body too malformed to name a command is left
- * for the store to refuse. Throws 404 command_not_found, 409 reload_required, 403 forbidden,
- * 400 invalid_params.
+ * prepared once (C-6) and stored with the input. Throws 404 command_not_found, 409
+ * reload_required, 403 forbidden, 400 invalid_params.
  */
-async function resolveCommand(live: LiveSession, body: Record<string, unknown>): Promise<Resolved> {
-  if (body.type !== "command" || typeof body.command !== "string" || typeof body.arguments !== "string") return { kind: "unchecked" };
-  const parsed = parseSlashLine(body.command);
-  if (parsed === undefined || parsed.text !== "") return { kind: "unchecked" };
-  const command = live.session.prepare(parsed.name, body.arguments, "user");
-  if (command === undefined) throw new HttpProblem("command_not_found", `no command ${parsed.name} in session ${live.id}; see /help`, { command: parsed.name });
+async function resolve(live: HostedSession, body: EventBody): Promise<Resolved> {
+  if (body.type === "message") return { kind: "message" };
+  // The schema admits one slash name and nothing after it; the arguments come apart.
+  const name = body.command.trim();
+  const command = live.session.prepare(name, body.arguments, "user");
+  if (command === undefined) throw new HttpProblem("command_not_found", `no command ${name} in session ${live.id}; see /help`, { command: name });
   if (!command.command.submitsTurn) return { kind: "run", command };
   return { kind: "turn", activation: (await command.run()) as Activation };
 }
 
+function admitInput(body: EventBody, operationId: string, resolved: Resolved): AdmitInput {
+  if (body.type === "message") return { operationId, type: "message", text: body.text };
+  const command = { operationId, type: "command" as const, command: body.command, arguments: body.arguments };
+  return resolved.kind === "turn" ? { ...command, activation: resolved.activation } : command;
+}
+
 /** Runs a command that submits no turn after its admission; the turn records the result (committed) or the failure (cancelled). */
-async function runAdmitted(store: OperationsStore, live: LiveSession, turnId: string, command: PreparedCommand): Promise<void> {
+async function runAdmitted(store: OperationsStore, live: HostedSession, turnId: string, command: PreparedCommand): Promise<void> {
   store.markRunning(turnId);
   try {
-    const result = await command.run();
-    store.complete(turnId, { state: "committed", reply: JSON.stringify(result ?? null) });
+    // Command results are JSON values: they reach Python over JSON-RPC the same way.
+    const result = (await command.run()) as JsonValue | undefined;
+    store.complete(turnId, { state: "committed", reply: result ?? null });
   } catch (error) {
     store.complete(turnId, { state: "cancelled", reason: error instanceof Error ? error.message : String(error) });
   }
-  live.publish({ type: "transcript", turn: turnView(store.getTurn(turnId)!) });
+  live.publish({ type: "transcript", turn: turnResource(store.getTurn(turnId)!) });
 }
 
 /**
  * POST /sessions/{id}/events (O-1, C-6). The receipt lookup comes first, before the session or
- * the body is checked, so a retry gets its original answer even after a restart.
+ * the body's shape is checked, so a retry gets its original answer even after a restart.
  */
-async function postEvent(ctx: DaemonContext, request: RouteRequest): Promise<Reply> {
+async function postEvent(ctx: DaemonContext, request: RouteRequest<typeof API.postEvent>) {
   const sessionId = request.params.id!;
-  const raw = await request.body();
-  const body = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
-  const replay = body === undefined ? undefined : ctx.store.replay(sessionId, body as unknown as AdmitInput);
+  const candidate = replayCandidate(request.raw);
+  const replay = candidate === undefined ? undefined : ctx.store.replay(sessionId, candidate);
   if (replay !== undefined) return admissionReply(replay);
   const live = ctx.registry.get(sessionId);
-  if (body === undefined) throw new HttpProblem("invalid_body", "the body must be a JSON object");
-  const resolved = await resolveCommand(live, body);
-  const input = (resolved.kind === "turn" ? { ...body, activation: resolved.activation } : body) as unknown as AdmitInput;
-  const result = ctx.store.admit(sessionId, input);
+  const body = request.body();
+  const resolved = await resolve(live, body);
+  // Without an id of the client's choosing the input is still admitted, but a retry of it is a new input.
+  const result = ctx.store.admit(sessionId, admitInput(body, body.operation_id ?? newOperationId(), resolved));
   if (result.ok && !result.replayed) {
-    live.publish({ type: "transcript", turn: turnView(ctx.store.getTurn(result.body.turnId)!) });
-    if (resolved.kind === "run") await runAdmitted(ctx.store, live, result.body.turnId, resolved.command);
+    live.publish({ type: "transcript", turn: turnResource(ctx.store.getTurn(result.receipt.turnId)!) });
+    if (resolved.kind === "run") await runAdmitted(ctx.store, live, result.receipt.turnId, resolved.command);
   }
   return admissionReply(result);
 }
 
 /** Mounts the events route. */
 export function eventRoutes(router: Router, ctx: DaemonContext): void {
-  router.add("POST", "/sessions/:id/events", (request) => postEvent(ctx, request));
+  router.add(API.postEvent, (request) => postEvent(ctx, request));
 }

@@ -1,44 +1,32 @@
 import { lstat, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { isAppError } from "../../errors/index.js";
 import {
   globalSettingsTarget, patchSkills, projectSettingsTarget, readSettings, updateSettings,
   type Settings, type SettingsSnapshot, type SettingsTarget,
 } from "../../settings/index.js";
+import { API } from "../api.js";
+import { REPLACED_SETTINGS, type SettingsPatchBody } from "../bodies.js";
 import type { DaemonContext } from "../context.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
-import { absolutePathField, ifMatchRevision, objectBody, type JsonObject } from "../validate.js";
-import { skillsPatchOf } from "./catalog.js";
+import type { SettingsDocument } from "../resources.js";
+import { settingsFileResource } from "../views.js";
 
-/** Top-level settings fields PATCH /settings replaces whole (null removes one). */
-const REPLACED_FIELDS = ["sandbox", "network", "kernel", "limits"] as const;
-
-function scopeView(target: SettingsTarget, snapshot: SettingsSnapshot) {
-  return { scope: target.scope, file: target.file, revision: snapshot.revision, settings: snapshot.settings };
-}
-
-async function getSettings(ctx: DaemonContext, request: RouteRequest) {
-  const workspace = request.url.searchParams.get("workspace");
-  if (workspace !== null && !isAbsolute(workspace)) throw new HttpProblem("invalid_params", "?workspace= must be an absolute path");
+async function getSettings(ctx: DaemonContext, request: RouteRequest<typeof API.getSettings>) {
   const global = globalSettingsTarget(ctx.stateDir);
-  const body: Record<string, unknown> = { global: scopeView(global, await readSettings(global)) };
-  if (workspace !== null) {
+  const body: { -readonly [K in keyof SettingsDocument]: SettingsDocument[K] } = { global: settingsFileResource(global, await readSettings(global)) };
+  const { workspace } = request.query;
+  if (workspace !== undefined) {
     const project = projectSettingsTarget(resolve(workspace), ctx.stateDir);
-    body.project = scopeView(project, await readSettings(project));
+    body.project = settingsFileResource(project, await readSettings(project));
   }
-  return { status: 200, body };
+  return { status: 200 as const, body };
 }
 
-/** Builds the change a PATCH body asks for; throws 400 invalid_body before any file is touched. */
-function mutation(body: JsonObject, scope: "global" | "project"): (current: Settings) => Settings {
-  const skills = body.skills === undefined ? {} : objectBody(body.skills, [], ["on", "off", "clear", "default"], "skills");
-  const patch = skillsPatchOf(skills, "skills");
-  const defaultSwitch = skills.default;
-  if (defaultSwitch !== undefined && scope !== "global") throw new HttpProblem("invalid_body", "skills.default exists only in the global scope", { field: "skills.default" });
-  if (defaultSwitch !== undefined && defaultSwitch !== null && defaultSwitch !== "on" && defaultSwitch !== "off") {
-    throw new HttpProblem("invalid_body", 'skills.default must be "on", "off" or null', { field: "skills.default" });
-  }
+/** The change a PATCH body asks for, applied to the file's settings as they are when the lock is held. */
+function mutation(body: SettingsPatchBody): (current: Settings) => Settings {
+  const { default: defaultSwitch, ...patch } = body.skills ?? {};
   return (current) => {
     const next: Record<string, unknown> = { ...patchSkills(current, patch) };
     if (defaultSwitch !== undefined) {
@@ -47,7 +35,7 @@ function mutation(body: JsonObject, scope: "global" | "project"): (current: Sett
       else section.default = defaultSwitch;
       next.skills = section;
     }
-    for (const key of REPLACED_FIELDS) {
+    for (const key of REPLACED_SETTINGS) {
       if (body[key] === null) delete next[key];
       else if (body[key] !== undefined) next[key] = body[key];
     }
@@ -76,27 +64,21 @@ async function projectTarget(workspace: string, stateDir: string): Promise<Setti
   return projectSettingsTarget(workspace, stateDir);
 }
 
-async function patchSettings(ctx: DaemonContext, request: RouteRequest) {
-  const expected = ifMatchRevision(request.req);
-  const body = objectBody(await request.body(), ["scope"], ["workspace", "skills", ...REPLACED_FIELDS]);
-  const scope = body.scope;
-  if (scope !== "global" && scope !== "project") throw new HttpProblem("invalid_body", 'scope must be "global" or "project"', { field: "scope" });
-  const workspace = absolutePathField(body, "workspace");
-  if (scope === "project" && workspace === undefined) throw new HttpProblem("invalid_body", "a project scope needs workspace", { field: "workspace" });
-  if (scope === "global" && workspace !== undefined) throw new HttpProblem("invalid_body", "the global scope takes no workspace", { field: "workspace" });
-  const target = scope === "global" ? globalSettingsTarget(ctx.stateDir) : await projectTarget(resolve(workspace!), ctx.stateDir);
+async function patchSettings(ctx: DaemonContext, request: RouteRequest<typeof API.patchSettings>) {
+  const body = request.body();
+  const target = body.workspace === undefined ? globalSettingsTarget(ctx.stateDir) : await projectTarget(resolve(body.workspace), ctx.stateDir);
   let written: SettingsSnapshot;
   try {
-    written = await updateSettings(target, mutation(body, scope), { expectedRevision: expected });
+    written = await updateSettings(target, mutation(body), { expectedRevision: request.ifMatch });
   } catch (error) {
     if (isAppError(error, "conflict")) {
       const current = String(error.data?.currentRevision ?? "");
-      throw new HttpProblem("catalog_changed", `${target.file} is at revision ${current}, not ${expected}; read it again`, { current_revision: current });
+      throw new HttpProblem("catalog_changed", `${target.file} is at revision ${current}, not ${request.ifMatch}; read it again`, { current_revision: current });
     }
     throw error;
   }
   await refreshSessions(ctx, target);
-  return { status: 200, body: scopeView(target, written), headers: { etag: `"${written.revision}"` } };
+  return { status: 200 as const, body: settingsFileResource(target, written), headers: { etag: `"${written.revision}"` } };
 }
 
 /** Brings every live session the file speaks to up to date; a session whose other file is broken reports it on its next read. */
@@ -107,5 +89,5 @@ async function refreshSessions(ctx: DaemonContext, target: SettingsTarget): Prom
 
 /** Mounts the settings routes (D-4). */
 export function settingsRoutes(router: Router, ctx: DaemonContext): void {
-  router.add("GET", "/settings", (request) => getSettings(ctx, request)).add("PATCH", "/settings", (request) => patchSettings(ctx, request));
+  router.add(API.getSettings, (request) => getSettings(ctx, request)).add(API.patchSettings, (request) => patchSettings(ctx, request));
 }

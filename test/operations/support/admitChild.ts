@@ -1,6 +1,6 @@
 // Child process for the O-2 restart test: admits inputs, starts one turn, then idles until killed.
 //   admitChild.ts <dbFile> <sessionId> <count>
-// Prints one JSON line per admission ({"input":...,"status":...,"body":...}), then "running <turnId>".
+// Prints one JSON line per admission ({"input":...,"receipt":...}), then "running <turnId>".
 import { newOperationId, OperationsStore, type AdmitInput } from "../../../src/operations/index.js";
 
 const [file, sessionId, countArg] = process.argv.slice(2);
@@ -19,9 +19,9 @@ for (let index = 0; index < Number(countArg); index += 1) {
           activation: { name: "demo", description: "d", source: "/skills/demo/SKILL.md", arguments: `run ${index}`, instructions: `step ${index}` },
         };
   const result = store.admit(sessionId, input);
-  if (!result.ok) throw new Error(`admission refused: ${JSON.stringify(result.body)}`);
-  turnIds.push(result.body.turnId);
-  process.stdout.write(JSON.stringify({ input, status: result.status, body: result.body }) + "\n");
+  if (!result.ok) throw new Error(`admission refused: ${result.code}: ${result.detail}`);
+  turnIds.push(result.receipt.turnId);
+  process.stdout.write(JSON.stringify({ input, receipt: result.receipt }) + "\n");
 }
 store.markRunning(turnIds[0]!);
 process.stdout.write(`running ${turnIds[0]!}\n`);

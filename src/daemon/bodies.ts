@@ -1,0 +1,105 @@
+/**
+ * The request bodies (and query strings) the routes take, each described once. A route parses its
+ * body with its schema before it acts (unknown fields refused, every problem named by its path) and
+ * trusts the type from then on. Checks that need the disk or the database stay with the route or
+ * the store.
+ */
+import { isAbsolute } from "node:path";
+import { z } from "zod";
+import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "../operations/index.js";
+import { REPLACED_SECTIONS, SkillName } from "../settings/index.js";
+import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH } from "./limits.js";
+
+const AbsolutePath = z
+  .string()
+  .max(MAX_PATH_LENGTH)
+  .refine((path) => isAbsolute(path) && !path.includes("\0"), "must be an absolute path");
+
+/** A body of a route that takes none: empty, or `{}`. */
+export const NoBody = z.strictObject({}).optional();
+
+export const OpenSessionBody = z
+  .strictObject({
+    workspace: AbsolutePath.describe("an existing directory"),
+    extensions: z.strictObject({ skills: z.boolean().optional() }).optional(),
+    kernel: z.enum(["own", "external"]).optional().describe('"external": a notebook\'s running kernel joins the session (K-13)'),
+    kernel_pid: z.number().int().positive().optional().describe('the pid of that kernel; only with "kernel": "external"'),
+  })
+  .superRefine((body, ctx) => {
+    const external = body.kernel === "external";
+    if (external && body.kernel_pid === undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: 'an external kernel needs "kernel_pid", the pid of its process' });
+    if (!external && body.kernel_pid !== undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: '"kernel_pid" goes with "kernel": "external"' });
+  });
+export type OpenSessionBody = z.infer<typeof OpenSessionBody>;
+
+export const ExecuteBody = z.strictObject({
+  code: z.string(),
+  execution_id: z.string().min(1).max(MAX_EXECUTION_ID_LENGTH).optional().describe("tags this execution's outputs on the stream; one is made when absent"),
+});
+export type ExecuteBody = z.infer<typeof ExecuteBody>;
+
+const SkillNames = z.array(SkillName);
+
+/** Session overrides (the session scope of D-4): names to turn on, off, or stop naming. */
+export const CatalogPatchBody = z.strictObject({ on: SkillNames.optional(), off: SkillNames.optional(), clear: SkillNames.optional() });
+export type CatalogPatchBody = z.infer<typeof CatalogPatchBody>;
+
+/** A sections a write replaces whole, or null to remove it. */
+const replaced = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+export const SettingsPatchBody = z
+  .strictObject({
+    scope: z.enum(["global", "project"]),
+    workspace: AbsolutePath.optional().describe("the project's directory; only with the project scope"),
+    skills: z
+      .strictObject({
+        on: SkillNames.optional(),
+        off: SkillNames.optional(),
+        clear: SkillNames.optional(),
+        default: z.enum(["on", "off"]).nullable().optional().describe("global scope only; null removes it"),
+      })
+      .optional(),
+    sandbox: replaced(REPLACED_SECTIONS.sandbox),
+    network: replaced(REPLACED_SECTIONS.network),
+    kernel: replaced(REPLACED_SECTIONS.kernel),
+    limits: replaced(REPLACED_SECTIONS.limits),
+    model: replaced(REPLACED_SECTIONS.model),
+  })
+  .superRefine((body, ctx) => {
+    if (body.scope === "project" && body.workspace === undefined) ctx.addIssue({ code: "custom", path: ["workspace"], message: "a project scope needs workspace" });
+    if (body.scope === "global" && body.workspace !== undefined) ctx.addIssue({ code: "custom", path: ["workspace"], message: "the global scope takes no workspace" });
+    if (body.scope !== "global" && body.skills?.default !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["skills", "default"], message: "skills.default exists only in the global scope" });
+    }
+  });
+export type SettingsPatchBody = z.infer<typeof SettingsPatchBody>;
+
+/** Settings sections `PATCH /settings` replaces whole. */
+export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "limits", "model"] as const satisfies readonly (keyof typeof REPLACED_SECTIONS & keyof SettingsPatchBody)[];
+
+export const SettingsQuery = z.strictObject({ workspace: AbsolutePath.optional().describe("also read this workspace's project settings") });
+
+const OperationId = z.string().min(1).max(MAX_INPUT_NAME_LENGTH).describe("a UUIDv7 the client chose, so that a retry is safe; when absent the daemon mints one");
+
+const InputText = z.string().refine((text) => Buffer.byteLength(text) <= MAX_INPUT_TEXT_BYTES, {
+  error: (issue) => `is ${Buffer.byteLength(String(issue.input))} bytes; at most ${MAX_INPUT_TEXT_BYTES} (MAX_INPUT_TEXT_BYTES)`,
+});
+
+/** A user input (O-1): a message, or a slash command typed by a person (C-6). */
+export const EventBody = z.discriminatedUnion("type", [
+  z.strictObject({
+    operation_id: OperationId.optional(),
+    type: z.literal("message"),
+    text: InputText.refine((text) => text.trim().length > 0, "must not be empty"),
+  }),
+  z.strictObject({
+    operation_id: OperationId.optional(),
+    type: z.literal("command"),
+    command: z
+      .string()
+      .max(MAX_INPUT_NAME_LENGTH)
+      .regex(/^\s*\/\S+\s*$/, 'must be a slash name such as "/demo"'),
+    arguments: InputText.describe("the raw argument text, as typed after the name"),
+  }),
+]);
+export type EventBody = z.infer<typeof EventBody>;

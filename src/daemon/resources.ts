@@ -1,0 +1,234 @@
+/**
+ * The resources the daemon answers with, each described once: the routes build them (views.ts),
+ * the daemon's clients read them, and the OpenAPI document is generated from them. One shape per
+ * resource, every field snake_case, results as JSON values (never JSON text inside a string).
+ */
+import { z } from "zod";
+import { EXTENSION_NAMES } from "../bridge/index.js";
+import type { DeepReadonly } from "../json/index.js";
+import { PROBLEMS } from "./problem.js";
+import { SETTINGS_SCHEMAS } from "../settings/index.js";
+
+const Count = z.number().int().nonnegative();
+const Pid = z.number().int().positive();
+const Revision = z.string().describe("a SHA-256 (hex) of what the resource depends on");
+const Timestamp = z.string().describe("an ISO 8601 time");
+/** Any JSON value; a result stored and sent as it is. */
+export const JsonValue = z.json();
+const Json = JsonValue;
+
+/** A settings document as a file holds it (D-4); the global file's schema, which every scope's file fits. */
+export const SettingsValue = SETTINGS_SCHEMAS.global;
+
+/** What a kernel can be doing; `external` is a notebook's own kernel (K-13), `none` a session whose kernel is gone. */
+export const KERNEL_STATES = ["starting", "ready", "busy", "idle", "restarting", "dead", "stopped", "none", "external"] as const;
+
+export const KernelResource = z.strictObject({
+  status: z.enum(KERNEL_STATES),
+  pid: Pid.nullable(),
+  sandbox: z.string().describe('"bwrap" when the kernel runs in bubblewrap, else "none"'),
+  sandbox_notes: z.array(z.string()).describe("paths the sandbox was asked to show but did not bind, and why"),
+  warm: z.boolean().describe("whether the kernel came from the pool of spares"),
+});
+export type KernelResource = DeepReadonly<z.infer<typeof KernelResource>>;
+
+const Enablement = z.strictObject({ enabled: z.boolean(), decided_by: z.enum(["session", "project", "global", "default"]) });
+
+export const CommandResource = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  arguments: z.array(z.strictObject({ name: z.string(), help: z.string(), required: z.boolean() })),
+  callers: z.array(z.enum(["user", "model"])),
+  submits_turn: z.boolean(),
+});
+export type CommandResource = DeepReadonly<z.infer<typeof CommandResource>>;
+
+/** What each extension contributes to the session (K-8): RPC routes, commands, and for `skills` its catalog and instruction files. */
+const Composition = z.strictObject({
+  extensions: z.strictObject({
+    python: z.strictObject({ enabled: z.literal(true), routes: z.array(z.string()), commands: Count }),
+    skills: z.strictObject({
+      enabled: z.boolean(),
+      depends_on: z.array(z.enum(EXTENSION_NAMES)),
+      skills: Count,
+      instructions: z.array(z.string()),
+      routes: z.array(z.string()),
+      commands: Count,
+    }),
+  }),
+});
+
+/** A session (D-2): the same shape in `GET /sessions`, `GET /sessions/{id}` and the `201` of `POST /sessions`. */
+export const SessionResource = z.strictObject({
+  id: z.string(),
+  workspace: z.string(),
+  status: z.literal("open"),
+  kernel: KernelResource,
+  revision: Revision.describe("the catalog snapshot the session serves"),
+  discovered_revision: Revision.describe("everything discovered, enabled or not"),
+  needs_reload: z.boolean(),
+  selection: z.strictObject({
+    settings_revision: z.string(),
+    scopes: z.strictObject({ global: SettingsValue.optional(), project: SettingsValue.optional(), session: SettingsValue.optional() }),
+    effective: z.record(z.string(), Enablement),
+  }),
+  composition: Composition,
+  commands: z.array(CommandResource),
+});
+export type SessionResource = DeepReadonly<z.infer<typeof SessionResource>>;
+
+/** The kernel bridge record a notebook's kernel needs (K-13); see docs/rpc.md. */
+export const BridgeResource = z.strictObject({
+  endpoint: z.string(),
+  token: z.string(),
+  deadline_ms: Count,
+  max_message_bytes: Count,
+  extensions: z.array(z.enum(EXTENSION_NAMES)),
+});
+export type BridgeResource = DeepReadonly<z.infer<typeof BridgeResource>>;
+
+/** The `201` of `POST /sessions`: the session, plus `rpc` only for a session whose kernel is external. */
+export const CreatedSession = SessionResource.extend({ rpc: BridgeResource.optional() });
+export type CreatedSession = DeepReadonly<z.infer<typeof CreatedSession>>;
+
+export const SessionList = z.strictObject({ sessions: z.array(SessionResource) });
+export type SessionList = DeepReadonly<z.infer<typeof SessionList>>;
+
+/** One kernel output (stream, display_data, execute_result, error, ...) with its Jupyter content; tracebacks carry no terminal escapes. */
+export const OutputResource = z.strictObject({ msg_type: z.string(), content: z.record(z.string(), Json) });
+export type OutputResource = DeepReadonly<z.infer<typeof OutputResource>>;
+
+export const ExecuteAnswer = z.strictObject({
+  execution_id: z.string(),
+  status: z.enum(["ok", "error", "aborted"]),
+  execution_count: Count.nullable(),
+  outputs: z.array(OutputResource),
+  dropped_outputs: Count,
+  dropped_output_bytes: Count,
+});
+export type ExecuteAnswer = DeepReadonly<z.infer<typeof ExecuteAnswer>>;
+
+export const ReloadAnswer = z.strictObject({
+  revision: Revision,
+  previous_revision: Revision,
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  skills: Count,
+});
+export type ReloadAnswer = DeepReadonly<z.infer<typeof ReloadAnswer>>;
+
+const Diagnostic = z.strictObject({ severity: z.enum(["error", "warning"]), code: z.string(), path: z.string(), message: z.string() });
+const Preference = z.enum(["on", "off"]).nullable();
+
+/** The management catalog (D-3): every candidate, valid or not, with its preferences per scope. */
+export const CatalogResource = z.strictObject({
+  revision: Revision,
+  needs_reload: z.boolean(),
+  skills: z.array(
+    z.strictObject({
+      id: z.string(),
+      name: z.string(),
+      preference_key: z.string().nullable(),
+      description: z.string().nullable(),
+      command: z.string().nullable(),
+      source: z.string(),
+      resolved_source: z.string().nullable(),
+      scope: z.string(),
+      status: z.enum(["valid", "invalid", "shadowed"]),
+      diagnostics: z.array(Diagnostic),
+      global_preference: Preference,
+      project_preference: Preference,
+      session_override: Preference,
+      effective: z.strictObject({ enabled: z.boolean(), decided_by: z.enum(["session", "project", "global", "default", "invalid", "shadowed", "extension"]) }),
+      shadowed_by: z.string().nullable(),
+    }),
+  ),
+  instructions: z.array(
+    z.strictObject({ scope: z.string(), path: z.string(), resolved_path: z.string(), size: Count, truncated: z.boolean(), sha256: z.string(), enabled: z.boolean() }),
+  ),
+  diagnostics: z.array(Diagnostic),
+});
+export type CatalogResource = DeepReadonly<z.infer<typeof CatalogResource>>;
+
+/** One settings file: its scope, path, revision (the entity tag for If-Match) and content as the file holds it. */
+export const SettingsFileResource = z.strictObject({
+  scope: z.enum(["global", "project"]),
+  file: z.string(),
+  revision: z.string().describe('SHA-256 of the file\'s bytes, or "absent"'),
+  settings: SettingsValue,
+});
+export type SettingsFileResource = DeepReadonly<z.infer<typeof SettingsFileResource>>;
+
+export const SettingsDocument = z.strictObject({ global: SettingsFileResource, project: SettingsFileResource.optional() });
+export type SettingsDocument = DeepReadonly<z.infer<typeof SettingsDocument>>;
+
+/** The record of one admitted input (O-1): the `202` of the events route and `receipt` of the operation. */
+export const ReceiptResource = z.strictObject({
+  operation_id: z.string(),
+  session_id: z.string(),
+  turn_id: z.string(),
+  type: z.enum(["message", "command"]),
+  admitted_at: Timestamp,
+});
+export type ReceiptResource = DeepReadonly<z.infer<typeof ReceiptResource>>;
+
+export const TurnOutcomeResource = z.discriminatedUnion("state", [
+  z.strictObject({ state: z.literal("committed"), reply: Json.describe("a built-in command's result, as a JSON value") }),
+  z.strictObject({ state: z.literal("cancelled"), reason: z.string().nullable() }),
+  z.strictObject({ state: z.literal("abandoned"), reason: z.string() }),
+]);
+
+/** The one turn an admitted input yields: in `GET /operations/{id}` and in the stream's transcript events. */
+export const TurnResource = z.strictObject({
+  turn_id: z.string(),
+  operation_id: z.string(),
+  session_id: z.string(),
+  visible_text: z.string().describe("what the transcript shows: the message, or the slash text as typed"),
+  model_input: z.string().describe("the text the model is given: the message, or the activation block of a skill"),
+  state: z.enum(["pending", "running", "committed", "cancelled", "abandoned"]),
+  outcome: TurnOutcomeResource.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type TurnResource = DeepReadonly<z.infer<typeof TurnResource>>;
+
+export const OperationResource = z.strictObject({
+  operation_id: z.string(),
+  delivery: z.enum(["pending", "committed", "cancelled"]),
+  receipt: ReceiptResource,
+  turn: TurnResource,
+});
+export type OperationResource = DeepReadonly<z.infer<typeof OperationResource>>;
+
+export const HealthResource = z.strictObject({
+  ok: z.literal(true),
+  pid: Pid,
+  sessions: Count.describe("sessions open"),
+  spares: z.array(z.strictObject({ workspace: z.string(), skills: z.boolean(), state: z.enum(["booting", "ready"]), pid: Pid.nullable() })),
+  log: z.strictObject({ file: z.string().nullable(), dropped_writes: Count, last_error: z.string().nullable(), suppressed_entries: Count }).nullable(),
+});
+export type HealthResource = DeepReadonly<z.infer<typeof HealthResource>>;
+
+/** One message on a session's stream (`GET /sessions/{id}/stream`, a WebSocket). */
+export const StreamMessage = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("status"), session_id: z.string(), kernel: KernelResource, reason: z.string().nullable(), revision: Revision }),
+  z.strictObject({ type: z.literal("output"), session_id: z.string(), execution_id: z.string(), msg_type: z.string(), content: z.record(z.string(), Json) }),
+  z.strictObject({ type: z.literal("transcript"), session_id: z.string(), turn: TurnResource }),
+]);
+export type StreamMessage = DeepReadonly<z.infer<typeof StreamMessage>>;
+
+/** An OpenAPI 3.1 document (GET /openapi.json). */
+export const OpenApiDocumentResource = z.record(z.string(), JsonValue);
+export type OpenApiDocumentResource = DeepReadonly<z.infer<typeof OpenApiDocumentResource>>;
+
+/** An error answer (RFC 9457): `code` is stable, `detail` is for people; some problems add fields. */
+export const ProblemDocument = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int().min(400).max(599),
+  detail: z.string(),
+  code: z.enum(Object.keys(PROBLEMS) as [keyof typeof PROBLEMS, ...(keyof typeof PROBLEMS)[]]),
+  field: z.string().optional().describe("the body or query field at fault, e.g. skills.on[2]"),
+  problems: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+});
+export type ProblemDocument = DeepReadonly<z.infer<typeof ProblemDocument>>;

@@ -1,0 +1,76 @@
+/**
+ * What the HTTP routes need from the daemon's sessions, and nothing more. `SessionRegistry`
+ * (with `LiveSession`) implements it for real; route tests pass a fake with no kernel behind it.
+ */
+import type { KernelBridge } from "../bridge/index.js";
+import type { Disposable, ExecuteOutput, ExecuteReply } from "../kernel/index.js";
+import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
+import type { StreamEvent } from "./live.js";
+import type { SpareStatus } from "./pool.js";
+
+/** An execution in flight: outputs as they come, and its reply once it ended. */
+export interface RunningExecution {
+  onOutput(listener: (output: ExecuteOutput) => void): Disposable;
+  readonly done: Promise<ExecuteReply>;
+  /** Bytes cut from outputs that passed the kernel's per-output bound. */
+  readonly cutOutputBytes: number;
+}
+
+/** What a session reports of its kernel. */
+export interface SessionStatus {
+  readonly kernel: string;
+  readonly pid: number | undefined;
+  readonly sandbox: string;
+  readonly sandboxNotes: readonly string[];
+}
+
+/** The part of a Session the routes use. The session owns its catalog work: refresh, walks, reload and `needsReload`. */
+export interface SessionFace {
+  readonly id: string;
+  readonly workspace: string;
+  readonly view: SessionView;
+  /** Whether the files on disk would give another catalog than the one served (D-2), as of the last walk. */
+  readonly needsReload: boolean;
+  status(): SessionStatus;
+  /** The RPC methods the current view serves (K-5). */
+  methods(): string[];
+  bridge(): KernelBridge;
+  execute(code: string): RunningExecution;
+  interrupt(): Promise<void>;
+  reload(): Promise<ReloadResult>;
+  invoke(name: string, input: unknown, caller: "user" | "model"): Promise<unknown>;
+  /** Resolves a command for a caller (undefined for an unknown name); see Session.prepare. */
+  prepare(name: string, input: unknown, caller: "user" | "model"): PreparedCommand | undefined;
+  /** Rereads the settings files and, only when they changed, rebuilds the view and walks the files (D-2). */
+  refresh(): Promise<void>;
+  /** Walks the files once, applying a session-scope change in the same step (D-3). */
+  walkCatalog(change?: SelectionChange): Promise<CatalogWalk>;
+}
+
+/** A session as the daemon holds it: the session and the stream listeners its events fan out to. */
+export interface HostedSession {
+  readonly id: string;
+  /** Whether the session's kernel came from the pool of spares (K-11). */
+  readonly warm: boolean;
+  readonly session: SessionFace;
+  readonly subscribers: number;
+  publish(event: StreamEvent): void;
+  publishStatus(kernel: string, reason?: string): void;
+  subscribe(listener: (event: StreamEvent) => void): Disposable;
+  onClosed(hook: () => void): Disposable;
+}
+
+/** The daemon's sessions as the routes see them. */
+export interface SessionDirectory {
+  /** Opens a session; with `externalPid` a notebook's running kernel joins it (K-13). Throws 429 too_many_sessions at the bound. */
+  open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number): Promise<HostedSession>;
+  /** The session with this id. Throws 404 session_not_found. */
+  get(id: string): HostedSession;
+  list(): readonly HostedSession[];
+  /** Closes one session. Throws 404 session_not_found. */
+  close(id: string): Promise<void>;
+  /** The pool's spare kernels, for GET /health. */
+  spares(): readonly SpareStatus[];
+  /** Closes every session (the daemon's shutdown); refuses new ones from then on. */
+  closeAll(): Promise<void>;
+}

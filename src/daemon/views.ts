@@ -1,0 +1,154 @@
+/**
+ * The view layer: every resource the daemon sends is built here from domain objects, in the one
+ * shape resources.ts describes. Domain types keep their own casing; the wire's is snake_case.
+ */
+import { bridgeJson, type KernelBridge } from "../bridge/index.js";
+import type { ExecuteReply } from "../kernel/index.js";
+import type { OperationLookup, Receipt, Turn, TurnOutcome } from "../operations/index.js";
+import type { ReloadResult } from "../session/index.js";
+import type { SettingsSnapshot, SettingsTarget } from "../settings/index.js";
+import { stripAnsi } from "../text/index.js";
+import type { ManagementCatalog } from "./catalog.js";
+import type { StreamEvent } from "./live.js";
+import type { LogStats } from "./log.js";
+import type { OutputsAnswer } from "./outputs.js";
+import type { SpareStatus } from "./pool.js";
+import type {
+  BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, OperationResource, OutputResource,
+  ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TurnResource,
+} from "./resources.js";
+import type { HostedSession } from "./sessionPort.js";
+
+/** The session's kernel; `status` overrides the current one (a status event reports the state it is about). */
+export function kernelResource(live: HostedSession, status?: string): KernelResource {
+  const now = live.session.status();
+  return {
+    status: (status ?? now.kernel) as KernelResource["status"],
+    pid: now.pid ?? null,
+    sandbox: now.sandbox,
+    sandbox_notes: now.sandboxNotes,
+    warm: live.warm,
+  };
+}
+
+/** The session resource (D-2). */
+export function sessionResource(live: HostedSession): SessionResource {
+  const view = live.session.view;
+  const effective = Object.fromEntries(Object.entries(view.effective).map(([name, verdict]) => [name, { enabled: verdict.enabled, decided_by: verdict.decidedBy }]));
+  return {
+    id: live.id,
+    workspace: live.session.workspace,
+    status: "open",
+    kernel: kernelResource(live),
+    revision: view.snapshot.revision,
+    discovered_revision: view.discovered.revision,
+    needs_reload: live.session.needsReload,
+    selection: { settings_revision: view.selection.settingsRevision, scopes: view.selection.scopes, effective },
+    composition: composition(live),
+    commands: view.commands.commands.map((command) => ({
+      name: command.name,
+      description: command.description,
+      arguments: command.arguments.map(({ name, help, required }) => ({ name, help, required })),
+      callers: command.callers,
+      submits_turn: command.submitsTurn,
+    })),
+  };
+}
+
+/** The session's contributions per extension (K-8): skills, instruction files, RPC routes, commands. */
+function composition(live: HostedSession): SessionResource["composition"] {
+  const view = live.session.view;
+  const methods = live.session.methods();
+  const skillCommands = view.commands.commands.filter((command) => command.skill !== undefined).length;
+  return {
+    extensions: {
+      python: { enabled: true, routes: methods.filter((method) => !method.startsWith("skills.")), commands: view.commands.commands.length - skillCommands },
+      skills: {
+        enabled: view.extensions.skills,
+        depends_on: ["python"],
+        skills: view.snapshot.skills.length,
+        instructions: view.snapshot.instructions.map((file) => file.path),
+        routes: methods.filter((method) => method.startsWith("skills.")),
+        commands: skillCommands,
+      },
+    },
+  };
+}
+
+/** The answer to POST /sessions: the session, and how an external kernel reaches it (K-13). */
+export function createdSession(live: HostedSession, rpc: KernelBridge | undefined): CreatedSession {
+  return rpc === undefined ? sessionResource(live) : { ...sessionResource(live), rpc: bridgeJson(rpc) as BridgeResource };
+}
+
+/** One kernel output. A traceback loses its terminal colours: the kernel's own copy keeps them for terminals. */
+export function outputResource(msgType: string, content: unknown): OutputResource {
+  const record = { ...(content as Record<string, OutputResource["content"][string]>) };
+  if (msgType === "error" && Array.isArray(record.traceback)) record.traceback = record.traceback.map((line) => (typeof line === "string" ? stripAnsi(line) : line));
+  return { msg_type: msgType, content: record };
+}
+
+/** The answer to POST /sessions/{id}/execute: how the cell ended and the outputs the answer's bounds kept. */
+export function executeAnswer(executionId: string, reply: ExecuteReply, outputs: OutputsAnswer): ExecuteAnswer {
+  // Kernels say "aborted"; older message specs spell it "abort".
+  const status = reply.status === "abort" ? "aborted" : reply.status;
+  return { execution_id: executionId, status, execution_count: "execution_count" in reply ? (reply.execution_count ?? null) : null, ...outputs };
+}
+
+/** What a reload changed (K-7). */
+export function reloadAnswer(result: ReloadResult): ReloadAnswer {
+  return { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills };
+}
+
+/** The management catalog (D-3) with whether the session's files changed since it discovered them. */
+export function catalogResource(catalog: ManagementCatalog, needsReload: boolean): CatalogResource {
+  return { revision: catalog.revision, needs_reload: needsReload, skills: catalog.skills, instructions: catalog.instructions, diagnostics: catalog.diagnostics };
+}
+
+/** One settings file: where, its revision, and its content as the file holds it. */
+export function settingsFileResource(target: SettingsTarget, snapshot: SettingsSnapshot): SettingsFileResource {
+  return { scope: target.scope as SettingsFileResource["scope"], file: target.file, revision: snapshot.revision, settings: snapshot.settings };
+}
+
+/** The record of one admitted input (O-1). */
+export function receiptResource(receipt: Receipt): ReceiptResource {
+  return { operation_id: receipt.operationId, session_id: receipt.sessionId, turn_id: receipt.turnId, type: receipt.type, admitted_at: receipt.admittedAt };
+}
+
+function outcomeResource(outcome: TurnOutcome): TurnResource["outcome"] {
+  if (outcome.state === "committed") return { state: "committed", reply: outcome.reply ?? null };
+  if (outcome.state === "cancelled") return { state: "cancelled", reason: outcome.reason ?? null };
+  return { state: "abandoned", reason: outcome.reason };
+}
+
+/** One turn, as GET /operations/{id} and the stream's transcript messages show it. */
+export function turnResource(turn: Turn): TurnResource {
+  return {
+    turn_id: turn.turnId,
+    operation_id: turn.operationId,
+    session_id: turn.sessionId,
+    visible_text: turn.visibleText,
+    model_input: turn.modelInput,
+    state: turn.state,
+    outcome: turn.outcome === undefined ? null : outcomeResource(turn.outcome),
+    created_at: new Date(turn.createdAt).toISOString(),
+    updated_at: new Date(turn.updatedAt).toISOString(),
+  };
+}
+
+/** An admitted input: its receipt, where its delivery stands, and its turn. */
+export function operationResource(found: Extract<OperationLookup, { found: true }>): OperationResource {
+  return { operation_id: found.receipt.operationId, delivery: found.delivery, receipt: receiptResource(found.receipt), turn: turnResource(found.turn) };
+}
+
+/** GET /health: the daemon's process, its open sessions and spares, and its log's counts. */
+export function healthResource(sessions: number, spares: readonly SpareStatus[], log: LogStats | null): HealthResource {
+  return { ok: true, pid: process.pid, sessions, spares, log };
+}
+
+/** The message a session's stream sends for one of its events. */
+export function streamMessage(live: HostedSession, event: StreamEvent): StreamMessage {
+  if (event.type === "status") return { type: "status", session_id: live.id, kernel: kernelResource(live, event.kernel), reason: event.reason ?? null, revision: event.revision };
+  // The routes publish outputs and turns already built here (outputResource, turnResource).
+  if (event.type === "output") return { type: "output", session_id: live.id, execution_id: event.execution_id, msg_type: event.msg_type, content: event.content as OutputResource["content"] };
+  return { type: "transcript", session_id: live.id, turn: event.turn as TurnResource };
+}
