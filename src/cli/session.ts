@@ -63,8 +63,8 @@ export interface ConsoleSession {
 /** How long a Python completion may take before the console gives up on it. */
 export const COMPLETION_TIMEOUT_MS = 1_000;
 
-/** Why a typed skill command runs no model turn yet. */
-const NO_MODEL_NOTE = "no model adapter is configured, so no model sees it; the instructions are available to Python via commands";
+/** Why a typed skill command runs no model turn in the console. */
+const NO_MODEL_NOTE = "the console runs no model turn (`albedo chat` does); the instructions are available to Python via commands";
 
 /** The console's view of an in-process Session. */
 export function embeddedConsoleSession(session: Session): ConsoleSession {
@@ -110,7 +110,7 @@ export function remoteConsoleSession(remote: RemoteSession, url: string): Consol
       const outcome = await remote.command(name, text);
       if (outcome.kind === "failed") throw new Error(outcome.reason);
       if (outcome.kind === "result") return renderValue(outcome.value);
-      return `submitted ${name} as turn ${outcome.turnId} (${outcome.state}: ${NO_MODEL_NOTE})\n`;
+      return `submitted ${name} as turn ${outcome.turnId}: the daemon's model answers it (\`albedo chat\` shows the conversation)\n`;
     },
     completeCode: async (line) => [[], line],
     interrupt: () => remote.interrupt(),

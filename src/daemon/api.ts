@@ -3,10 +3,10 @@
  * their handlers to these declarations, the clients call through them, and docs/openapi.json is
  * generated from them; a route exists only once, here.
  */
-import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery } from "./bodies.js";
+import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery, TranscriptQuery } from "./bodies.js";
 import {
   CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
-  SessionResource, SettingsDocument, SettingsFileResource, StreamMessage,
+  SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage,
 } from "./resources.js";
 import type { RouteSpec } from "./router.js";
 
@@ -53,7 +53,7 @@ export const API = {
     problems: ["session_not_found", "conflict", "kernel_died"],
   }),
   interrupt: route({
-    method: "POST", path: "/sessions/{id}/interrupt", summary: "Interrupt the running cell; its pending RPC calls are cancelled",
+    method: "POST", path: "/sessions/{id}/interrupt", summary: "End the running turn as interrupted, or interrupt the running cell; its pending RPC calls are cancelled",
     responses: NO_CONTENT, problems: ["session_not_found", "conflict", "kernel_died"],
   }),
   reload: route({
@@ -80,6 +80,11 @@ export const API = {
     body: EventBody, bodyAfterLookup: true,
     responses: { 202: { description: "the receipt; the same id with the same body gets the same receipt again", schema: ReceiptResource } },
     problems: ["session_not_found", "command_not_found", "reload_required", "forbidden", "operation_conflict", "invalid_operation_id", "operation_expired", "operation_future", "queue_full"],
+  }),
+  getTranscript: route({
+    method: "GET", path: "/sessions/{id}/transcript", summary: "The session's transcript rows in order; also for a session that is no longer open",
+    query: TranscriptQuery,
+    responses: { 200: { description: "a page of rows", schema: TranscriptPage } }, problems: ["session_not_found", "invalid_query"],
   }),
   getOperation: route({
     method: "GET", path: "/operations/{id}", summary: "An admitted input: its receipt, delivery status and turn",

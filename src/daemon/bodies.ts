@@ -8,7 +8,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "../operations/index.js";
 import { REPLACED_SECTIONS, SkillName } from "../settings/index.js";
-import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH } from "./limits.js";
+import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
 
 const AbsolutePath = z
   .string()
@@ -78,6 +78,11 @@ export type SettingsPatchBody = z.infer<typeof SettingsPatchBody>;
 export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "limits", "model"] as const satisfies readonly (keyof typeof REPLACED_SECTIONS & keyof SettingsPatchBody)[];
 
 export const SettingsQuery = z.strictObject({ workspace: AbsolutePath.optional().describe("also read this workspace's project settings") });
+
+export const TranscriptQuery = z.strictObject({
+  after: z.coerce.number().int().min(0).optional().describe("only rows after this seq (default 0: from the start)"),
+  limit: z.coerce.number().int().min(1).max(MAX_TRANSCRIPT_PAGE_ROWS).optional().describe(`rows at most (default and most ${MAX_TRANSCRIPT_PAGE_ROWS})`),
+});
 
 const OperationId = z.string().min(1).max(MAX_INPUT_NAME_LENGTH).describe("a UUIDv7 the client chose, so that a retry is safe; when absent the daemon mints one");
 

@@ -51,3 +51,5 @@ export const MAX_CONNECTIONS_PER_PEER = 384;
 export const UNTRUSTED_CONNECTION_TIMEOUT_MS = 5_000;
 /** How long a refusal written to a socket may take to flush before the socket is destroyed anyway. */
 export const REFUSAL_FLUSH_TIMEOUT_MS = 1_000;
+/** Transcript rows one `GET /sessions/{id}/transcript` answers at most; `after` pages on. */
+export const MAX_TRANSCRIPT_PAGE_ROWS = 1_000;

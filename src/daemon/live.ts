@@ -1,11 +1,15 @@
 import type { Session } from "../session/index.js";
 import type { Disposable } from "../kernel/index.js";
+import type { TranscriptEntry } from "../operations/index.js";
+import { NO_TURNS, type SessionTurns } from "./turns.js";
 
 /** One event on a session's stream (D-2). */
 export type StreamEvent =
   | { readonly type: "output"; readonly execution_id: string; readonly msg_type: string; readonly content: unknown }
   | { readonly type: "status"; readonly kernel: string; readonly reason?: string; readonly revision: string }
-  | { readonly type: "transcript"; readonly turn: Readonly<Record<string, unknown>> };
+  | { readonly type: "transcript"; readonly turn: Readonly<Record<string, unknown>> }
+  | { readonly type: "row"; readonly entry: TranscriptEntry }
+  | { readonly type: "text"; readonly turn_id: string; readonly delta: string };
 
 /**
  * A session as the daemon holds it: the Session and the stream listeners its events fan out to
@@ -17,11 +21,16 @@ export class LiveSession {
   private readonly watchers: Disposable[] = [];
   private readonly closeHooks = new Set<() => void>();
 
+  /** The session's turns (O-3): run from the operations store, reported on this stream. */
+  readonly turns: SessionTurns;
+
   constructor(
     readonly session: Session,
     /** Whether the session came from the warm pool (K-11) rather than a kernel booted for this open. */
     readonly warm = false,
+    turns?: (session: Session, publish: (event: StreamEvent) => void) => SessionTurns,
   ) {
+    this.turns = turns ? turns(session, (event) => this.publish(event)) : NO_TURNS;
     // An external kernel (K-13) is not the session's to watch; the registry watches its process instead.
     if (session.status().kernel !== "external") this.watchers.push(session.kernel.onStatus((event) => this.publishStatus(event.status, event.reason)));
     // A swapped catalog reaches stream clients whichever face swapped it: HTTP, a typed command or Python.
@@ -66,6 +75,7 @@ export class LiveSession {
   /** Closes the session (kernel shutdown ladder; status events still flow), then ends every stream. */
   async close(): Promise<void> {
     try {
+      await this.turns.close();
       await this.session.close();
     } finally {
       for (const watcher of this.watchers.splice(0)) watcher.dispose();

@@ -1,7 +1,8 @@
 import { Session, type ExtensionState } from "../session/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import type { KernelLog } from "../kernel/index.js";
-import { LiveSession } from "./live.js";
+import { LiveSession, type StreamEvent } from "./live.js";
+import type { SessionTurns } from "./turns.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
@@ -19,6 +20,8 @@ export interface RegistryOptions {
   readonly sandbox?: SandboxMode;
   /** `albedo serve --pool`: overrides the `kernel.pool` setting (K-11). */
   readonly pool?: number;
+  /** Makes each open session's turn runner (O-3); without it sessions run no turns. */
+  readonly turns?: (session: Session, publish: (event: StreamEvent) => void) => SessionTurns;
 }
 
 /** The daemon's open sessions, at most MAX_SESSIONS (counting ones still booting). */
@@ -68,7 +71,7 @@ export class SessionRegistry implements SessionDirectory {
   private async adopt(session: Session, warm: boolean): Promise<LiveSession> {
     try {
       if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
-      return new LiveSession(session, warm);
+      return new LiveSession(session, warm, this.options.turns);
     } catch (error) {
       await session.close();
       throw error;

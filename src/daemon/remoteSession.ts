@@ -74,7 +74,10 @@ export class RemoteSession {
     const operationId = newOperationId();
     await this.client.call(API.postEvent, { params: { id: this.id }, body: { operation_id: operationId, type: "command", command: name, arguments: text } });
     const { turn } = await this.client.call(API.getOperation, { params: { id: operationId } });
+    // A command that submits a turn is the model's to answer, however far its turn got already.
+    const submitsTurn = this.resource.commands.find((command) => command.name === turn.visible_text.split(" ")[0])?.submits_turn === true;
     await this.refresh();
+    if (submitsTurn) return { kind: "submitted", turnId: turn.turn_id, state: turn.state };
     if (turn.outcome?.state === "committed") return { kind: "result", value: turn.outcome.reply as JsonValue };
     if (turn.outcome?.state === "cancelled") return { kind: "failed", reason: turn.outcome.reason ?? "cancelled" };
     return { kind: "submitted", turnId: turn.turn_id, state: turn.state };

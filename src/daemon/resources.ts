@@ -173,7 +173,12 @@ export const ReceiptResource = z.strictObject({
 export type ReceiptResource = DeepReadonly<z.infer<typeof ReceiptResource>>;
 
 export const TurnOutcomeResource = z.discriminatedUnion("state", [
-  z.strictObject({ state: z.literal("committed"), reply: Json.describe("a built-in command's result, as a JSON value") }),
+  z.strictObject({
+    state: z.literal("committed"),
+    result: z.enum(["completed", "failed", "interrupted"]).describe("how the turn ended; a built-in run after admission is completed"),
+    reply: Json.describe("the model's prose answer, or a built-in command's result, as a JSON value"),
+    error: z.string().nullable().describe("why a failed turn failed"),
+  }),
   z.strictObject({ state: z.literal("cancelled"), reason: z.string().nullable() }),
   z.strictObject({ state: z.literal("abandoned"), reason: z.string() }),
 ]);
@@ -209,11 +214,35 @@ export const HealthResource = z.strictObject({
 });
 export type HealthResource = DeepReadonly<z.infer<typeof HealthResource>>;
 
+const PullVia = z.enum(["tool", "python", "user"]);
+const RowPlace = { turn_id: z.string(), seq: Count.describe("the row's place in the session's transcript, from 1"), at: Count.describe("when it was written, in ms since the epoch") };
+
+/** One transcript row (O-9), as stored and streamed. */
+export const TranscriptRowResource = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("user"), text: z.string(), ...RowPlace }),
+  z.strictObject({ kind: z.literal("assistant"), text: z.string(), ...RowPlace }),
+  z.strictObject({ kind: z.literal("code"), code: z.string(), ...RowPlace }),
+  z.strictObject({ kind: z.literal("output"), text: z.string(), status: z.enum(["ok", "error"]), truncated: z.boolean(), ...RowPlace }),
+  z.strictObject({ kind: z.literal("skill"), skill: z.string(), bytes: Count, via: PullVia, already_loaded: z.boolean(), text: z.string(), ...RowPlace }),
+  z.strictObject({ kind: z.literal("notice"), text: z.string(), ...RowPlace }),
+  z.strictObject({ kind: z.literal("error"), text: z.string(), ...RowPlace }),
+]);
+export type TranscriptRowResource = DeepReadonly<z.infer<typeof TranscriptRowResource>>;
+
+export const TranscriptPage = z.strictObject({
+  session_id: z.string(),
+  rows: z.array(TranscriptRowResource),
+  next_after: Count.nullable().describe("pass as `after` for the next page; null when this page reached the end"),
+});
+export type TranscriptPage = DeepReadonly<z.infer<typeof TranscriptPage>>;
+
 /** One message on a session's stream (`GET /sessions/{id}/stream`, a WebSocket). */
 export const StreamMessage = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("status"), session_id: z.string(), kernel: KernelResource, reason: z.string().nullable(), revision: Revision }),
   z.strictObject({ type: z.literal("output"), session_id: z.string(), execution_id: z.string(), msg_type: z.string(), content: z.record(z.string(), Json) }),
   z.strictObject({ type: z.literal("transcript"), session_id: z.string(), turn: TurnResource }),
+  z.strictObject({ type: z.literal("row"), session_id: z.string(), row: TranscriptRowResource }),
+  z.strictObject({ type: z.literal("text"), session_id: z.string(), turn_id: z.string(), delta: z.string().describe("the model's prose as it streams") }),
 ]);
 export type StreamMessage = DeepReadonly<z.infer<typeof StreamMessage>>;
 

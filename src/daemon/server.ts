@@ -14,6 +14,7 @@ import type { SessionDirectory } from "./sessionPort.js";
 import type { LogStats } from "./log.js";
 import { DAEMON_DB_FILE, makeStateDirPrivate, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
 import { StreamServer } from "./stream.js";
+import { storeTurns } from "./turns.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
 
 /** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
@@ -84,7 +85,11 @@ export class Daemon {
     try {
       const { abandoned, pending } = store.recoverAfterRestart();
       const recovery = { abandoned, pending, pruned: store.pruneExpired() };
-      const registry = options.sessions ?? new SessionRegistry({ stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options) });
+      const turns = { store, env: options.env, ...(options.install ? { install: options.install } : {}) };
+      const registry = options.sessions ?? new SessionRegistry({
+        stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options),
+        turns: (session, publish) => storeTurns(session, publish, turns),
+      });
       const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats };
       const router = buildRouter(ctx);
       const streams = new StreamServer(router, registry, token, options.log);

@@ -7,6 +7,7 @@ import type { Disposable, ExecuteOutput, ExecuteReply } from "../kernel/index.js
 import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
 import type { StreamEvent } from "./live.js";
 import type { SpareStatus } from "./pool.js";
+import type { SessionTurns } from "./turns.js";
 
 /** An execution in flight: outputs as they come, and its reply once it ended. */
 export interface RunningExecution {
@@ -53,6 +54,8 @@ export interface HostedSession {
   /** Whether the session's kernel came from the pool of spares (K-11). */
   readonly warm: boolean;
   readonly session: SessionFace;
+  /** Runs the session's admitted turns (O-3). */
+  readonly turns: SessionTurns;
   readonly subscribers: number;
   publish(event: StreamEvent): void;
   publishStatus(kernel: string, reason?: string): void;

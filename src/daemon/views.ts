@@ -4,7 +4,7 @@
  */
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import type { ExecuteReply } from "../kernel/index.js";
-import type { OperationLookup, Receipt, Turn, TurnOutcome } from "../operations/index.js";
+import type { OperationLookup, Receipt, TranscriptEntry, Turn, TurnOutcome } from "../operations/index.js";
 import type { ReloadResult } from "../session/index.js";
 import type { SettingsSnapshot, SettingsTarget } from "../settings/index.js";
 import { stripAnsi } from "../text/index.js";
@@ -15,7 +15,7 @@ import type { OutputsAnswer } from "./outputs.js";
 import type { SpareStatus } from "./pool.js";
 import type {
   BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, OperationResource, OutputResource,
-  ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TurnResource,
+  ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
 } from "./resources.js";
 import type { HostedSession } from "./sessionPort.js";
 
@@ -115,7 +115,7 @@ export function receiptResource(receipt: Receipt): ReceiptResource {
 }
 
 function outcomeResource(outcome: TurnOutcome): TurnResource["outcome"] {
-  if (outcome.state === "committed") return { state: "committed", reply: outcome.reply ?? null };
+  if (outcome.state === "committed") return { state: "committed", result: outcome.result ?? "completed", reply: outcome.reply ?? null, error: outcome.error ?? null };
   if (outcome.state === "cancelled") return { state: "cancelled", reason: outcome.reason ?? null };
   return { state: "abandoned", reason: outcome.reason };
 }
@@ -145,10 +145,23 @@ export function healthResource(sessions: number, spares: readonly SpareStatus[],
   return { ok: true, pid: process.pid, sessions, spares, log };
 }
 
+/** A page of a session's transcript: `limit` rows after `after`; `next_after` is set when more may follow. */
+export function transcriptPage(sessionId: string, entries: readonly TranscriptEntry[], limit: number): TranscriptPage {
+  const rows = entries.map(rowResource);
+  return { session_id: sessionId, rows, next_after: entries.length === limit ? entries.at(-1)!.seq : null };
+}
+
+/** One stored transcript row as HTTP and the stream carry it. */
+export function rowResource(entry: TranscriptEntry): TranscriptRowResource {
+  return { ...(entry.row as object), turn_id: entry.turnId, seq: entry.seq, at: entry.at } as TranscriptRowResource;
+}
+
 /** The message a session's stream sends for one of its events. */
 export function streamMessage(live: HostedSession, event: StreamEvent): StreamMessage {
   if (event.type === "status") return { type: "status", session_id: live.id, kernel: kernelResource(live, event.kernel), reason: event.reason ?? null, revision: event.revision };
   // The routes publish outputs and turns already built here (outputResource, turnResource).
   if (event.type === "output") return { type: "output", session_id: live.id, execution_id: event.execution_id, msg_type: event.msg_type, content: event.content as OutputResource["content"] };
+  if (event.type === "row") return { type: "row", session_id: live.id, row: rowResource(event.entry) };
+  if (event.type === "text") return { type: "text", session_id: live.id, turn_id: event.turn_id, delta: event.delta };
   return { type: "transcript", session_id: live.id, turn: event.turn as TurnResource };
 }

@@ -3,7 +3,8 @@ export type { Admission, AdmitResult, Receipt } from "./admission.js";
 export { DATABASE_FILE_MODE, DatabaseFileError, type DatabaseFileFault } from "./dbFile.js";
 export type { AdmissionErrorCode, AdmissionRefusal } from "./errors.js";
 export { activationBlock, type AdmitInput, type CommandInput, type MessageInput, type ReplayCandidate, type TurnTexts } from "./input.js";
-export type { DeliveryStatus, Turn, TurnOutcome, TurnState } from "./turns.js";
+export type { DeliveryStatus, Turn, TurnOutcome, TurnResult, TurnState } from "./turns.js";
+export type { TranscriptEntry, TranscriptTable } from "./transcript.js";
 export { newOperationId, parseUuidV7 } from "./uuidv7.js";
 export { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
 export {

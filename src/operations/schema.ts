@@ -49,6 +49,23 @@ export const MIGRATIONS: readonly string[] = [
       AND json_type(outcome_json, '$.reply') = 'text'
       AND json_valid(json_extract(outcome_json, '$.reply'));
   `,
+  // 3: the transcript (O-9) and each session's conversation, kept with the receipts so a daemon
+  // restart keeps them.
+  `
+  CREATE TABLE transcript (
+    session_id TEXT NOT NULL,
+    seq        INTEGER NOT NULL,
+    turn_id    TEXT NOT NULL,
+    row_json   TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  ) STRICT;
+  CREATE TABLE conversations (
+    session_id    TEXT PRIMARY KEY,
+    state_json    TEXT NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /** The schema version this code writes. */

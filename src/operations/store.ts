@@ -5,6 +5,7 @@ import { checkNewOperation, lookupReceipt, normaliseId, recordAdmission, type Ad
 import type { AdmitInput, ReplayCandidate } from "./input.js";
 import { OPERATIONS_BUSY_TIMEOUT_MS, RECEIPT_TTL_MS } from "./limits.js";
 import { migrate } from "./schema.js";
+import { TranscriptTable } from "./transcript.js";
 import { ALLOWED_FROM, deliveryOf, turnFromRow, type DeliveryStatus, type Turn, type TurnOutcome, type TurnRow } from "./turns.js";
 import { parseUuidV7 } from "./uuidv7.js";
 
@@ -35,10 +36,15 @@ const TURN_COLUMNS = "turn_id, operation_id, session_id, visible_text, model_inp
 
 /** The durable record of admitted inputs, their receipts and their turns: one SQLite file in WAL mode. */
 export class OperationsStore {
+  /** Transcript rows and conversations (O-9), in the same file and transactions' reach as the receipts. */
+  readonly transcript: TranscriptTable;
+
   private constructor(
     private readonly db: Database.Database,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.transcript = new TranscriptTable(db, now);
+  }
 
   /**
    * Opens (creating whole, mode 0600, and migrating as needed) the database at `file`. Throws

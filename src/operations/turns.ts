@@ -6,9 +6,12 @@ export type TurnState = "pending" | "running" | "committed" | "cancelled" | "aba
 /** Where an admitted input stands as seen by its sender (O-1). */
 export type DeliveryStatus = "pending" | "committed" | "cancelled";
 
+/** How a model turn ended (O-3); a built-in run after admission counts as completed. */
+export type TurnResult = "completed" | "failed" | "interrupted";
+
 /** How a turn ended; "abandoned" is set only by restart recovery (O-2). */
 export type TurnOutcome =
-  | { readonly state: "committed"; readonly reply?: JsonValue }
+  | { readonly state: "committed"; readonly result?: TurnResult; readonly reply?: JsonValue; readonly error?: string }
   | { readonly state: "cancelled"; readonly reason?: string }
   | { readonly state: "abandoned"; readonly reason: string };
 

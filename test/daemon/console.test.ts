@@ -43,7 +43,7 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
     expect(result.stdout).toContain(`(daemon ${daemon.url})`);
     expect(result.stdout).toContain("42\n");
     expect(result.stdout).toMatch(/"added": \[\]/);
-    expect(result.stdout).toMatch(/submitted \/demo as turn [0-9a-f-]+ \(pending/);
+    expect(result.stdout).toMatch(/submitted \/demo as turn [0-9a-f-]+: the daemon's model answers it/);
     expect(result.stderr).toContain("/nope:");
     // The console closed its session on exit; the daemon keeps running.
     expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);

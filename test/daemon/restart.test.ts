@@ -4,7 +4,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonClient, readDaemonInfo } from "../../src/daemon/index.js";
-import { newOperationId, OperationsStore } from "../../src/operations/index.js";
+import { newOperationId } from "../../src/operations/index.js";
+import { startFakeOpenAI } from "../model/fakeOpenAI.js";
 import { alive, call, envFor, killDaemon, makeDirs, ROOT, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { spawnSync } from "node:child_process";
 
@@ -39,6 +40,10 @@ describe("O-2 restart", () => {
   it("after kill -9 every admitted input is there once, the running turn is abandoned, replays answer as before", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
     const skillDir = await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "original steps");
+    // A model that never answers: the first turn is still running when the daemon dies, the others wait.
+    const model = await startFakeOpenAI();
+    model.enqueue({ kind: "hang" });
+    await writeFile(join(dirs.state, "settings.json"), JSON.stringify({ model: { provider: "openai", base_url: model.baseUrl, name: "fake" } }), { mode: 0o600 });
     const first = await started();
     const session = (await call(first, "POST", "/sessions", { workspace: dirs.workspace })).body;
     kernels.push(session.kernel.pid);
@@ -50,15 +55,13 @@ describe("O-2 restart", () => {
     const answers = [];
     for (const input of inputs) answers.push(await call(first, "POST", `/sessions/${session.id}/events`, input));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+    await waitFor(() => model.requests.length === 1, "the first turn to ask the model");
 
     await killDaemon(first, "SIGKILL");
+    await model.close();
     expect(existsSync(join(dirs.state, "daemon.json"))).toBe(true);
     process.kill(session.kernel.pid, "SIGKILL");
-    // While the daemon is down: a turn was running when it died (no runner exists yet, so the test marks it).
     const dbFile = join(dirs.state, "albedo.db");
-    const store = OperationsStore.open(dbFile);
-    store.markRunning(answers[0]!.body.turn_id);
-    store.close();
     await writeFile(join(skillDir, "SKILL.md"), "---\nname: demo\ndescription: The demo skill.\n---\nchanged steps\n");
     const before = rowCounts(dbFile);
 

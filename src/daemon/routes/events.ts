@@ -78,6 +78,8 @@ async function postEvent(ctx: DaemonContext, request: RouteRequest<typeof API.po
   if (result.ok && !result.replayed) {
     live.publish({ type: "transcript", turn: turnResource(ctx.store.getTurn(result.receipt.turnId)!) });
     if (resolved.kind === "run") await runAdmitted(ctx.store, live, result.receipt.turnId, resolved.command);
+    // A message or a skill command waits for the model: the session's turns run in admission order.
+    else live.turns.kick();
   }
   return admissionReply(result);
 }

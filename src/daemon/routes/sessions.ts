@@ -6,7 +6,8 @@ import type { DaemonContext } from "../context.js";
 import { KeptOutputs } from "../outputs.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
-import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource } from "../views.js";
+import { MAX_TRANSCRIPT_PAGE_ROWS } from "../limits.js";
+import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 
 async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.openSession>) {
   const body = request.body();
@@ -66,8 +67,20 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
     })
     .add(API.execute, (request) => execute(ctx, request))
     .add(API.interrupt, async (request) => {
-      await ctx.registry.get(request.params.id!).session.interrupt();
+      const live = ctx.registry.get(request.params.id!);
+      // A running turn ends as interrupted (it interrupts its own cell); otherwise the cell running now.
+      if (!(await live.turns.interrupt())) await live.session.interrupt();
       return { status: 204, body: undefined };
+    })
+    .add(API.getTranscript, async (request) => {
+      const id = request.params.id!;
+      const { after = 0, limit = MAX_TRANSCRIPT_PAGE_ROWS } = request.query;
+      const entries = ctx.store.transcript.rows(id, after, limit);
+      // A session that is gone still has its transcript; only an id nothing is known of is 404.
+      if (entries.length === 0 && after === 0 && !ctx.registry.list().some((live) => live.id === id)) {
+        throw new HttpProblem("session_not_found", `no session ${id} and no transcript for it`, { session_id: id });
+      }
+      return { status: 200, body: transcriptPage(id, entries, limit) };
     })
     .add(API.reload, async (request) => {
       const live = ctx.registry.get(request.params.id!);

@@ -114,6 +114,7 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     id: live.id,
     warm: false,
     session: face,
+    turns: live.turns,
     get subscribers() {
       return live.subscribers;
     },

@@ -1,0 +1,137 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { newOperationId } from "../../src/operations/index.js";
+import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
+import { KEY, KEY_ENV } from "../model/support.js";
+import { call, killDaemon, makeDirs, openStream, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+
+let server: FakeOpenAI;
+const running: DaemonProcess[] = [];
+const made: Dirs[] = [];
+
+beforeAll(async () => {
+  server = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(async () => {
+  for (const daemon of running.splice(0)) await killDaemon(daemon, "SIGTERM");
+  for (const dirs of made.splice(0)) await dirs.cleanup();
+  server.requests.length = 0;
+});
+
+/** A daemon whose global settings point the model at the fake server, with one workspace skill. */
+async function daemonWith(model: object = {}): Promise<{ dirs: Dirs; daemon: DaemonProcess; session: string }> {
+  const dirs = await makeDirs();
+  made.push(dirs);
+  await writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing", "Fill the form.");
+  const settings = { model: { provider: "openai", base_url: server.baseUrl, name: "fake", api_key_env: KEY_ENV, mode: "tool", ...model } };
+  await writeFile(join(dirs.state, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
+  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+  running.push(daemon);
+  const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id as string;
+  return { dirs, daemon, session };
+}
+
+const say = (daemon: DaemonProcess, session: string, body: object) => call(daemon, "POST", `/sessions/${session}/events`, { operation_id: newOperationId(), ...body });
+const prose = (text: string): FakeReply => ({ kind: "reply", text });
+const toolCall = (name: string, args: object, id = `c_${name}`): FakeReply => ({ kind: "reply", toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
+
+async function outcomeOf(daemon: DaemonProcess, operationId: string): Promise<Record<string, unknown>> {
+  let turn: Record<string, unknown> | undefined;
+  await waitFor(async () => {
+    turn = (await call(daemon, "GET", `/operations/${operationId}`)).body.turn;
+    return turn?.state !== "pending" && turn?.state !== "running";
+  }, `operation ${operationId} to end`);
+  return turn!;
+}
+
+describe("O-3 O-9 turns in the daemon", () => {
+  it("runs an admitted message: the receipt shows the outcome, the transcript and the stream carry every row", async () => {
+    const { daemon, session } = await daemonWith();
+    const stream = await openStream(daemon, session);
+    server.enqueue(toolCall("skill", { name: "pdf-processing" }), prose("Filled."));
+    const admitted = await say(daemon, session, { type: "message", text: "fill it" });
+    expect(admitted.status).toBe(202);
+    const turn = await outcomeOf(daemon, admitted.body.operation_id);
+    expect(turn).toMatchObject({ state: "committed", outcome: { state: "committed", result: "completed", reply: "Filled.", error: null } });
+    const page = (await call(daemon, "GET", `/sessions/${session}/transcript`)).body;
+    expect(page.rows.map((row: { kind: string }) => row.kind)).toEqual(["user", "skill", "assistant"]);
+    expect(page.rows[1]).toMatchObject({ skill: "pdf-processing", via: "tool", text: expect.stringMatching(/^used skill pdf-processing · /), turn_id: turn.turn_id, seq: 2 });
+    expect(page.next_after).toBeNull();
+    await waitFor(() => stream.events.filter((e) => e.type === "row").length === 3, "three rows on the stream");
+    expect(stream.events.some((e) => e.type === "text" && e.delta === "Filled.")).toBe(true);
+    await stream.close();
+  });
+
+  it("runs turns one at a time in admission order", async () => {
+    const { daemon, session } = await daemonWith();
+    server.enqueue(prose("one"), prose("two"), prose("three"));
+    const ids = [];
+    for (const text of ["first", "second", "third"]) ids.push((await say(daemon, session, { type: "message", text })).body.operation_id as string);
+    for (const id of ids) await outcomeOf(daemon, id);
+    const lastUser = server.requests.map((r) => r.body.messages.filter((m: { role: string }) => m.role === "user").at(-1).content);
+    expect(lastUser).toEqual(["first", "second", "third"]);
+  });
+
+  it("a user slash activation runs as a turn with its stored activation; session on beats project off", async () => {
+    const { dirs, daemon, session } = await daemonWith();
+    await mkdir(join(dirs.workspace, ".albedo"), { recursive: true });
+    await writeFile(join(dirs.workspace, ".albedo", "settings.json"), JSON.stringify({ skills: { off: ["pdf-processing"] } }));
+    const catalog = await call(daemon, "GET", `/sessions/${session}/catalog`);
+    const patched = await call(daemon, "PATCH", `/sessions/${session}/catalog`, { on: ["pdf-processing"] }, { "if-match": catalog.headers.get("etag")! });
+    expect(patched.status).toBe(200);
+    server.enqueue(prose("ok"));
+    const admitted = await say(daemon, session, { type: "command", command: "/pdf-processing", arguments: "go" });
+    await outcomeOf(daemon, admitted.body.operation_id);
+    const sent = server.requests[0]!.body;
+    expect(sent.tools.find((t: { function: { name: string } }) => t.function.name === "skill").function.parameters.properties.name.enum).toContain("pdf-processing");
+    expect(JSON.parse(sent.messages.at(-1).content).skill_activation.instructions).toContain("Fill the form.");
+    const rows = (await call(daemon, "GET", `/sessions/${session}/transcript`)).body.rows;
+    expect(rows[1]).toMatchObject({ kind: "skill", via: "user", already_loaded: false });
+  });
+
+  it("POST /sessions/{id}/interrupt ends the running turn as interrupted and interrupts its cell", async () => {
+    const { daemon, session } = await daemonWith({ mode: "code" });
+    server.enqueue(toolCall("python", { code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)" }));
+    const stream = await openStream(daemon, session);
+    const admitted = await say(daemon, session, { type: "message", text: "sleep" });
+    await waitFor(() => stream.events.some((e) => e.type === "row" && (e.row as { kind: string }).kind === "code"), "the code row");
+    expect((await call(daemon, "POST", `/sessions/${session}/interrupt`)).status).toBe(204);
+    expect(await outcomeOf(daemon, admitted.body.operation_id)).toMatchObject({ outcome: { result: "interrupted" } });
+    server.enqueue(prose("awake"));
+    const next = await say(daemon, session, { type: "message", text: "again" });
+    expect(await outcomeOf(daemon, next.body.operation_id)).toMatchObject({ outcome: { result: "completed", reply: "awake" } });
+    await stream.close();
+  });
+
+  it("a failing model fails the turn with the reason; the session keeps serving", async () => {
+    const { daemon, session } = await daemonWith();
+    server.enqueue({ kind: "status", status: 400, body: '{"error": {"message": "unknown model"}}' });
+    const admitted = await say(daemon, session, { type: "message", text: "x" });
+    expect(await outcomeOf(daemon, admitted.body.operation_id)).toMatchObject({ outcome: { result: "failed", error: expect.stringMatching(/unknown model/) } });
+    expect((await call(daemon, "POST", `/sessions/${session}/execute`, { code: "print(2 + 2)" })).body.outputs[0].content.text).toBe("4\n");
+  });
+});
+
+describe("O-2 O-9 a daemon killed mid-turn", () => {
+  it("after kill -9 the turn is abandoned, its input and rows are kept, and nothing runs twice", async () => {
+    const { dirs, daemon, session } = await daemonWith({ mode: "code" });
+    server.enqueue(toolCall("python", { code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)" }));
+    const stream = await openStream(daemon, session);
+    const admitted = await say(daemon, session, { type: "message", text: "sleep forever" });
+    await waitFor(() => stream.events.some((e) => e.type === "row" && (e.row as { kind: string }).kind === "code"), "the code row");
+    await killDaemon(daemon, "SIGKILL");
+    running.splice(running.indexOf(daemon), 1);
+    const requestsBefore = server.requests.length;
+    const again = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+    running.push(again);
+    const turn = (await call(again, "GET", `/operations/${admitted.body.operation_id}`)).body.turn;
+    expect(turn).toMatchObject({ state: "abandoned", visible_text: "sleep forever" });
+    const rows = (await call(again, "GET", `/sessions/${session}/transcript`)).body.rows;
+    expect(rows.map((row: { kind: string }) => row.kind)).toEqual(["user", "code"]);
+    expect(server.requests.length).toBe(requestsBefore);
+  });
+});
