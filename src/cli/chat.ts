@@ -10,10 +10,14 @@ import { MODEL_MODES, type ModelMode } from "../model/index.js";
 import { jsonWithoutControls, visibleControls } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
-import { embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
+import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { renderValue } from "./render.js";
+import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
+import { stateDir } from "../settings/paths.js";
+import { startProgress } from "./progress.js";
 import { openEmbeddedSession } from "./session.js";
+import { workspaceOf } from "./workspace.js";
 
 /** Exit status of a one-shot chat whose turn did not complete. */
 const EXIT_TURN_NOT_COMPLETED = 1;
@@ -164,11 +168,27 @@ class InteractiveChat {
   }
 }
 
+/** The chat's backend: a session on the daemon named in daemon.json when it answers, else an embedded one (D-5). */
+async function openChat(args: ParsedArgs, io: CliIO, mode: ModelMode | undefined): Promise<ChatBackend> {
+  const daemon = await findRunningDaemon(stateDir(io.env));
+  if (daemon === undefined) return embeddedChat(await openEmbeddedSession(args, io), io.env, mode);
+  // The daemon's turns run with its settings; a one-run mode is for embedded chats.
+  if (mode !== undefined) io.stderr.write(`albedo chat: --mode is ignored attached to a daemon; it uses the model.mode setting\n`);
+  const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
+  try {
+    const remote = await RemoteSession.open(daemon, await workspaceOf(args, io));
+    done();
+    return daemonChat(remote, daemon.info.url);
+  } catch (error) {
+    done("albedo: the daemon could not open a session");
+    throw error;
+  }
+}
+
 async function chat(args: ParsedArgs, io: CliIO): Promise<number> {
   const mode = modeOf(args);
   const message = args.positionals.join(" ").trim();
-  const session = await openEmbeddedSession(args, io);
-  const backend = embeddedChat(session, io.env, mode);
+  const backend = await openChat(args, io, mode);
   try {
     if (message !== "") return await oneShot(backend, message, args.options.has("json"), io);
     await new InteractiveChat(backend, io).run();

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseSlashLine, unknownCommand } from "../commands/index.js";
+import type { ReceiptResource, RemoteSession, StreamMessage, TurnResource } from "../daemon/index.js";
 import type { ModelMode } from "../model/index.js";
 import { activationBlock } from "../operations/index.js";
 import type { Session } from "../session/index.js";
@@ -78,4 +79,68 @@ async function turnRequest(session: Session, line: string): Promise<TurnRequest 
   if (!prepared.command.submitsTurn) return { value: result };
   const activation = result as Activation;
   return { turnId, visibleText: text, modelInput: activationBlock(prepared.command.name, activation), activation };
+}
+
+/**
+ * A chat on a session held by a running daemon: the daemon runs the turns (its model, its
+ * settings); rows and prose arrive on the session's stream, the turn's end as its transcript
+ * message. Built-ins run through the events route and answer at once.
+ */
+export function daemonChat(remote: RemoteSession, url: string): ChatBackend {
+  return {
+    where: `daemon ${url}`,
+    commandNames: () => remote.resource.commands.map((command) => command.name),
+    async submit(line, sink) {
+      const text = line.trim();
+      const slash = parseSlashLine(text);
+      const declared = slash === undefined ? undefined : remote.resource.commands.find((command) => command.name === slash.name);
+      if (slash !== undefined && declared !== undefined && !declared.submits_turn) {
+        const outcome = await remote.command(slash.name, slash.text);
+        if (outcome.kind === "failed") throw new Error(outcome.reason);
+        return { kind: "builtin", value: outcome.kind === "result" ? outcome.value : null };
+      }
+      return await followTurn(remote, sink, () => remote.admit(slash === undefined ? { type: "message", text } : { type: "command", command: slash.name, arguments: slash.text }));
+    },
+    interrupt: () => remote.interrupt(),
+    close: () => remote.close(),
+  };
+}
+
+/**
+ * Admits an input and follows its turn on the stream to its end. Messages that arrive before the
+ * receipt names the turn are held, then replayed: the stream and the answer travel apart.
+ */
+async function followTurn(remote: RemoteSession, sink: ChatHandlers, admit: () => Promise<ReceiptResource>): Promise<ChatResult> {
+  const held: StreamMessage[] = [];
+  let turnId: string | undefined;
+  let finish!: (end: TurnEnd) => void;
+  const ended = new Promise<TurnEnd>((resolve) => (finish = resolve));
+  const handle = (message: StreamMessage) => {
+    if (turnId === undefined) return void held.push(message);
+    if (message.type === "row" && message.row.turn_id === turnId) sink.onRow(message.row as StoredRow);
+    else if (message.type === "text" && message.turn_id === turnId) sink.onText(message.delta);
+    else if (message.type === "transcript" && message.turn.turn_id === turnId) {
+      const end = turnEndOf(message.turn.outcome);
+      if (end !== undefined) finish(end);
+    }
+  };
+  const watching = remote.watch(handle);
+  try {
+    turnId = (await admit()).turn_id;
+    for (const message of held.splice(0)) handle(message);
+    return { kind: "turn", end: await ended };
+  } finally {
+    watching.dispose();
+  }
+}
+
+/** How a turn's outcome reads as a chat result; undefined while it has none. */
+function turnEndOf(outcome: TurnResource["outcome"]): TurnEnd | undefined {
+  if (outcome === null) return undefined;
+  if (outcome.state === "committed") {
+    if (outcome.result === "completed") return { result: "completed", reply: typeof outcome.reply === "string" ? outcome.reply : "" };
+    if (outcome.result === "failed") return { result: "failed", error: outcome.error ?? "the turn failed" };
+    return { result: "interrupted" };
+  }
+  return { result: "failed", error: outcome.reason ?? `the turn was ${outcome.state}` };
 }

@@ -4,7 +4,7 @@ import type { JsonValue } from "../json/index.js";
 import { newOperationId } from "../operations/index.js";
 import { API } from "./api.js";
 import type { DaemonClient } from "./client.js";
-import type { OutputResource, SessionResource, StreamMessage } from "./resources.js";
+import type { OutputResource, ReceiptResource, SessionResource, StreamMessage } from "./resources.js";
 
 /** What a slash command typed into a remote session came to. */
 export type RemoteCommandOutcome =
@@ -15,6 +15,7 @@ export type RemoteCommandOutcome =
 /** A session held by a daemon, driven over its HTTP API and stream (D-5: the console's attached mode). */
 export class RemoteSession {
   private readonly listeners = new Map<string, (output: OutputResource) => void>();
+  private readonly watchers = new Set<(message: StreamMessage) => void>();
 
   private constructor(
     private readonly client: DaemonClient,
@@ -45,8 +46,20 @@ export class RemoteSession {
   }
 
   private onMessage(message: StreamMessage): void {
+    for (const watcher of [...this.watchers]) watcher(message);
     if (message.type !== "output") return;
     this.listeners.get(message.execution_id)?.({ msg_type: message.msg_type, content: message.content });
+  }
+
+  /** Calls `watcher` with every stream message until disposed. */
+  watch(watcher: (message: StreamMessage) => void): { dispose(): void } {
+    this.watchers.add(watcher);
+    return { dispose: () => this.watchers.delete(watcher) };
+  }
+
+  /** Admits one input through the events route with a fresh operation id (O-1); returns its receipt. */
+  admit(input: { type: "message"; text: string } | { type: "command"; command: string; arguments: string }): Promise<ReceiptResource> {
+    return this.client.call(API.postEvent, { params: { id: this.id }, body: { operation_id: newOperationId(), ...input } });
   }
 
   /**

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ROOT } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, ROOT, startDaemon, writeSkill as writeRootSkill } from "../daemon/support/daemon.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
@@ -170,3 +170,79 @@ async function filesUnder(dir: string): Promise<string[]> {
   }
   return found;
 }
+
+describe("X D-5 albedo chat attached to a running daemon", () => {
+  it("sends the input to the daemon's session; rows come from its stream; the session closes afterwards", async () => {
+    const daemonDirs = await makeDirs();
+    try {
+      await writeRootSkill(join(daemonDirs.workspace, ".agents", "skills"), "pdf-processing", BODY);
+      await writeFile(join(daemonDirs.state, "settings.json"), JSON.stringify(openaiModel()), { mode: 0o600 });
+      const daemon = await startDaemon(daemonDirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+      try {
+        server.enqueue(skillCall, answer("Filled on the daemon."));
+        const child = spawn(process.execPath, [BIN, "chat", "--json", "fill the form"], {
+          cwd: daemonDirs.workspace,
+          env: { ...process.env, HOME: daemonDirs.home, ALBEDO_HOME: daemonDirs.state },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+        expect(code, stderr).toBe(0);
+        const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; text?: string });
+        expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant"]);
+        expect(rows[2]!.text).toBe("Filled on the daemon.");
+        expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
+      } finally {
+        await killDaemon(daemon, "SIGTERM");
+      }
+    } finally {
+      await daemonDirs.cleanup();
+    }
+  });
+});
+
+/** Runs `albedo chat` in a pseudo-terminal through test/support/pty_driver.py, following `steps`. */
+async function interactive(steps: object[]): Promise<{ ok: boolean; failed_step: number | null; exit: number | null; output: string }> {
+  const driver = join(ROOT, "test", "support", "pty_driver.py");
+  const child = spawn("python3", [driver, JSON.stringify(steps), "--", process.execPath, BIN, "chat"], {
+    cwd: dirs.workspace,
+    env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, [KEY_ENV]: KEY, TERM: "xterm" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  await new Promise((resolve) => child.on("close", resolve));
+  return JSON.parse(stdout);
+}
+
+describe("X albedo chat interactive (through a pty)", () => {
+  it("streams prose, shows used-skill rows on their own line, completes slash commands; Ctrl-C interrupts a turn, a second quits", async () => {
+    await globalSettings(openaiModel());
+    server.enqueue(skillCall, answer("Form filled."), {
+      kind: "reply", toolCalls: [{ id: "p", name: "python", arguments: JSON.stringify({ code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)" }) }],
+    });
+    const run = await interactive([
+      { expect: "albedo chat \\(embedded\\)" },
+      { expect: "› " },
+      { send: "fill the form\r" },
+      { expect: "\r?\nused skill pdf-processing · \\d+ B\r?\n" },
+      { expect: "Form filled\\." },
+      { expect: "› " },
+      { send: "/pdf-pro\t" },
+      { expect: "/pdf-processing" },
+      { send: "\u0015sleep please\r" },
+      { expect: "sleeping", timeout: 30 },
+      { send: "\u0003" },
+      { expect: "interrupting" },
+      { expect: "\\[interrupted\\]" },
+      { send: "\u0003" },
+      { wait_exit: true, timeout: 20 },
+    ]);
+    expect(run.ok, `step ${run.failed_step}: ${JSON.stringify(run.output.slice(-1500))}`).toBe(true);
+    expect(run.exit).toBe(0);
+  });
+});
+
