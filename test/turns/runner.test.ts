@@ -9,8 +9,9 @@ import { EMPTY_CONVERSATION, type ConversationState } from "../../src/turns/conv
 import { MAX_TOOL_RESULT_BYTES, MAX_TURN_STEPS } from "../../src/turns/limits.js";
 import type { TranscriptRow } from "../../src/turns/rows.js";
 import { runTurn, type TurnEnd, type TurnRequest } from "../../src/turns/runner.js";
-import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
-import { openaiAdapter } from "../model/support.js";
+import { createAdapter } from "../../src/model/index.js";
+import { closedPort, startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
+import { ENV, openaiAdapter, openaiSettings } from "../model/support.js";
 import { openSession, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
 
 const BODY = "# PDF processing\n\nFill forms with references/forms.md.";
@@ -181,6 +182,45 @@ describe("O-3 bad model output", () => {
     expect(rows.at(-1)).toMatchObject({ kind: "error" });
     expect((await turn("y", [prose("ok")])).end.result).toBe("completed");
     expect(server.requests.at(-1)!.body.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["x", "y"]);
+  });
+});
+
+describe("O-3 O-7 a model endpoint that misbehaves", () => {
+  /** One turn with `replies` queued on an adapter made with `options`; returns its end. */
+  async function turnWith(options: Parameters<typeof openaiAdapter>[1], replies: FakeReply[], baseUrl?: string): Promise<TurnEnd> {
+    const saved = adapter;
+    adapter = baseUrl ? await createAdapter(openaiSettings(baseUrl), ENV, options) : await openaiAdapter(server, options);
+    try {
+      return (await turn("hello", replies)).end;
+    } finally {
+      adapter = saved;
+    }
+  }
+
+  it("429 then an answer: retried, the turn completes", async () => {
+    expect(await turnWith({}, [{ kind: "status", status: 429, body: "{}", headers: { "retry-after": "0" } }, prose("after retry")])).toEqual({ result: "completed", reply: "after retry" });
+  });
+
+  it("500 every time: failed after the retries, with the reason", async () => {
+    const end = await turnWith({ maxRetries: 1 }, [{ kind: "status", status: 500, body: '{"error":{"message":"boom"}}' }, { kind: "status", status: 500, body: '{"error":{"message":"boom"}}' }]);
+    expect(end).toMatchObject({ result: "failed", error: expect.stringMatching(/boom/) });
+  });
+
+  it("a hang: failed at the request deadline", async () => {
+    expect(await turnWith({ requestTimeoutMs: 300, maxRetries: 0 }, [{ kind: "hang" }])).toMatchObject({ result: "failed", error: expect.stringMatching(/time/i) });
+  });
+
+  it("a stream cut mid-reply, a huge reply, an unreachable URL: each fails the turn with its reason", async () => {
+    expect(await turnWith({ maxRetries: 0 }, [{ kind: "partial", text: "one two three four", deltas: 2, then: "destroy" }])).toMatchObject({ result: "failed" });
+    expect(await turnWith({ maxReplyBytes: 1024 }, [{ kind: "huge", bytes: 64 * 1024, as: "deltas" }])).toMatchObject({ result: "failed", error: expect.stringMatching(/MAX_MODEL_REPLY_BYTES|bytes/) });
+    expect(await turnWith({ maxRetries: 0 }, [], `http://127.0.0.1:${await closedPort()}/v1`)).toMatchObject({ result: "failed", error: expect.stringMatching(/refused|reach/i) });
+  });
+
+  it("keeps every failed input in the conversation, so the next turn sees them", async () => {
+    await turnWith({ maxRetries: 0 }, [{ kind: "status", status: 400, body: "{}" }]);
+    await turn("next", [prose("ok")]);
+    const users = server.requests.at(-1)!.body.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content);
+    expect(users).toEqual(["hello", "next"]);
   });
 });
 
