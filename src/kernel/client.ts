@@ -11,7 +11,7 @@ import { deadlineError, kernelDiedError, kernelStoppedError } from "./errors.js"
 import { ExecuteFuture } from "./future.js";
 import { KernelInstance } from "./instance.js";
 import type {
-  CompleteReply, Disposable, ExecuteOptions, InterruptEvent, KernelInfo, KernelStatus, StartKernelOptions, StatusEvent,
+  CompleteReply, Disposable, ExecuteOptions, InterruptEvent, Kernel, KernelInfo, KernelStatus, StartKernelOptions, StatusEvent,
 } from "./kernel.js";
 import { completeRequest, executeRequest, inputReply, interruptRequest, kernelInfoRequest } from "./messages.js";
 import { parentMsgId } from "./wire.js";
@@ -32,7 +32,8 @@ export async function startKernel(options: StartKernelOptions): Promise<KernelCl
   return client;
 }
 
-export class KernelClient {
+export class KernelClient implements Kernel {
+  readonly kind = "local";
   /** Session id written into every header this client sends. */
   readonly sessionId = randomUUID();
   private instance: KernelInstance | undefined;

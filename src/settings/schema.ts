@@ -18,6 +18,7 @@ import {
   type ModelMode,
   type ModelProvider,
 } from "../model/index.js";
+import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/remote/index.js";
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
@@ -34,6 +35,8 @@ export interface KernelSettings {
   readonly pool?: number;
   readonly kernelspec?: string;
   readonly python?: string;
+  /** A Jupyter Server to run kernels on (K-12); honoured from the global file only. */
+  readonly remote?: RemoteKernelSettings;
 }
 
 export interface LimitsSettings {
@@ -165,7 +168,8 @@ export function skillNameProblem(value: unknown): string | undefined {
 }
 
 function checkKernel(value: unknown, problems: Problems): void {
-  if (!checkSection(value, "kernel", ["pool", "kernelspec", "python"], problems)) return;
+  if (!checkSection(value, "kernel", ["pool", "kernelspec", "python", "remote"], problems)) return;
+  if ("remote" in value) for (const [path, message] of remoteSettingsProblems(value.remote)) problems.push({ path, message });
   if ("pool" in value) checkInteger(value.pool, "kernel.pool", 0, MAX_KERNEL_POOL, problems);
   for (const key of ["kernelspec", "python"] as const) {
     if (!(key in value)) continue;
