@@ -43,8 +43,8 @@ export class RemoteSession {
   }
 
   /** Opens a session on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
-  static async open(client: DaemonClient, workspace: string): Promise<RemoteSession> {
-    const resource = await client.call<RemoteSessionResource>("POST", "/sessions", { workspace });
+  static async open(client: DaemonClient, workspace: string, remote?: { readonly url: string }): Promise<RemoteSession> {
+    const resource = await client.call<RemoteSessionResource>("POST", "/sessions", { workspace, ...(remote ? { remote } : {}) });
     try {
       return new RemoteSession(client, resource, await client.openStream(resource.id));
     } catch (error) {

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import { bridgeJson } from "../../bridge/index.js";
-import type { ExecuteOutput } from "../../kernel/index.js";
+import { remoteSettingsProblems, type ExecuteOutput, type RemoteOverride } from "../../kernel/index.js";
 import type { DaemonContext } from "../context.js";
 import type { LiveSession } from "../live.js";
 import { MAX_EXECUTION_ID_LENGTH, MAX_REQUEST_BODY_BYTES } from "../limits.js";
@@ -57,14 +57,15 @@ export function sessionResource(live: LiveSession): Record<string, unknown> {
 }
 
 async function createSession(ctx: DaemonContext, request: RouteRequest) {
-  const body = objectBody(await request.body(), ["workspace"], ["extensions", "kernel", "kernel_pid"]);
+  const body = objectBody(await request.body(), ["workspace"], ["extensions", "kernel", "kernel_pid", "remote"]);
   const workspace = absolutePathField(body, "workspace")!;
   const extensions = body.extensions === undefined ? {} : objectBody(body.extensions, [], ["skills"], "extensions");
   const skills = booleanField(extensions, "skills", "extensions");
   const found = await stat(workspace).catch(() => undefined);
   if (!found?.isDirectory()) throw new HttpProblem("invalid_body", `workspace ${workspace} is not a directory`, { field: "workspace" });
   const externalPid = externalKernelPid(body);
-  const live = await ctx.registry.open(workspace, skills === undefined ? {} : { skills }, externalPid);
+  const remote = remoteField(body, externalPid !== undefined);
+  const live = await ctx.registry.open(workspace, skills === undefined ? {} : { skills }, externalPid, remote);
   try {
     // Only the creator learns how to reach the RPC socket: it is the one that starts the kernel.
     const rpc = externalPid === undefined ? {} : { rpc: bridgeJson(live.session.bridge()) };
@@ -93,6 +94,16 @@ function externalKernelPid(body: JsonObject): number | undefined {
   }
   if (!isProcessAlive(pid)) throw new HttpProblem("invalid_body", `the body: no process ${pid} is running`, { field: "kernel_pid" });
   return pid;
+}
+
+/** `remote: {url, kernel_name?, username?, env?}`: this session's kernel runs on that Jupyter Server (K-12). Throws 400 invalid_body. */
+function remoteField(body: JsonObject, external: boolean): RemoteOverride | undefined {
+  if (body.remote === undefined) return undefined;
+  if (external) throw new HttpProblem("invalid_body", `the body: "remote" cannot go with "kernel": "external"`, { field: "remote" });
+  const remote = objectBody(body.remote, ["url"], ["kernel_name", "username", "env"], "remote");
+  const [problem] = remoteSettingsProblems(remote, "remote");
+  if (problem) throw new HttpProblem("invalid_body", `the body: ${problem[0]} ${problem[1]}`, { field: problem[0] });
+  return remote as unknown as RemoteOverride;
 }
 
 /** Runs code to the end; every output also goes to the stream as it comes, and the answer keeps what its bounds allow (KeptOutputs). */

@@ -10,3 +10,4 @@ export {
   type RemoteKernelOptions, type RemoteKernelSettings, type RemoteOverride,
 } from "./settings.js";
 export * from "./limits.js";
+export { remoteDoctor, type RemoteCheck } from "./doctor.js";
