@@ -14,8 +14,11 @@ import { openSync, closeSync } from "node:fs";
 
 /** The venv .ci/run makes with jupyter-server and ipykernel; override with ALBEDO_TEST_JUPYTER_VENV. */
 export const JUPYTER_VENV = resolve(process.env.ALBEDO_TEST_JUPYTER_VENV ?? ".venv-jupyter");
-/** Whether the server can run here; without it the remote tests skip (CI always has it: .ci/run installs it). */
-export const HAVE_JUPYTER_SERVER = existsSync(join(JUPYTER_VENV, "bin", "jupyter-server"));
+/**
+ * Whether the server can run here. Without the venv a developer's run skips these tests; CI never
+ * does (.ci/run makes the venv, and a missing one must fail there rather than pass unseen).
+ */
+export const HAVE_JUPYTER_SERVER = existsSync(join(JUPYTER_VENV, "bin", "jupyter-server")) || process.env.CI === "true";
 /** Whether Jupyter Enterprise Gateway is installed in that venv (it is not on the package index here). */
 export const HAVE_ENTERPRISE_GATEWAY = existsSync(join(JUPYTER_VENV, "bin", "jupyter-enterprisegateway"));
 /** From spawn to /api/status answering 200. */
@@ -26,6 +29,8 @@ export const SERVER_POLL_MS = 100;
 export const SERVER_SIGTERM_TIMEOUT_MS = 10_000;
 
 export interface JupyterServerOptions {
+  /** "gateway" starts Jupyter Enterprise Gateway from the same venv instead (polled on /api: it has no /api/status). */
+  readonly kind?: "server" | "gateway";
   /** The server's log level; DEBUG logs every request URL, which is what the token test reads. */
   readonly logLevel?: "INFO" | "DEBUG";
   /** Extra kernelspecs: name -> kernel.json content. */
@@ -57,10 +62,14 @@ export async function startJupyterServer(options: JupyterServerOptions = {}): Pr
   const token = randomBytes(24).toString("hex");
   const logFile = join(root, "server.log");
   const logFd = openSync(logFile, "a");
-  const child = spawn(join(JUPYTER_VENV, "bin", "jupyter-server"), [
-    "--ServerApp.ip=127.0.0.1", `--ServerApp.port=${port}`, "--ServerApp.port_retries=0", "--ServerApp.open_browser=False",
-    `--ServerApp.root_dir=${dirs.notebooks}`, `--ServerApp.log_level=${options.logLevel ?? "INFO"}`,
-    ...(process.getuid?.() === 0 ? ["--allow-root"] : []), ...(options.extraArgs ?? []),
+  const gateway = options.kind === "gateway";
+  const app = gateway ? "EnterpriseGatewayApp" : "ServerApp";
+  const child = spawn(join(JUPYTER_VENV, "bin", gateway ? "jupyter-enterprisegateway" : "jupyter-server"), [
+    `--${app}.ip=127.0.0.1`, `--${app}.port=${port}`, `--${app}.port_retries=0`, `--${app}.log_level=${options.logLevel ?? "INFO"}`,
+    ...(gateway
+      ? [`--EnterpriseGatewayApp.auth_token=${token}`]
+      : ["--ServerApp.open_browser=False", `--ServerApp.root_dir=${dirs.notebooks}`, ...(process.getuid?.() === 0 ? ["--allow-root"] : [])]),
+    ...(options.extraArgs ?? []),
   ], {
     detached: true,
     stdio: ["ignore", logFd, logFd],
@@ -82,7 +91,7 @@ export async function startJupyterServer(options: JupyterServerOptions = {}): Pr
     },
   };
   try {
-    await waitReady(url, token, child);
+    await waitReady(url, token, child, gateway ? "api" : "api/status");
   } catch (error) {
     const log = await server.log().catch(() => "");
     await server.stop();
@@ -91,15 +100,15 @@ export async function startJupyterServer(options: JupyterServerOptions = {}): Pr
   return server;
 }
 
-async function waitReady(url: string, token: string, child: ChildProcess): Promise<void> {
+async function waitReady(url: string, token: string, child: ChildProcess, statusPath: string): Promise<void> {
   const end = Date.now() + SERVER_READY_TIMEOUT_MS;
   while (Date.now() < end) {
     if (child.exitCode !== null) throw new Error(`jupyter-server exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}api/status`, { headers: { Authorization: `token ${token}` } }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}${statusPath}`, { headers: { Authorization: `token ${token}` } }).then((r) => r.ok, () => false);
     if (ok) return;
     await new Promise((done) => setTimeout(done, SERVER_POLL_MS));
   }
-  throw new Error(`jupyter-server did not answer /api/status within SERVER_READY_TIMEOUT_MS (${SERVER_READY_TIMEOUT_MS} ms)`);
+  throw new Error(`the server did not answer /${statusPath} within SERVER_READY_TIMEOUT_MS (${SERVER_READY_TIMEOUT_MS} ms)`);
 }
 
 async function stopGroup(child: ChildProcess): Promise<void> {
