@@ -134,6 +134,8 @@ def _prepare_remote(ip: Any, secret_sha256: str) -> None:
         _session = (channel, Skills(channel), commands)
         _install(ip, channel, _session[1], commands)
         _comm.hello(channel)
+        if isinstance(data.get("callback"), dict):
+            channel.dial(data["callback"])
 
     _comm.prepare(ip, secret_sha256, accept)
 

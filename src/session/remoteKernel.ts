@@ -9,8 +9,9 @@ import { realpathSync } from "node:fs";
 import { dirname, join, relative, resolve, isAbsolute } from "node:path";
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import {
-  bootstrapKernel, checkKernelInfo, packageSources, REMOTE_PACE_BURST, REMOTE_PACE_PER_S, RpcComm, startRemoteKernel,
-  type KernelLog, type RemoteKernelClient, type RemoteKernelOptions, type ReplyRoute,
+  bootstrapKernel, CALLBACK_CONNECT_TIMEOUT_MS, checkKernelInfo, packageSources, registerCallback, REMOTE_PACE_BURST, REMOTE_PACE_PER_S,
+  RpcComm, startRemoteKernel,
+  type CallbackRegistration, type KernelLog, type RemoteKernelClient, type RemoteKernelOptions, type ReplyRoute,
 } from "../kernel/index.js";
 import type { AttachedPeer, RpcServer } from "../rpc/index.js";
 import { discoveryRoots } from "../skills/index.js";
@@ -33,6 +34,29 @@ export interface RemoteKernelInputs {
 /** Starts and bootstraps the session's remote kernel; throws RemoteKernelError (nothing is left on the server then). */
 export async function startSessionRemoteKernel(inputs: RemoteKernelInputs): Promise<RemoteKernelClient> {
   const sources = await packageSources(join(inputs.install, "kernel"));
+  const callback = await callbackFor(inputs);
+  try {
+    const kernel = await startJoined(inputs, sources, callback);
+    if (callback) kernel.onStatus((event) => void (event.status === "stopped" && callback.close()));
+    return kernel;
+  } catch (error) {
+    await callback?.close();
+    throw error;
+  }
+}
+
+/** The session's place on the callback listener (the fast path), when kernel.remote.callback_url is set. */
+async function callbackFor(inputs: RemoteKernelInputs): Promise<CallbackRegistration | undefined> {
+  const where = inputs.remote.callback;
+  if (where === undefined) return undefined;
+  let connections = 0;
+  return registerCallback(where.host, where.port, (send) => {
+    const peer = inputs.rpc.attachPeer(`callback/${(connections += 1)}`, send);
+    return { receive: (body) => peer.receive(body), closed: () => peer.detach() };
+  }, inputs.log);
+}
+
+async function startJoined(inputs: RemoteKernelInputs, sources: Record<string, string>, callback: CallbackRegistration | undefined): Promise<RemoteKernelClient> {
   let channel: { comm: RpcComm | undefined; peers: AttachedPeer[] } | undefined;
   const closeChannel = () => {
     channel?.comm?.close();
@@ -54,7 +78,10 @@ export async function startSessionRemoteKernel(inputs: RemoteKernelInputs): Prom
       channel = current;
       current.comm = await RpcComm.open({
         connection: kernel.connection,
-        openData: await openData(inputs.rpc, bridge),
+        openData: {
+          ...(await openData(inputs.rpc, bridge)),
+          ...(callback && inputs.remote.callback ? { callback: { url: inputs.remote.callback.url, token: callback.token, connect_timeout_ms: CALLBACK_CONNECT_TIMEOUT_MS } } : {}),
+        },
         onMessage: (body, route) => peers[route].receive(body),
         ...(inputs.log ? { log: inputs.log } : {}),
       });

@@ -27,11 +27,11 @@ export interface RemoteHarness {
 }
 
 /** The session's remote-kernel wiring against a test route table; `url` overrides the server's (a proxy). */
-export async function remoteHarness(server: JupyterServer, routes: RouteTable, options: { url?: string; log?: KernelLog } = {}): Promise<RemoteHarness> {
+export async function remoteHarness(server: JupyterServer, routes: RouteTable, options: { url?: string; callback?: string; log?: KernelLog } = {}): Promise<RemoteHarness> {
   const run = makeRunDir();
   const rpc = new RpcServer({ runDir: run.dir, logger: () => {}, routes });
   await rpc.start();
-  const remote = resolveRemoteKernel(undefined, { url: options.url ?? server.url }, { JUPYTER_TOKEN: server.token })!;
+  const remote = resolveRemoteKernel(options.callback ? { callback_url: options.callback } : undefined, { url: options.url ?? server.url }, { JUPYTER_TOKEN: server.token })!;
   let kernel: RemoteKernelClient;
   try {
     kernel = await startSessionRemoteKernel({

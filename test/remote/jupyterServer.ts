@@ -131,7 +131,8 @@ async function stopGroup(child: ChildProcess): Promise<void> {
   signal("SIGKILL");
 }
 
-function freePort(): Promise<number> {
+/** A loopback port that was free a moment ago. */
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const probe = createServer();
     probe.once("error", fail);

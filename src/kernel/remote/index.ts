@@ -7,7 +7,8 @@ export { serverSettings } from "./server.js";
 export {
   DEFAULT_REMOTE_KERNEL_NAME, DEFAULT_TOKEN_ENV, KERNEL_USERNAME_ENV, REMOTE_ENV_PREFIX, RemoteSettingsError,
   remoteSettingsProblems, remoteUrlProblem, resolveRemoteKernel,
-  type RemoteKernelOptions, type RemoteKernelSettings, type RemoteOverride,
+  type RemoteKernelOptions, type RemoteKernelSettings, type RemoteOverride, type RemoteCallback,
 } from "./settings.js";
 export * from "./limits.js";
 export { remoteDoctor, type RemoteCheck } from "./doctor.js";
+export { registerCallback, type CallbackConnected, type CallbackRegistration } from "./callback.js";

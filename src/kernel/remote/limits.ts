@@ -1,3 +1,5 @@
+import { RPC_HARD_MESSAGE_BYTES } from "../../rpc/index.js";
+
 /** Deadlines and bounds of remote kernels (K-12), each named once. */
 
 /** From POST /api/kernels to a kernel that answered kernel_info over its WebSocket. */
@@ -29,6 +31,15 @@ export const MIN_IPYKERNEL_VERSION = "7.4.0";
  */
 export const REMOTE_PACE_PER_S = 700;
 export const REMOTE_PACE_BURST = 200;
+
+/** Bytes of randomness in a session's callback token (256 bits). */
+export const CALLBACK_TOKEN_BYTES = 32;
+/** A callback connection must upgrade with its token within this, or it is dropped. */
+export const CALLBACK_UNTRUSTED_TIMEOUT_MS = 5_000;
+/** Largest WebSocket frame a callback may send; frames between RPC_MAX_MESSAGE_BYTES and this get the usual limit_exceeded reply. */
+export const CALLBACK_MAX_FRAME_BYTES = RPC_HARD_MESSAGE_BYTES;
+/** How long the kernel tries to dial the callback before it stays on the comm. */
+export const CALLBACK_CONNECT_TIMEOUT_MS = 5_000;
 
 /** Longest `kernel.remote.url`. */
 export const MAX_REMOTE_URL_LENGTH = 2048;

@@ -16,7 +16,8 @@ export const KERNEL_USERNAME_ENV = "KERNEL_USERNAME";
 /** Variables passed to a kernel start must carry this prefix: Enterprise Gateway forwards only these. */
 export const REMOTE_ENV_PREFIX = "KERNEL_";
 
-const FIELDS = ["url", "token_env", "kernel_name", "username", "env", "callback_url"] as const;
+const FIELDS = ["url", "token_env", "kernel_name", "username", "env", "callback_url", "callback_listen"] as const;
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_TOKEN_ENV_LENGTH = 128;
 
@@ -28,8 +29,20 @@ export interface RemoteKernelSettings {
   readonly username?: string;
   /** `KERNEL_*` variables for the kernel start (KERNEL_IMAGE, KERNEL_NAMESPACE, ...). */
   readonly env?: Readonly<Record<string, string>>;
-  /** Where a kernel can reach the runtime back (the optional fast path); reserved, see docs/remote.md. */
+  /**
+   * The optional fast path: a WebSocket URL at which the kernel can reach the runtime back. `ws://`
+   * only on loopback; anywhere else `wss://`, terminated in front of the runtime (see callback_listen).
+   */
   readonly callback_url?: string;
+  /** Where the runtime listens for callbacks (`host:port`, loopback): defaults to callback_url's own address when that is loopback. */
+  readonly callback_listen?: string;
+}
+
+/** The fast path of one run: what the kernel dials, and where the runtime listens. */
+export interface RemoteCallback {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
 }
 
 /** Everything one remote kernel start needs, resolved. */
@@ -43,6 +56,8 @@ export interface RemoteKernelOptions {
   readonly kernelName: string;
   readonly username: string | undefined;
   readonly env: Readonly<Record<string, string>>;
+  /** The fast path, when `callback_url` is set. */
+  readonly callback?: RemoteCallback;
 }
 
 /** Per-run choices (`--remote URL`, `POST /sessions {"remote": …}`) laid over the global section. */
@@ -70,7 +85,16 @@ export function resolveRemoteKernel(
     kernelName: override?.kernel_name ?? global?.kernel_name ?? DEFAULT_REMOTE_KERNEL_NAME,
     username,
     env: { ...global?.env, ...override?.env, ...(username ? { [KERNEL_USERNAME_ENV]: username } : {}) },
+    ...(global?.callback_url ? { callback: callbackOf(global.callback_url, global.callback_listen) } : {}),
   };
+}
+
+function callbackOf(url: string, listen: string | undefined): RemoteCallback {
+  const parsed = new URL(url);
+  const address = listen ?? (LOOPBACK_HOSTS.has(parsed.hostname) ? `${parsed.hostname}:${parsed.port || (parsed.protocol === "wss:" ? 443 : 80)}` : undefined);
+  if (address === undefined) throw new RemoteSettingsError("kernel.remote.callback_url is not on loopback: set kernel.remote.callback_listen to the loopback address its TLS terminator forwards to");
+  const at = address.lastIndexOf(":");
+  return { url, host: address.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(address.slice(at + 1)) };
 }
 
 /** A `kernel.remote` value or override that cannot be used. */
@@ -89,6 +113,9 @@ export function remoteSettingsProblems(value: unknown, path = "kernel.remote"): 
     if (!(key in value)) continue;
     const problem = typeof value[key] === "string" ? remoteUrlProblem(value[key] as string, key === "callback_url") : "must be a string";
     if (problem) problems.push([`${path}.${key}`, problem]);
+  }
+  if ("callback_listen" in value && !isLoopbackAddress(value.callback_listen)) {
+    problems.push([`${path}.callback_listen`, "must be host:port on loopback (127.0.0.1, [::1] or localhost); a TLS terminator in front of it takes the kernel's wss:// connections"]);
   }
   if ("token_env" in value && !isEnvName(value.token_env, MAX_TOKEN_ENV_LENGTH)) {
     // The value is never quoted: a token pasted here by mistake must not reach a log through this message.
@@ -130,9 +157,18 @@ export function remoteUrlProblem(url: string, websocket = false): string | undef
   }
   const schemes = websocket ? ["ws:", "wss:"] : ["http:", "https:"];
   if (!schemes.includes(parsed.protocol)) return `must be a ${schemes.map((s) => s.slice(0, -1)).join(" or ")} URL`;
+  // The callback carries the session's calls and token: in clear text only where nobody else can listen.
+  if (websocket && parsed.protocol === "ws:" && !LOOPBACK_HOSTS.has(parsed.hostname)) return "must be wss:// when its host is not loopback";
   if (parsed.username !== "" || parsed.password !== "") return "must not carry a user name or password; the token comes from the variable token_env names";
   if (parsed.search !== "" || parsed.hash !== "") return "must not have a query or fragment (a token in a URL ends up in server logs)";
   return undefined;
+}
+
+function isLoopbackAddress(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  const at = value.lastIndexOf(":");
+  const port = Number(value.slice(at + 1));
+  return at > 0 && LOOPBACK_HOSTS.has(value.slice(0, at)) && Number.isInteger(port) && port > 0 && port < 65_536;
 }
 
 function isEnvName(value: unknown, max: number): boolean {
