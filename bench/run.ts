@@ -5,6 +5,7 @@
 import { benchDiscovery } from "./skills.js";
 import { benchReads } from "./reads.js";
 import { benchKernel } from "./kernel.js";
+import { benchRemote } from "./remote.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -12,6 +13,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["discovery_128_skills", benchDiscovery],
   ["reads_1000_small", benchReads],
   ["kernel_bridge", benchKernel],
+  ["remote_kernel", benchRemote],
 ];
 
 async function main(): Promise<void> {

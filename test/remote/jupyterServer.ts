@@ -6,10 +6,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { installDir } from "../../src/settings/paths.js";
 import { openSync, closeSync } from "node:fs";
 
 /** The venv .ci/run makes with jupyter-server and ipykernel; override with ALBEDO_TEST_JUPYTER_VENV. */
@@ -36,6 +37,8 @@ export interface JupyterServerOptions {
   /** Extra kernelspecs: name -> kernel.json content. */
   readonly kernelspecs?: Readonly<Record<string, unknown>>;
   readonly extraArgs?: readonly string[];
+  /** Load docs/examples/jupyter_server_nodelay.py: TCP_NODELAY on kernel WebSockets, the server-side fix docs/remote.md describes. */
+  readonly nodelay?: boolean;
 }
 
 export interface JupyterServer {
@@ -58,6 +61,7 @@ export async function startJupyterServer(options: JupyterServerOptions = {}): Pr
     await mkdir(join(dirs.data, "kernels", name), { recursive: true });
     await writeFile(join(dirs.data, "kernels", name, "kernel.json"), JSON.stringify(spec));
   }
+  if (options.nodelay) await copyFile(join(installDir(), "docs", "examples", "jupyter_server_nodelay.py"), join(dirs.config, "jupyter_server_config.py"));
   const port = await freePort();
   const token = randomBytes(24).toString("hex");
   const logFile = join(root, "server.log");

@@ -12,3 +12,4 @@ export {
 export * from "./limits.js";
 export { remoteDoctor, type RemoteCheck } from "./doctor.js";
 export { registerCallback, type CallbackConnected, type CallbackRegistration } from "./callback.js";
+export { captureServicesConsole } from "./consoleNoise.js";
