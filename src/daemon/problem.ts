@@ -3,7 +3,7 @@ import { ADMISSION_ERRORS } from "../operations/index.js";
 import { isAppError, type AppErrorCode } from "../errors/index.js";
 import { SettingsFileError } from "../settings/index.js";
 import { SandboxUnavailableError } from "../sandbox/index.js";
-import { KernelSpecError, KernelStartError } from "../kernel/index.js";
+import { KernelSpecError, KernelStartError, RemoteKernelError, RemoteSettingsError } from "../kernel/index.js";
 import { PythonUnavailableError } from "../python/index.js";
 import { storageDetail, storageFault } from "./storage.js";
 
@@ -72,7 +72,7 @@ export class HttpProblem extends Error {
 }
 
 /** Errors that mean no kernel can start here as configured (sandbox, interpreter, kernelspec, launch); retrying will not help. */
-const KERNEL_UNAVAILABLE_ERRORS = [SandboxUnavailableError, KernelStartError, PythonUnavailableError, KernelSpecError] as const;
+const KERNEL_UNAVAILABLE_ERRORS = [SandboxUnavailableError, KernelStartError, PythonUnavailableError, KernelSpecError, RemoteKernelError, RemoteSettingsError] as const;
 
 /** The problem for any thrown value: HttpProblem as is, AppError by its code, a broken settings file as 422, a kernel that cannot start as 503, a full disk as 507, other storage faults as 503, else 500. */
 export function problemOf(error: unknown): HttpProblem {

@@ -92,6 +92,8 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
     it("POST /sessions {remote} opens a session whose kernel runs on the server; DELETE shuts it down there", async () => {
       const bad = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace, remote: { url: server.url, env: { PATH: "/x" } } });
       expect(bad.status).toBe(400);
+      const unreachable = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace, remote: { url: "http://127.0.0.1:9/" } });
+      expect(unreachable).toMatchObject({ status: 503, body: { code: "kernel_unavailable" } });
       const opened = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace, remote: { url: server.url } });
       expect(opened.status).toBe(201);
       const id = (opened.body as { id: string }).id;

@@ -64,7 +64,8 @@ class CallbackListener {
   }
 
   static listen(host: string, port: number, log: KernelLog): Promise<CallbackListener> {
-    const server = createServer();
+    // Timeouts are enforced by a periodic check; a short period makes the untrusted bound hold closely.
+    const server = createServer({ connectionsCheckingInterval: CALLBACK_UNTRUSTED_TIMEOUT_MS / 5 });
     // A connection that does not upgrade with a token in time is dropped (it has no business here).
     server.requestTimeout = CALLBACK_UNTRUSTED_TIMEOUT_MS;
     server.headersTimeout = CALLBACK_UNTRUSTED_TIMEOUT_MS;
