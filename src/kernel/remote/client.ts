@@ -7,12 +7,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { CommsOverSubshells, KernelAPI, KernelConnection, type Kernel as Services, type KernelMessage } from "@jupyterlab/services";
-import { Emitter } from "../emitter.js";
+import { isAlive, KernelBase } from "../base.js";
 import { kernelDiedError, kernelStoppedError } from "../errors.js";
 import { ExecuteFuture } from "../future.js";
-import type {
-  CompleteReply, Disposable, ExecuteOptions, InterruptEvent, Kernel, KernelInfo, KernelLog, KernelStatus, StatusEvent,
-} from "../kernel.js";
+import type { CompleteReply, ExecuteOptions, Kernel, KernelInfo, KernelLog } from "../kernel.js";
 import { executeRequest } from "../messages.js";
 import { captureServicesConsole } from "./consoleNoise.js";
 import { remoteErrorOf, RemoteKernelError } from "./errors.js";
@@ -45,29 +43,20 @@ export async function startRemoteKernel(options: RemoteKernelStartOptions): Prom
   return client;
 }
 
-export class RemoteKernelClient implements Kernel {
+export class RemoteKernelClient extends KernelBase implements Kernel {
   readonly kind = "remote";
   /** The WebSocket session id: one per albedo session, kept across reconnects and restarts. */
   readonly sessionId = randomUUID();
   readonly pid = undefined;
   private connectionValue: KernelConnection | undefined;
   private infoValue: KernelInfo | undefined;
-  private statusValue: KernelStatus = "starting";
   private lifecycle: Promise<void> = Promise.resolve();
   private stopped: Promise<void> | undefined;
-  private current: ExecuteFuture | undefined;
-  private readonly queue: ExecuteFuture[] = [];
-  private readonly statusEvents = new Emitter<StatusEvent>((error) => this.listenerFailed(error));
-  private readonly iopubEvents = new Emitter<KernelMessage.IIOPubMessage>((error) => this.listenerFailed(error));
-  private readonly interruptEvents = new Emitter<InterruptEvent>((error) => this.listenerFailed(error));
   private readonly releaseConsole: () => void;
 
   constructor(private readonly options: RemoteKernelStartOptions) {
+    super();
     this.releaseConsole = captureServicesConsole(options.log);
-  }
-
-  get status(): KernelStatus {
-    return this.statusValue;
   }
 
   get info(): KernelInfo | undefined {
@@ -88,23 +77,6 @@ export class RemoteKernelClient implements Kernel {
   get connection(): KernelConnection {
     if (this.connectionValue === undefined || this.connectionValue.isDisposed) throw kernelDiedError("the remote kernel has no connection");
     return this.connectionValue;
-  }
-
-  onStatus(listener: (event: StatusEvent) => void): Disposable {
-    return this.statusEvents.on(listener);
-  }
-
-  /** Iopub messages not tied to the running execution; comm traffic (the RPC channel) is left out. */
-  onIOPub(listener: (message: KernelMessage.IIOPubMessage) => void): Disposable {
-    return this.iopubEvents.on(listener);
-  }
-
-  onInterrupt(listener: (event: InterruptEvent) => void): Disposable {
-    return this.interruptEvents.on(listener);
-  }
-
-  currentExecution(): { readonly msgId: string } | undefined {
-    return this.current ? { msgId: this.current.msgId } : undefined;
   }
 
   /** Starts the kernel on the server, connects, boots; throws RemoteKernelError. Called by startRemoteKernel. */
@@ -164,7 +136,7 @@ export class RemoteKernelClient implements Kernel {
     return this.enqueue(async () => {
       if (this.stopped) throw new Error("cannot restart a remote kernel that was shut down");
       this.setStatus({ status: "restarting", reason });
-      this.failPending(kernelStoppedError("restarted"));
+      this.failExecutions(kernelStoppedError("restarted"));
       const connection = this.connectionValue;
       if (connection === undefined || connection.isDisposed) await this.connect();
       else await withDeadline(connection.restart(), REMOTE_RESTART_TIMEOUT_MS, "restart", "REMOTE_RESTART_TIMEOUT_MS")
@@ -176,7 +148,7 @@ export class RemoteKernelClient implements Kernel {
   /** Shuts the kernel down on the server and closes the connection; idempotent, never throws. */
   shutdown(): Promise<void> {
     this.stopped ??= this.enqueue(async () => {
-      this.failPending(kernelStoppedError("shut down"));
+      this.failExecutions(kernelStoppedError("shut down"));
       const connection = this.connectionValue;
       if (connection !== undefined && !connection.isDisposed) {
         await withDeadline(connection.shutdown(), REMOTE_SHUTDOWN_TIMEOUT_MS, "shutdown", "REMOTE_SHUTDOWN_TIMEOUT_MS").catch((error: unknown) => {
@@ -243,7 +215,7 @@ export class RemoteKernelClient implements Kernel {
     else if (status === "dead" && this.statusValue !== "dead") {
       const reason = "the server reports the kernel dead";
       this.setStatus({ status: "dead", reason });
-      this.failPending(kernelDiedError(reason));
+      this.failExecutions(kernelDiedError(reason));
     }
   }
 
@@ -251,7 +223,7 @@ export class RemoteKernelClient implements Kernel {
   private onServerRestart(): void {
     const reason = "the kernel died and its server restarted it";
     this.setStatus({ status: "dead", reason });
-    this.failPending(kernelDiedError(reason));
+    this.failExecutions(kernelDiedError(reason));
     void this.enqueue(async () => {
       this.setStatus({ status: "restarting", reason });
       await this.boot();
@@ -261,6 +233,7 @@ export class RemoteKernelClient implements Kernel {
     });
   }
 
+  /** Iopub messages not tied to the running execution go to onIOPub listeners; comm traffic (the RPC channel) is left out. */
   private onIOPubMessage(message: KernelMessage.IIOPubMessage): void {
     const type: string = message.header.msg_type;
     if (type === "status" || type.startsWith("comm_")) return;
@@ -279,17 +252,11 @@ export class RemoteKernelClient implements Kernel {
     return new ExecuteFuture(request, options);
   }
 
-  private pump(): void {
-    if (this.current || !isAlive(this.statusValue)) return;
-    const future = this.queue.shift();
-    if (!future) return;
-    this.current = future;
-    const finished = () => {
-      if (this.current !== future) return;
-      this.current = undefined;
-      this.pump();
-    };
-    void future.done.then(finished, finished);
+  protected canSend(): boolean {
+    return isAlive(this.statusValue);
+  }
+
+  protected sendExecution(future: ExecuteFuture): void {
     this.send(future);
   }
 
@@ -325,35 +292,15 @@ export class RemoteKernelClient implements Kernel {
     }
   }
 
-  private failPending(error: unknown): void {
-    const futures = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
-    this.current = undefined;
-    for (const future of futures) future.fail(error);
-  }
-
   private enqueue(step: () => Promise<void>): Promise<void> {
     const run = this.lifecycle.then(step);
     this.lifecycle = run.catch(() => undefined);
     return run;
   }
 
-  private setStatus(event: StatusEvent): void {
-    if (event.status === this.statusValue && event.reason === undefined) return;
-    this.statusValue = event.status;
-    this.statusEvents.fire(event);
-  }
-
   private remoteError(error: unknown, what: string): Promise<RemoteKernelError> {
     return remoteErrorOf(error, what, this.options.remote.url, this.options.remote.tokenEnv);
   }
 
-  private readonly log: KernelLog = (level, message, data) => this.options.log?.(level, message, data);
-
-  private listenerFailed(error: unknown): void {
-    this.log("error", "a kernel event listener threw", { error: String(error) });
-  }
-}
-
-function isAlive(status: KernelStatus): boolean {
-  return status === "ready" || status === "busy" || status === "idle";
+  protected readonly log: KernelLog = (level, message, data) => this.options.log?.(level, message, data);
 }
