@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteKernelError } from "../../src/kernel/index.js";
 import type { Session } from "../../src/session/index.js";
 import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
-import { collect } from "./harness.js";
+import { collect, eventually } from "./harness.js";
 import { HAVE_JUPYTER_SERVER, JUPYTER_VENV, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
 
 /** The variable the global settings name for the token (not the default, to prove token_env is read). */
@@ -95,6 +95,20 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     const out = await run(session, "print('kept' in dir(), len(In), len((await skills.list())['skills']) > 0)");
     expect(out.trim()).toBe("False 2 True");
     expect((await kernels()).map((kernel) => kernel.id)).toEqual([id]);
+  });
+
+  it("K-9 a kernel that dies is restarted by its server and bootstrapped again; the dying cell fails with kernel_died", async () => {
+    const statuses: string[] = [];
+    const watch = session.kernel.onStatus((event) => statuses.push(event.status));
+    try {
+      const dying = session.execute("import os\nos._exit(1)");
+      await expect(dying.done).rejects.toMatchObject({ code: "kernel_died" });
+      await eventually(() => statuses.includes("ready"), 60_000);
+      expect(statuses.slice(0, 2)).toEqual(["dead", "restarting"]);
+      expect((await run(session, "print(len((await skills.list())['skills']) > 0)")).trim()).toBe("True");
+    } finally {
+      watch.dispose();
+    }
   });
 
   it("a wrong token fails with a clear error naming the variable, and starts nothing", async () => {

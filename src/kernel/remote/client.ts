@@ -201,8 +201,10 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   private async boot(): Promise<void> {
+    // Asked afresh at every boot, once the WebSocket is back: after a restart services reconnects first.
     const connection = this.connection;
-    this.infoValue = (await connection.info) as KernelInfo;
+    const reply = await withDeadline(connectedInfo(connection), REMOTE_READY_TIMEOUT_MS, "kernel_info after a (re)start", "REMOTE_READY_TIMEOUT_MS");
+    this.infoValue = (reply?.content as KernelInfo | undefined) ?? this.infoValue;
     await this.options.onBoot?.(this);
     this.setStatus({ status: "ready" });
     this.pump();
@@ -303,4 +305,25 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   protected readonly log: KernelLog = (level, message, data) => this.options.log?.(level, message, data);
+}
+
+/** The kernel_info reply once the connection is (back) up; services refuses to send it while it reconnects. */
+async function connectedInfo(connection: KernelConnection): Promise<KernelMessage.IInfoReplyMsg | undefined> {
+  for (;;) {
+    if (connection.isDisposed) throw kernelDiedError("the remote kernel's connection closed while it restarted");
+    if (connection.connectionStatus === "connected") {
+      try {
+        return await connection.requestKernelInfo();
+      } catch {
+        // the socket dropped again between the check and the send: wait for the next connect
+      }
+    }
+    await new Promise<void>((resolve) => {
+      const changed = () => {
+        connection.connectionStatusChanged.disconnect(changed);
+        resolve();
+      };
+      connection.connectionStatusChanged.connect(changed);
+    });
+  }
 }
