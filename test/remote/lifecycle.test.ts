@@ -11,6 +11,8 @@ import { HAVE_JUPYTER_SERVER, JUPYTER_VENV, startJupyterServer, type JupyterServ
 const TOKEN_ENV = "ALBEDO_TEST_JUPYTER_TOKEN";
 /** A kernelspec whose ipykernel claims 7.3.0: the bootstrap's gate must refuse it with a clear error. */
 const OLD_KERNEL = "old-ipykernel";
+/** A kernelspec whose kernel_info reports no subshells, as ipykernel 6.x does: refused before the bootstrap. */
+const NO_SUBSHELLS_KERNEL = "no-subshells";
 /** A refused start must come back well before any of the remote deadlines. */
 const REFUSAL_DEADLINE_MS = 30_000;
 
@@ -25,9 +27,19 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
   beforeAll(async () => {
     const python = join(JUPYTER_VENV, "bin", "python");
     const fake = "import ipykernel; ipykernel.__version__ = '7.3.0'; from ipykernel.kernelapp import launch_new_instance; launch_new_instance()";
+    const six = [
+      "import ipykernel.kernelbase as kb",
+      "info = kb.Kernel.kernel_info",
+      "kb.Kernel.kernel_info = property(lambda self: {**info.fget(self), 'supported_features': []})",
+      "from ipykernel.kernelapp import launch_new_instance",
+      "launch_new_instance()",
+    ].join("\n");
     server = await startJupyterServer({
       logLevel: "DEBUG",
-      kernelspecs: { [OLD_KERNEL]: { argv: [python, "-c", fake, "-f", "{connection_file}"], display_name: "old", language: "python" } },
+      kernelspecs: {
+        [OLD_KERNEL]: { argv: [python, "-c", fake, "-f", "{connection_file}"], display_name: "old", language: "python" },
+        [NO_SUBSHELLS_KERNEL]: { argv: [python, "-c", six, "-f", "{connection_file}"], display_name: "no subshells", language: "python" },
+      },
     });
     dirs = await sessionDirs();
     await writeSkill(dirs.workspace, "demo");
@@ -131,6 +143,14 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     expect(failure).toMatchObject({ code: "too_old" });
     expect((failure as Error).message).toMatch(/ipykernel >= 7\.4\.0.*ipykernel 7\.3\.0/);
     expect(Date.now() - started).toBeLessThan(REFUSAL_DEADLINE_MS);
+    expect(await kernels()).toEqual(before);
+  });
+
+  it("a kernel without subshells (ipykernel 6.x) is refused from its kernel_info, before anything waits on a subshell", async () => {
+    const before = await kernels();
+    const failure = await openSession(dirs, { env, remote: { url: server.url, kernel_name: NO_SUBSHELLS_KERNEL } }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "too_old" });
+    expect((failure as Error).message).toMatch(/no subshells.*ipykernel >= 7\.4\.0/);
     expect(await kernels()).toEqual(before);
   });
 
