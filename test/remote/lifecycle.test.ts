@@ -1,4 +1,4 @@
-import { writeFile, mkdir } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteKernelError } from "../../src/kernel/index.js";
@@ -70,6 +70,22 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     expect(out.trim().split("\n")).toEqual(["True True", "2 2 1", "(arguments=None)", "name: demo"]);
   });
 
+  it("the runtime reads for a remote kernel only what a sandbox would show: a link into the state dir is refused", async () => {
+    const skill = await writeSkill(dirs.workspace, "linked");
+    await writeFile(join(skill, "notes.txt"), "plain notes\n");
+    await symlink(join(dirs.stateDir, "settings.json"), join(skill, "leak.txt"));
+    await session.reload();
+    const out = await run(session, [
+      "import albedo",
+      "print((await skills.read('linked', 'notes.txt'))['content'].strip())",
+      "try:",
+      "    await skills.read('linked', 'leak.txt')",
+      "except albedo.Forbidden as error:",
+      "    print('forbidden')",
+    ].join("\n"));
+    expect(out.trim().split("\n")).toEqual(["plain notes", "forbidden"]);
+  });
+
   it("streams outputs as the cell runs", async () => {
     const future = session.execute("import time\nprint('first', flush=True)\ntime.sleep(1)\nprint('second')");
     const order: string[] = [];
@@ -92,7 +108,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     const id = (await kernels())[0]!.id;
     await writeSkill(dirs.workspace, "added-later");
     const result = await session.reload();
-    expect(result.added).toEqual(["added-later"]);
+    expect(result.added).toContain("added-later");
     const out = await run(session, [
       "print(kept, os.getpid() == pid_before)",
       "print((await commands.invoke('/added-later', 'go'))['name'])",
