@@ -201,11 +201,15 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   private async boot(): Promise<void> {
-    // Asked afresh at every boot, once the WebSocket is back: after a restart services reconnects first.
-    const connection = this.connection;
-    const reply = await withDeadline(connectedInfo(connection), REMOTE_READY_TIMEOUT_MS, "kernel_info after a (re)start", "REMOTE_READY_TIMEOUT_MS");
-    this.infoValue = (reply?.content as KernelInfo | undefined) ?? this.infoValue;
-    await this.options.onBoot?.(this);
+    try {
+      // Asked afresh at every boot, once the WebSocket is back: after a restart services reconnects first.
+      const reply = await withDeadline(connectedInfo(this.connection), REMOTE_READY_TIMEOUT_MS, "kernel_info after a (re)start", "REMOTE_READY_TIMEOUT_MS");
+      this.infoValue = (reply?.content as KernelInfo | undefined) ?? this.infoValue;
+      await this.options.onBoot?.(this);
+    } catch (error) {
+      this.setStatus({ status: "dead", reason: `boot failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` });
+      throw error;
+    }
     this.setStatus({ status: "ready" });
     this.pump();
   }
@@ -231,7 +235,6 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
       await this.boot();
     }).catch((error: unknown) => {
       this.log("error", "remote kernel: boot after the server's restart failed", { error: String(error) });
-      this.setStatus({ status: "dead", reason: `boot after restart failed: ${String(error)}` });
     });
   }
 
