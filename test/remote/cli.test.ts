@@ -16,7 +16,10 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
   let dirs: SessionDirs;
   const kernels = async () => (await server.get("api/kernels")) as { id: string }[];
 
-  function albedo(args: string[], token = server.token): Promise<Ran> {
+  /** What the console runs: a cell whose output says which channel carries its calls (CommChannel on a remote kernel). */
+  const CONSOLE_SCRIPT = "import albedo\nprint(type(albedo._session[0]).__name__, 6 * 7)\n";
+
+  function albedo(args: string[], token = server.token, input = ""): Promise<Ran> {
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, [bin, ...args], {
         cwd: dirs.workspace,
@@ -29,7 +32,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
       child.stderr.on("data", (chunk) => (stderr += chunk));
       child.on("error", reject);
       child.on("close", (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end();
+      child.stdin.end(input);
     });
   }
 
@@ -68,6 +71,14 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
     expect(await kernels()).toEqual([]);
   });
 
+  it("albedo console --remote runs its cells on the server (embedded)", async () => {
+    const ran = await albedo(["console", "--remote", server.url], server.token, CONSOLE_SCRIPT);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain("(embedded)");
+    expect(ran.stdout).toContain("CommChannel 42\n");
+    expect(await kernels()).toEqual([]);
+  });
+
   it("albedo exec --remote refuses a URL carrying a token", async () => {
     const ran = await albedo(["exec", "--remote", `${server.url}?token=abc`, "-c", "print(1)"]);
     expect(ran.code).toBe(2);
@@ -101,6 +112,14 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
       const ran = await call(daemon, "POST", `/sessions/${id}/execute`, { code: "print(any(s['name'] == 'demo' for s in (await skills.list())['skills']))" });
       expect(ran.body).toMatchObject({ status: "ok", outputs: [{ msg_type: "stream", content: { text: "True\n" } }] });
       expect((await call(daemon, "DELETE", `/sessions/${id}`)).status).toBeLessThan(300);
+      await waitFor(async () => (await kernels()).length === 0, "the remote kernel to be shut down");
+    });
+
+    it("albedo console --remote attached to the daemon asks it for a session whose kernel runs on the server", async () => {
+      const ran = await albedo(["console", "--remote", server.url], server.token, CONSOLE_SCRIPT);
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).toContain(`(daemon ${daemon.url})`);
+      expect(ran.stdout).toContain("CommChannel 42\n");
       await waitFor(async () => (await kernels()).length === 0, "the remote kernel to be shut down");
     });
   });
