@@ -20,6 +20,7 @@ import {
 import { serverSettings } from "./server.js";
 import type { RemoteKernelOptions } from "./settings.js";
 import { withDeadline } from "./deadline.js";
+import { connectedInfo } from "./ready.js";
 
 export interface RemoteKernelStartOptions {
   readonly remote: RemoteKernelOptions;
@@ -182,22 +183,10 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     this.connectionValue = connection;
     connection.statusChanged.connect((_, status) => this.onServicesStatus(connection, status));
     connection.iopubMessage.connect((_, message) => this.onIOPubMessage(message));
-    await this.waitReady(connection);
-  }
-
-  /** Resolves once the kernel answered kernel_info over the WebSocket; rejects when it died or the deadline passed. */
-  private async waitReady(connection: KernelConnection): Promise<void> {
-    const dead = new Promise<never>((_, reject) => {
-      const watch = (_sender: unknown, status: string) => {
-        if (status !== "dead") return;
-        connection.statusChanged.disconnect(watch);
-        reject(new RemoteKernelError("server", `the remote kernel ${connection.id} died while starting`));
-      };
-      connection.statusChanged.connect(watch);
+    connection.connectionStatusChanged.connect((_, status) => {
+      // services retries a dropped WebSocket a few times with back-off, then gives up with this status.
+      if (status === "disconnected" && connection === this.connectionValue && !this.stopped) this.died("lost the connection to the server");
     });
-    dead.catch(() => undefined);
-    const info = await withDeadline(Promise.race([connection.info, dead]), REMOTE_READY_TIMEOUT_MS, "remote kernel start", "REMOTE_READY_TIMEOUT_MS");
-    this.infoValue = info as KernelInfo;
   }
 
   private async boot(): Promise<void> {
@@ -217,12 +206,15 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   private onServicesStatus(connection: KernelConnection, status: Services.Status): void {
     if (connection !== this.connectionValue || this.stopped) return;
     if ((status === "busy" || status === "idle") && isAlive(this.statusValue)) this.setStatus({ status });
-    else if (status === "autorestarting") this.onServerRestart();
-    else if (status === "dead" && this.statusValue !== "dead") {
-      const reason = "the server reports the kernel dead";
-      this.setStatus({ status: "dead", reason });
-      this.failExecutions(kernelDiedError(reason));
-    }
+    // A restart of ours also reaches services as the server's "restarting" notice: only a restart nobody asked for is handled here.
+    else if (status === "autorestarting" && this.statusValue !== "restarting") this.onServerRestart();
+    else if (status === "dead") this.died("the server reports the kernel dead");
+  }
+
+  private died(reason: string): void {
+    if (this.statusValue === "dead") return;
+    this.setStatus({ status: "dead", reason });
+    this.failExecutions(kernelDiedError(reason));
   }
 
   /** The server restarted a kernel that died: pending work fails as with a local death, then the kernel boots again. */
@@ -308,25 +300,4 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   protected readonly log: KernelLog = (level, message, data) => this.options.log?.(level, message, data);
-}
-
-/** The kernel_info reply once the connection is (back) up; services refuses to send it while it reconnects. */
-async function connectedInfo(connection: KernelConnection): Promise<KernelMessage.IInfoReplyMsg | undefined> {
-  for (;;) {
-    if (connection.isDisposed) throw kernelDiedError("the remote kernel's connection closed while it restarted");
-    if (connection.connectionStatus === "connected") {
-      try {
-        return await connection.requestKernelInfo();
-      } catch {
-        // the socket dropped again between the check and the send: wait for the next connect
-      }
-    }
-    await new Promise<void>((resolve) => {
-      const changed = () => {
-        connection.connectionStatusChanged.disconnect(changed);
-        resolve();
-      };
-      connection.connectionStatusChanged.connect(changed);
-    });
-  }
 }
