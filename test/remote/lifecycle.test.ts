@@ -119,7 +119,13 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
 
   it("K-9 restart boots the kernel again on the server and bootstraps it again, with nothing in the history", async () => {
     const id = (await kernels())[0]!.id;
+    const statuses: string[] = [];
+    const watch = session.kernel.onStatus((event) => statuses.push(event.status));
     await session.kernel.restart();
+    watch.dispose();
+    expect(statuses[0]).toBe("restarting");
+    expect(statuses).toContain("ready");
+    expect(statuses).not.toContain("dead");
     const out = await run(session, "print('kept' in dir(), len(In), len((await skills.list())['skills']) > 0)");
     expect(out.trim()).toBe("False 2 True");
     expect((await kernels()).map((kernel) => kernel.id)).toEqual([id]);
