@@ -4,7 +4,7 @@ import { remoteHarness, type RemoteHarness } from "./harness.js";
 import { HAVE_JUPYTER_SERVER, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
 
 /** Comm messages sent past the pacer in one go: more than the server forwards in its 3 s window. */
-const FLOOD = 6_000;
+const FLOOD = 9_000;
 const BURST = 5_000;
 const EXCEEDED = "IOPub message rate exceeded";
 
