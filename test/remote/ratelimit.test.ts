@@ -3,23 +3,27 @@ import { RouteTable } from "../../src/rpc/index.js";
 import { remoteHarness, type RemoteHarness } from "./harness.js";
 import { HAVE_JUPYTER_SERVER, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
 
-/** Comm messages sent past the pacer in one go: more than the server forwards in its 3 s window. */
-const FLOOD = 9_000;
-const BURST = 5_000;
+/**
+ * The control for the burst test in rpc.test.ts: the server's iopub limit really drops comm
+ * messages, silently for the kernel. The server here has a low limit so that the flood trips it
+ * whatever else the machine is doing (the stock 1000/s is reached only by a server fast enough).
+ */
+const LOW_RATE_LIMIT = 200;
+const FLOOD = 3_000;
 const EXCEEDED = "IOPub message rate exceeded";
 
-describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the server's iopub rate limit is real, and paced calls stay under it", () => {
+describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the server's iopub rate limit drops comm messages sent past the pacer", () => {
   let server: JupyterServer;
   let remote: RemoteHarness;
-  let answered = 0;
+  let arrived = 0;
 
   beforeAll(async () => {
-    server = await startJupyterServer();
+    server = await startJupyterServer({ extraArgs: [`--ServerApp.iopub_msg_rate_limit=${LOW_RATE_LIMIT}`] });
     const routes = RouteTable.of({
       "commands.catalog": async () => ({ commands: [] }),
       "skills.list": async () => {
-        answered += 1;
-        return { skills: [] };
+        arrived += 1;
+        return {};
       },
     });
     remote = await remoteHarness(server, routes);
@@ -30,17 +34,15 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the server's iopub rate limit is rea
     await server?.stop();
   });
 
-  it(`${FLOOD} comm messages sent past the pacer trip the server's limit (the control)`, async () => {
-    const cell = await remote.run(`import albedo\nfor i in range(${FLOOD}):\n    albedo._session[0]._comm.send({'jsonrpc': '2.0', 'method': 'albedo/flood'})`);
+  it(`${FLOOD} requests sent past the pacer: the server says it stopped forwarding, and many never reach the runtime`, async () => {
+    const cell = await remote.run([
+      "import albedo",
+      `for i in range(${FLOOD}):`,
+      "    albedo._session[0]._comm.send({'jsonrpc': '2.0', 'id': 10**9 + i, 'method': 'skills.list', 'params': {}})",
+    ].join("\n"));
     expect(cell.status).toBe("ok");
-    expect(cell.stderr + (await server.log())).toContain(EXCEEDED);
+    expect(await server.log()).toContain(EXCEEDED);
+    expect(arrived).toBeGreaterThan(0);
+    expect(arrived).toBeLessThan(FLOOD);
   });
-
-  it(`then a paced burst of ${BURST} calls in a new cell loses none`, async () => {
-    const logBefore = (await server.log()).split(EXCEEDED).length;
-    const cell = await remote.run(`import asyncio\nrs = await asyncio.gather(*[skills.list() for _ in range(${BURST})])\nprint(len(rs))`);
-    expect(cell).toMatchObject({ status: "ok", stdout: `${BURST}\n` });
-    expect(answered).toBe(BURST);
-    expect((await server.log()).split(EXCEEDED).length).toBe(logBefore);
-  }, 120_000);
 });
