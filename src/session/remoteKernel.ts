@@ -58,6 +58,8 @@ async function callbackFor(inputs: RemoteKernelInputs): Promise<CallbackRegistra
 
 async function startJoined(inputs: RemoteKernelInputs, sources: Record<string, string>, callback: CallbackRegistration | undefined): Promise<RemoteKernelClient> {
   let channel: { comm: RpcComm | undefined; peers: AttachedPeer[] } | undefined;
+  // Each boot's peers get names of their own: a late reply to a call of the kernel before a restart must not reach its successor.
+  let boots = 0;
   const closeChannel = () => {
     channel?.comm?.close();
     for (const peer of channel?.peers ?? []) peer.detach();
@@ -72,7 +74,8 @@ async function startJoined(inputs: RemoteKernelInputs, sources: Record<string, s
       const bridge = inputs.bridge();
       await bootstrapKernel(kernel, sources, bridge.token);
       const current: { comm: RpcComm | undefined; peers: AttachedPeer[] } = { comm: undefined, peers: [] };
-      const peer = (route: ReplyRoute) => inputs.rpc.attachPeer(`${kernel.id}/${kernel.sessionId}/${route}`, (text) => current.comm?.send(text, route));
+      const boot = (boots += 1);
+      const peer = (route: ReplyRoute) => inputs.rpc.attachPeer(`${kernel.id}/${boot}/${route}`, (text) => current.comm?.send(text, route));
       const peers = { shell: peer("shell"), subshell: peer("subshell") };
       current.peers = [peers.shell, peers.subshell];
       channel = current;
