@@ -55,6 +55,15 @@ export interface JupyterServer {
 /** Starts a server; throws with its log when it does not answer in SERVER_READY_TIMEOUT_MS. */
 export async function startJupyterServer(options: JupyterServerOptions = {}): Promise<JupyterServer> {
   const root = await mkdtemp(join(tmpdir(), "alb-jsv-"));
+  try {
+    return await launch(root, options);
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function launch(root: string, options: JupyterServerOptions): Promise<JupyterServer> {
   const dirs = { config: join(root, "config"), data: join(root, "data"), runtime: join(root, "runtime"), notebooks: join(root, "nb") };
   await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })));
   for (const [name, spec] of Object.entries(options.kernelspecs ?? {})) {
@@ -98,7 +107,7 @@ export async function startJupyterServer(options: JupyterServerOptions = {}): Pr
     await waitReady(url, token, child, gateway ? "api" : "api/status");
   } catch (error) {
     const log = await server.log().catch(() => "");
-    await server.stop();
+    await stopGroup(child);
     throw new Error(`${String(error)}\n--- server log ---\n${log}`);
   }
   return server;
