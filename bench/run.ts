@@ -6,6 +6,7 @@ import { benchDiscovery } from "./skills.js";
 import { benchReads } from "./reads.js";
 import { benchKernel } from "./kernel.js";
 import { benchTurns } from "./turns.js";
+import { benchRemote } from "./remote.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -14,6 +15,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["reads_1000_small", benchReads],
   ["kernel_bridge", benchKernel],
   ["turns", benchTurns],
+  ["remote_kernel", benchRemote],
 ];
 
 async function main(): Promise<void> {

@@ -11,12 +11,14 @@ import asyncio
 import os
 import sys
 import warnings
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ._cells import CellTasks
 from ._contract import (
     CANCEL_METHOD,
     COMMANDS_CATALOG,
+    DEFAULT_DEADLINE_MS,
+    MAX_MESSAGE_BYTES,
     ENDPOINT_ENV,
     EXTENSION_NAMES,
     EXTENSIONS_ENV,
@@ -49,11 +51,13 @@ __all__ = [
 
 SKILLS_OFF = "albedo: the skills extension is off for this session, so there is no `skills` namespace"
 
-_session: Optional[Tuple[Channel, Skills, Commands]] = None
+_session: Optional[Tuple[Any, Skills, Commands]] = None
+# A remote kernel's extensions come in the comm's open data instead of the environment.
+_extensions: Optional[Tuple[str, ...]] = None
 _cells = CellTasks()
 
 
-def _connect() -> Tuple[Channel, Skills, Commands]:
+def _connect() -> Tuple[Any, Skills, Commands]:
     global _session
     if _session is None:
         channel = Channel.from_env()
@@ -70,6 +74,8 @@ def _connect() -> Tuple[Channel, Skills, Commands]:
 
 def _skills_enabled() -> bool:
     # The session lists its extensions (K-8); without the variable (a plain %load_ext) assume all.
+    if _extensions is not None:
+        return "skills" in _extensions
     listed = os.environ.get(EXTENSIONS_ENV)
     return "skills" in (EXTENSION_NAMES if listed is None else listed.split(EXTENSIONS_SEPARATOR))
 
@@ -95,6 +101,10 @@ def load_ipython_extension(ip: Any) -> None:
     except ImportError as error:
         print(str(error), file=sys.stderr)
         return
+    _install(ip, channel, skills, commands)
+
+
+def _install(ip: Any, channel: Any, skills: Skills, commands: Commands) -> None:
     ip.push({"skills": skills, "commands": commands} if _skills_enabled() else {"commands": commands}, interactive=False)
     channel.on_notification = _on_notification
     _listen(channel, _kernel_loop())
@@ -103,6 +113,31 @@ def load_ipython_extension(ip: Any) -> None:
     kernel = getattr(ip, "kernel", None)
     if kernel is not None:
         _cells.guard_replies(kernel)
+
+
+def _prepare_remote(ip: Any, secret_sha256: str) -> None:
+    """Bootstrap of a remote kernel (K-12): waits for the runtime's `albedo.rpc` comm, whose open data
+    carries the session secret, the channel's bounds, the extensions and the command catalog."""
+    from . import _comm
+
+    def accept(comm: Any, data: Dict[str, Any]) -> None:
+        global _session, _extensions
+        channel = _comm.CommChannel(
+            comm, int(data.get("deadline_ms") or DEFAULT_DEADLINE_MS), int(data.get("max_message_bytes") or MAX_MESSAGE_BYTES),
+            float(data["pace_per_s"]), float(data["pace_burst"]),
+        )
+        comm.on_msg(channel.on_msg)
+        listed = data.get("extensions")
+        _extensions = tuple(listed) if isinstance(listed, list) else None
+        commands = Commands(channel)
+        mint(commands, data.get("catalog"))
+        _session = (channel, Skills(channel), commands)
+        _install(ip, channel, _session[1], commands)
+        _comm.hello(channel)
+        if isinstance(data.get("callback"), dict):
+            channel.dial(data["callback"])
+
+    _comm.prepare(ip, secret_sha256, accept)
 
 
 def _kernel_loop() -> Optional[asyncio.AbstractEventLoop]:

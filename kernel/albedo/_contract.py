@@ -36,6 +36,12 @@ HELLO_METHOD = "albedo/hello"
 # skills.read's defaults.
 SKILL_FILE = "SKILL.md"
 DEFAULT_READ_LIMIT = 16384
+# Remote kernels (K-12): the comm the runtime opens, how a blocking call asks for its reply on the
+# comm's subshell, and the oldest ipykernel that serves comm messages while a cell awaits.
+COMM_TARGET = "albedo.rpc"
+REPLY_MEMBER = "reply"
+REPLY_SUBSHELL = "subshell"
+MIN_IPYKERNEL_VERSION = "7.4.0"
 
 
 class ReloadRequired(AlbedoError):

@@ -67,26 +67,11 @@ class Channel:
 
     def call(self, method: str, params: Dict[str, Any]) -> Any:
         """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError)."""
-        cell = current_cell()
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return self.call_sync(method, params, cell)
-        return self._await(loop, method, params, cell)
+        return call_here(self, method, params)
 
     def _encode(self, method: str, params: Dict[str, Any], cell: Optional[str]) -> Tuple[int, bytes]:
-        call_id = next(_ids)
-        request: Dict[str, Any] = {"jsonrpc": "2.0", "id": call_id, "method": method, "params": params}
-        if cell is not None:
-            request["cell"] = cell
-        body = _ENCODER.encode(request).encode()
-        if len(body) > self.max_bytes:
-            raise LimitExceeded(
-                "limit_exceeded",
-                f"message of {len(body)} bytes exceeds RPC_MAX_MESSAGE_BYTES ({self.max_bytes})",
-                {"limit": "RPC_MAX_MESSAGE_BYTES", "max": self.max_bytes, "size": len(body)},
-            )
-        return call_id, body
+        call_id, request = new_request(method, params, cell)
+        return call_id, encode_within(request, self.max_bytes)
 
     def call_sync(self, method: str, params: Dict[str, Any], cell: Optional[str] = None, deadline: Optional[float] = None) -> Any:
         """Blocks on this thread's own socket until the reply or the deadline (raises RpcTimeout)."""
@@ -149,6 +134,37 @@ class Channel:
             self._local.socket = socket
             self._local.rcvtimeo = -1
         return socket
+
+
+def call_here(channel: Any, method: str, params: Dict[str, Any]) -> Any:
+    """`channel`'s awaitable call when an event loop runs in this thread, else its blocking call."""
+    cell = current_cell()
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return channel.call_sync(method, params, cell)
+    return channel._await(loop, method, params, cell)
+
+
+def new_request(method: str, params: Dict[str, Any], cell: Optional[str]) -> Tuple[int, Dict[str, Any]]:
+    """A JSON-RPC request with a fresh id, tagged with its cell."""
+    call_id = next(_ids)
+    request: Dict[str, Any] = {"jsonrpc": "2.0", "id": call_id, "method": method, "params": params}
+    if cell is not None:
+        request["cell"] = cell
+    return call_id, request
+
+
+def encode_within(request: Dict[str, Any], max_bytes: int) -> bytes:
+    """The request as UTF-8 JSON; raises LimitExceeded past `max_bytes`, so it is never sent."""
+    body = _ENCODER.encode(request).encode()
+    if len(body) > max_bytes:
+        raise LimitExceeded(
+            "limit_exceeded",
+            f"message of {len(body)} bytes exceeds RPC_MAX_MESSAGE_BYTES ({max_bytes})",
+            {"limit": "RPC_MAX_MESSAGE_BYTES", "max": max_bytes, "size": len(body)},
+        )
+    return body
 
 
 def _timeout(method: str, limit: float) -> RpcTimeout:

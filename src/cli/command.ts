@@ -45,6 +45,12 @@ export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(`${jsonWithoutControls(JSON.stringify(value, null, 2))}\n`);
 }
 
+export const REMOTE_OPTION: OptionSpec = {
+  name: "remote",
+  value: "URL",
+  help: "run the kernel on this Jupyter Server or Enterprise Gateway (token from $JUPYTER_TOKEN, or the variable kernel.remote.token_env names)",
+};
+
 export const SANDBOX_OPTION: OptionSpec = {
   name: "sandbox",
   value: "MODE",

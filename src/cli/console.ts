@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import { completeCommand, parseSlashLine } from "../commands/index.js";
-import { SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
+import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./session.js";
 import { renderOutput } from "./render.js";
 import { visibleControls } from "../text/index.js";
@@ -133,7 +133,7 @@ export const consoleCommand: CliCommand = {
   path: ["console"],
   summary: "interactive console on a session: Python cells, slash commands with completion, /reload session",
   usage: "",
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION],
   async run(args, io) {
     const session = await openConsoleSession(args, io);
     const console = new Console(session, io);

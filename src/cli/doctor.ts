@@ -1,4 +1,8 @@
-import { JSON_OPTION, writeJson, type CliCommand } from "./command.js";
+import { JSON_OPTION, REMOTE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { remoteDoctor, resolveRemoteKernel } from "../kernel/index.js";
+import { globalSettingsTarget, readSettings, stateDir } from "../settings/index.js";
+import { remoteOf } from "./session.js";
+import type { ParsedArgs } from "./args.js";
 import { listKernelSpecs } from "../kernel/kernelspecs.js";
 import { runDoctor, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
 import { visibleControls } from "../text/index.js";
@@ -21,13 +25,21 @@ function render(report: DoctorReport): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** `--remote URL`: the server's checks, with token_env and kernel_name from the global kernel.remote settings. */
+async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> {
+  const { settings } = await readSettings(globalSettingsTarget(stateDir(io.env)));
+  const remote = resolveRemoteKernel(settings.kernel?.remote, remoteOf(args), io.env)!;
+  const checks = await remoteDoctor(remote);
+  return { ok: checks.every((check) => check.status !== "fail"), checks };
+}
+
 export const doctorCommand: CliCommand = {
   path: ["doctor"],
   summary: "check Node, the Python interpreter, ipykernel, kernelspecs, the state dir and bubblewrap, each with a fix",
   usage: "",
-  options: [JSON_OPTION],
+  options: [JSON_OPTION, REMOTE_OPTION],
   async run(args, io) {
-    const report = await runDoctor({ env: io.env, kernelSpecs: kernelSpecSummary });
+    const report = remoteOf(args) ? await remoteReport(args, io) : await runDoctor({ env: io.env, kernelSpecs: kernelSpecSummary });
     if (args.options.has("json")) writeJson(io, report);
     else io.stdout.write(render(report));
     return report.ok ? 0 : 1;

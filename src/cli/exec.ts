@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
-import { SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
+import { REMOTE_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
 import { renderOutput } from "./render.js";
 import { visibleControls } from "../text/index.js";
@@ -47,7 +47,7 @@ export const execCommand: CliCommand = {
   path: ["exec"],
   summary: "run Python in a session kernel with skills and commands in scope; exit 1 on a Python error",
   usage: "(FILE | - | -c CODE)",
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
   async run(args, io) {
     const { code, fromStdin } = await sourceOf(args, io);
     // The handler is in place before the kernel boots, so Ctrl-C during boot still closes the session cleanly.

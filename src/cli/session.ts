@@ -5,6 +5,7 @@ import { Session } from "../session/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
+import { remoteUrlProblem } from "../kernel/index.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
 import { renderValue } from "./render.js";
@@ -14,7 +15,8 @@ import { workspaceOf } from "./workspace.js";
 export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<Session> {
   const workspace = await workspaceOf(args, io);
   const sandbox = sandboxOf(args);
-  const done = startProgress(io.stderr, "albedo: starting the kernel");
+  const remote = remoteOf(args);
+  const done = startProgress(io.stderr, remote ? `albedo: starting a kernel on ${remote.url}` : "albedo: starting the kernel");
   try {
     const session = await Session.open({
       workspace,
@@ -22,6 +24,7 @@ export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<
       stateDir: stateDir(io.env),
       env: io.env,
       ...(sandbox ? { sandbox } : {}),
+      ...(remote ? { remote } : {}),
       log: (level, message, data) => {
         if (level === "warn" || level === "error") io.stderr.write(`albedo ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
       },
@@ -32,6 +35,15 @@ export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<
     done("albedo: the kernel did not start");
     throw error;
   }
+}
+
+/** The --remote override, when given; a URL that cannot name a server is a usage error. */
+export function remoteOf(args: ParsedArgs): { url: string } | undefined {
+  const url = stringOption(args, "remote");
+  if (url === undefined) return undefined;
+  const problem = remoteUrlProblem(url);
+  if (problem) throw new UsageError(`--remote ${problem}`);
+  return { url };
 }
 
 /** The --sandbox override, when given; a value outside auto|required|off is a usage error. */
@@ -125,7 +137,7 @@ export async function openConsoleSession(args: ParsedArgs, io: CliIO): Promise<C
   const workspace = await workspaceOf(args, io);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, workspace);
+    const remote = await RemoteSession.open(daemon, workspace, remoteOf(args));
     done();
     return remoteConsoleSession(remote, daemon.info.url);
   } catch (error) {

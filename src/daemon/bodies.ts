@@ -6,6 +6,7 @@
  */
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { remoteSettingsProblems } from "../kernel/index.js";
 import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "../operations/index.js";
 import { REPLACED_SECTIONS, SkillName } from "../settings/index.js";
 import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
@@ -18,15 +19,31 @@ const AbsolutePath = z
 /** A body of a route that takes none: empty, or `{}`. */
 export const NoBody = z.strictObject({}).optional();
 
+/** `remote` of POST /sessions: the per-session override; its rules are the remote kernel domain's. */
+const RemoteBody = z
+  .strictObject({
+    url: z.string().describe("the server's base URL (http or https)"),
+    kernel_name: z.string().optional(),
+    username: z.string().optional().describe("sent as KERNEL_USERNAME"),
+    env: z.record(z.string(), z.string()).optional().describe("KERNEL_* variables for the server"),
+  })
+  .superRefine((value, ctx) => {
+    for (const [path, message] of remoteSettingsProblems(value, "remote")) {
+      ctx.addIssue({ code: "custom", path: path.split(".").slice(1), message });
+    }
+  });
+
 export const OpenSessionBody = z
   .strictObject({
     workspace: AbsolutePath.describe("an existing directory"),
     extensions: z.strictObject({ skills: z.boolean().optional() }).optional(),
     kernel: z.enum(["own", "external"]).optional().describe('"external": a notebook\'s running kernel joins the session (K-13)'),
     kernel_pid: z.number().int().positive().optional().describe('the pid of that kernel; only with "kernel": "external"'),
+    remote: RemoteBody.optional().describe("run this session's kernel on that Jupyter Server (K-12), over the global kernel.remote settings"),
   })
   .superRefine((body, ctx) => {
     const external = body.kernel === "external";
+    if (external && body.remote !== undefined) ctx.addIssue({ code: "custom", path: ["remote"], message: '"remote" cannot go with "kernel": "external"' });
     if (external && body.kernel_pid === undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: 'an external kernel needs "kernel_pid", the pid of its process' });
     if (!external && body.kernel_pid !== undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: '"kernel_pid" goes with "kernel": "external"' });
   });

@@ -3,7 +3,7 @@ import type { AdmissionErrorCode } from "../operations/index.js";
 import { isAppError, type AppErrorCode } from "../errors/index.js";
 import { SettingsFileError } from "../settings/index.js";
 import { SandboxUnavailableError } from "../sandbox/index.js";
-import { KernelSpecError, KernelStartError } from "../kernel/index.js";
+import { KernelSpecError, KernelStartError, RemoteKernelError, RemoteSettingsError } from "../kernel/index.js";
 import { PythonUnavailableError } from "../python/index.js";
 import type { ProblemDocument } from "./resources.js";
 import { storageDetail, storageFault } from "./storage.js";
@@ -92,7 +92,7 @@ export class HttpProblem extends Error {
 }
 
 /** Errors that mean no kernel can start here as configured (sandbox, interpreter, kernelspec, launch); retrying will not help. */
-const KERNEL_UNAVAILABLE_ERRORS = [SandboxUnavailableError, KernelStartError, PythonUnavailableError, KernelSpecError] as const;
+const KERNEL_UNAVAILABLE_ERRORS = [SandboxUnavailableError, KernelStartError, PythonUnavailableError, KernelSpecError, RemoteKernelError, RemoteSettingsError] as const;
 
 /**
  * The problem for any thrown value: HttpProblem as is, an AppError by its code (its data as extra

@@ -1,5 +1,6 @@
 import { Session, type ExtensionState } from "../session/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
+import type { RemoteOverride } from "../kernel/index.js";
 import type { KernelLog } from "../kernel/index.js";
 import { LiveSession, type StreamEvent } from "./live.js";
 import type { SessionTurns } from "./turns.js";
@@ -44,7 +45,7 @@ export class SessionRegistry implements SessionDirectory {
    * Opens a session; with `externalPid` it boots no kernel and closes once that process is gone (K-13).
    * Throws 429 too_many_sessions at the bound, or the Session's own error when the kernel does not start.
    */
-  async open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number): Promise<LiveSession> {
+  async open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number, remote?: RemoteOverride): Promise<LiveSession> {
     if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
     if (this.sessions.size + this.opening >= MAX_SESSIONS) {
       throw new HttpProblem("too_many_sessions", `the daemon already holds ${this.sessions.size + this.opening} sessions; at most ${MAX_SESSIONS} (MAX_SESSIONS)`, {
@@ -54,13 +55,13 @@ export class SessionRegistry implements SessionDirectory {
     this.opening += 1;
     try {
       const wanted: ExtensionState = { skills: extensions.skills ?? true };
-      // A notebook's own kernel (K-13) has nothing to gain from a spare.
-      const spare = externalPid === undefined ? await this.pool.take(workspace, wanted) : undefined;
-      const session = spare ?? (await this.openSession(workspace, wanted, externalPid !== undefined));
+      // A notebook's own kernel (K-13), or one on a server named for this session only (K-12), has nothing to gain from a spare.
+      const spare = externalPid === undefined && remote === undefined ? await this.pool.take(workspace, wanted) : undefined;
+      const session = spare ?? (await this.openSession(workspace, wanted, externalPid !== undefined, remote));
       const live = await this.adopt(session, spare !== undefined);
       this.sessions.set(session.id, live);
       if (externalPid !== undefined) this.watchPid(live, externalPid);
-      else this.pool.refill(workspace, wanted);
+      else if (remote === undefined) this.pool.refill(workspace, wanted);
       return live;
     } finally {
       this.opening -= 1;
@@ -83,7 +84,7 @@ export class SessionRegistry implements SessionDirectory {
     return this.pool.status();
   }
 
-  private openSession(workspace: string, extensions: ExtensionState, external = false): Promise<Session> {
+  private openSession(workspace: string, extensions: ExtensionState, external = false, remote?: RemoteOverride): Promise<Session> {
     return Session.open({
       workspace,
       home: this.options.home,
@@ -94,6 +95,7 @@ export class SessionRegistry implements SessionDirectory {
       ...(this.options.install ? { install: this.options.install } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+      ...(remote ? { remote } : {}),
     });
   }
 

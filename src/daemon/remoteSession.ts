@@ -26,8 +26,8 @@ export class RemoteSession {
   }
 
   /** Opens a session on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
-  static async open(client: DaemonClient, workspace: string): Promise<RemoteSession> {
-    const resource = await client.call(API.openSession, { body: { workspace } });
+  static async open(client: DaemonClient, workspace: string, remote?: { readonly url: string }): Promise<RemoteSession> {
+    const resource = await client.call(API.openSession, { body: { workspace, ...(remote ? { remote } : {}) } });
     try {
       return new RemoteSession(client, resource, await client.openStream(resource.id));
     } catch (error) {

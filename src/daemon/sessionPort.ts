@@ -3,7 +3,7 @@
  * (with `LiveSession`) implements it for real; route tests pass a fake with no kernel behind it.
  */
 import type { KernelBridge } from "../bridge/index.js";
-import type { Disposable, ExecuteOutput, ExecuteReply } from "../kernel/index.js";
+import type { Disposable, ExecuteOutput, ExecuteReply, RemoteOverride } from "../kernel/index.js";
 import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
 import type { StreamEvent } from "./live.js";
 import type { SpareStatus } from "./pool.js";
@@ -66,7 +66,7 @@ export interface HostedSession {
 /** The daemon's sessions as the routes see them. */
 export interface SessionDirectory {
   /** Opens a session; with `externalPid` a notebook's running kernel joins it (K-13). Throws 429 too_many_sessions at the bound. */
-  open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number): Promise<HostedSession>;
+  open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number, remote?: RemoteOverride): Promise<HostedSession>;
   /** The session with this id. Throws 404 session_not_found. */
   get(id: string): HostedSession;
   list(): readonly HostedSession[];

@@ -6,12 +6,12 @@
 import { randomUUID } from "node:crypto";
 import type { KernelMessage } from "@jupyterlab/services";
 import type { SendChannel } from "./channels.js";
-import { Emitter } from "./emitter.js";
+import { isAlive, KernelBase } from "./base.js";
 import { deadlineError, kernelDiedError, kernelStoppedError } from "./errors.js";
 import { ExecuteFuture } from "./future.js";
 import { KernelInstance } from "./instance.js";
 import type {
-  CompleteReply, Disposable, ExecuteOptions, InterruptEvent, KernelInfo, KernelStatus, StartKernelOptions, StatusEvent,
+  CompleteReply, ExecuteOptions, Kernel, KernelInfo, KernelLog, StartKernelOptions,
 } from "./kernel.js";
 import { completeRequest, executeRequest, inputReply, interruptRequest, kernelInfoRequest } from "./messages.js";
 import { parentMsgId } from "./wire.js";
@@ -32,26 +32,19 @@ export async function startKernel(options: StartKernelOptions): Promise<KernelCl
   return client;
 }
 
-export class KernelClient {
+export class KernelClient extends KernelBase implements Kernel {
+  readonly kind = "local";
   /** Session id written into every header this client sends. */
   readonly sessionId = randomUUID();
   private instance: KernelInstance | undefined;
   private dying: Promise<void> | undefined;
   private generation = 0;
-  private statusValue: KernelStatus = "starting";
   private lifecycle: Promise<void> = Promise.resolve();
   private stopped: Promise<void> | undefined;
-  private current: ExecuteFuture | undefined;
-  private readonly queue: ExecuteFuture[] = [];
   private readonly requests = new Map<string, PendingRequest>();
-  private readonly statusEvents = new Emitter<StatusEvent>((error) => this.logListenerError(error));
-  private readonly iopubEvents = new Emitter<KernelMessage.IIOPubMessage>((error) => this.logListenerError(error));
-  private readonly interruptEvents = new Emitter<InterruptEvent>((error) => this.logListenerError(error));
 
-  constructor(private readonly options: StartKernelOptions) {}
-
-  get status(): KernelStatus {
-    return this.statusValue;
+  constructor(private readonly options: StartKernelOptions) {
+    super();
   }
 
   /** The kernel process id, while one runs. */
@@ -67,26 +60,6 @@ export class KernelClient {
   /** The kernel_info_reply of the current boot; undefined while none is ready. */
   get info(): KernelInfo | undefined {
     return this.instance?.kernelInfoReply;
-  }
-
-  /** Status changes, as they happen. */
-  onStatus(listener: (event: StatusEvent) => void): Disposable {
-    return this.statusEvents.on(listener);
-  }
-
-  /** Iopub messages not tied to the in-flight execution (status and welcome excluded). */
-  onIOPub(listener: (message: KernelMessage.IIOPubMessage) => void): Disposable {
-    return this.iopubEvents.on(listener);
-  }
-
-  /** Fires before an interrupt is sent, with the execution it targets. */
-  onInterrupt(listener: (event: InterruptEvent) => void): Disposable {
-    return this.interruptEvents.on(listener);
-  }
-
-  /** The execution currently running in the kernel, if any. */
-  currentExecution(): { readonly msgId: string } | undefined {
-    return this.current ? { msgId: this.current.msgId } : undefined;
   }
 
   /** Boots the first kernel; throws KernelStartError. Called by startKernel. */
@@ -199,9 +172,7 @@ export class KernelClient {
   }
 
   private failPending(error: unknown): void {
-    const futures = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
-    this.current = undefined;
-    for (const future of futures) future.fail(error);
+    this.failExecutions(error);
     for (const pending of this.requests.values()) {
       clearTimeout(pending.timer);
       pending.reject(error);
@@ -209,22 +180,12 @@ export class KernelClient {
     this.requests.clear();
   }
 
-  private pump(): void {
-    if (this.current || !this.instance || !isAlive(this.statusValue)) return;
-    const future = this.queue.shift();
-    if (!future) return;
-    this.current = future;
-    void future.done.then(
-      () => this.finished(future),
-      () => this.finished(future),
-    );
-    this.instance.send("shell", future.request).catch((error: unknown) => future.fail(error));
+  protected canSend(): boolean {
+    return this.instance !== undefined && isAlive(this.statusValue);
   }
 
-  private finished(future: ExecuteFuture): void {
-    if (this.current !== future) return;
-    this.current = undefined;
-    this.pump();
+  protected sendExecution(future: ExecuteFuture): void {
+    this.instance!.send("shell", future.request).catch((error: unknown) => future.fail(error));
   }
 
   private request<T>(channel: SendChannel, message: KernelMessage.IMessage, ms: number, deadline: string): Promise<T> {
@@ -290,21 +251,7 @@ export class KernelClient {
     await this.instance?.send("stdin", inputReply(this.sessionId, request, value)).catch(() => undefined);
   }
 
-  private setStatus(event: StatusEvent): void {
-    if (event.status === this.statusValue && event.reason === undefined) return;
-    this.statusValue = event.status;
-    this.statusEvents.fire(event);
-  }
-
-  private readonly log = (level: "debug" | "info" | "warn" | "error", message: string, data?: Readonly<Record<string, unknown>>): void => {
+  protected readonly log: KernelLog = (level, message, data): void => {
     this.options.log?.(level, message, data);
   };
-
-  private logListenerError(error: unknown): void {
-    this.log("error", "a kernel event listener threw", { error: String(error) });
-  }
-}
-
-function isAlive(status: KernelStatus): boolean {
-  return status === "ready" || status === "busy" || status === "idle";
 }

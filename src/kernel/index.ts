@@ -14,7 +14,8 @@ export {
   MAX_KERNELSPECS, resolveKernelLaunch, type KernelSpec, type KernelSpecEntry, type ResolvedKernelLaunch,
 } from "./kernelspecs.js";
 export type {
-  CompleteReply, Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply, InputHandler, InterruptEvent, KernelInfo,
+  CompleteReply, Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply, InputHandler, InterruptEvent, KernelInfo, Kernel,
   KernelLaunch, KernelLaunchSpec, KernelLog, KernelWrap, WrappedLaunch, KernelStatus, KernelTransport, LogLevel, StartKernelOptions, StatusEvent,
 } from "./kernel.js";
 export type { SupervisorEvents } from "./supervisor.js";
+export * from "./remote/index.js";

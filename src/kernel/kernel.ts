@@ -3,6 +3,7 @@
  * The implementation lives in client.ts (the state machine) and the files it composes.
  */
 import type { KernelMessage } from "@jupyterlab/services";
+import type { ExecuteFuture } from "./future.js";
 
 /** How to start one kernel; produced from a kernelspec or a configured Python interpreter. */
 export interface KernelLaunchSpec {
@@ -112,3 +113,29 @@ export interface Disposable {
 export interface InterruptEvent {
   readonly msgId?: string;
 }
+
+/**
+ * The kernel a session holds, whoever runs it: a local process (`KernelClient`) or a kernel on a
+ * Jupyter Server (`RemoteKernelClient`, K-12). Sessions, routes, console, exec and the daemon use
+ * only this surface, so they do not care which.
+ */
+export interface Kernel {
+  /** "local" or "remote"; for status reports only, never for branching behaviour. */
+  readonly kind: "local" | "remote";
+  readonly status: KernelStatus;
+  /** The kernel process id, when it runs on this machine. */
+  readonly pid: number | undefined;
+  /** The kernel_info_reply of the current boot; undefined while none is ready. */
+  readonly info: KernelInfo | undefined;
+  onStatus(listener: (event: StatusEvent) => void): Disposable;
+  onIOPub(listener: (message: KernelMessage.IIOPubMessage) => void): Disposable;
+  onInterrupt(listener: (event: InterruptEvent) => void): Disposable;
+  currentExecution(): { readonly msgId: string } | undefined;
+  execute(code: string, options?: ExecuteOptions): ExecuteFuture;
+  kernelInfo(): Promise<KernelInfo>;
+  complete(code: string, cursorPos: number): Promise<CompleteReply>;
+  interrupt(): Promise<void>;
+  restart(reason?: string): Promise<void>;
+  shutdown(): Promise<void>;
+}
+

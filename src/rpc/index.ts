@@ -32,5 +32,6 @@ export {
   RpcServer,
   clientDeadlineMs,
   rpcSocketPath,
+  type AttachedPeer,
   type RpcServerOptions,
 } from "./server.js";

@@ -29,6 +29,17 @@ export function clientDeadlineMs(longestRouteMs: number): number {
   return longestRouteMs + RPC_CLIENT_DEADLINE_MARGIN_MS;
 }
 
+/** Prefix of attached peers' ids; ROUTER peers are hex routing ids, so the two never collide. */
+const ATTACHED_PREFIX = "attached:";
+
+/** A peer that is not on the ROUTER socket (a remote kernel's comm, K-12). */
+export interface AttachedPeer {
+  /** Hands one JSON frame from the peer to the dispatcher, as if it came with this session's token. */
+  receive(body: Buffer): void;
+  /** Stops delivering replies to the peer; later ones are dropped. */
+  detach(): void;
+}
+
 export interface RpcServerOptions {
   /** The session's private run directory (0700); the socket file is created inside it. */
   readonly runDir: string;
@@ -79,6 +90,7 @@ export class RpcServer {
   private sendsInFlight = 0;
   private loop: Promise<void> = Promise.resolve();
   private state: "new" | "running" | "closed" = "new";
+  private readonly attached = new Map<string, (text: string) => void>();
 
   /** Prepares the server; throws when the socket path is too long. Nothing is bound until start(). */
   constructor(options: RpcServerOptions) {
@@ -139,6 +151,21 @@ export class RpcServer {
     this.dispatcher.swapRoutes(table);
   }
 
+  /**
+   * Adds a peer whose messages reach this server another way than the ROUTER (the comm of a remote
+   * kernel, which proved the session secret when the comm was opened): its frames go through the
+   * same dispatcher, route table, limits and cancellation, and its replies to `send`.
+   */
+  attachPeer(name: string, send: (text: string) => void): AttachedPeer {
+    const peer = `${ATTACHED_PREFIX}${name}`;
+    const token = Buffer.from(this.token, "utf8");
+    this.attached.set(peer, send);
+    return {
+      receive: (body) => this.dispatcher.receive(peer, [token, body]),
+      detach: () => void this.attached.delete(peer),
+    };
+  }
+
   /** Fails the cell's pending calls with `cancelled` and tells the kernel to cancel it; returns the count failed. */
   cancelCell(cell: string, reason?: string): number {
     return this.dispatcher.cancelCell(cell, reason);
@@ -165,6 +192,10 @@ export class RpcServer {
   }
 
   private send(peer: string, text: string): void {
+    if (peer.startsWith(ATTACHED_PREFIX)) {
+      this.attached.get(peer)?.(text);
+      return;
+    }
     const socket = this.socket;
     if (socket === undefined) return;
     const message: [Buffer, string] = [Buffer.from(peer, "hex"), text];

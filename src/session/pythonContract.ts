@@ -11,6 +11,7 @@ import {
   RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, clientDeadlineMs,
 } from "../rpc/index.js";
 import { DEFAULT_READ_LIMIT, SKILL_FILE } from "../skills/index.js";
+import { MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL } from "../kernel/index.js";
 import { COMMAND_METHODS, RELOAD_ROUTE_TIMEOUT_MS, SKILL_METHODS } from "./routes.js";
 
 /** The generated module, relative to the install. */
@@ -85,6 +86,17 @@ function methodSection(): string[] {
   ];
 }
 
+function remoteSection(): string[] {
+  return [
+    "# Remote kernels (K-12): the comm the runtime opens, how a blocking call asks for its reply on the",
+    "# comm's subshell, and the oldest ipykernel that serves comm messages while a cell awaits.",
+    `COMM_TARGET = ${py(RPC_COMM_TARGET)}`,
+    `REPLY_MEMBER = ${py(RPC_REPLY_MEMBER)}`,
+    `REPLY_SUBSHELL = ${py(RPC_REPLY_SUBSHELL)}`,
+    `MIN_IPYKERNEL_VERSION = ${py(MIN_IPYKERNEL_VERSION)}`,
+  ];
+}
+
 function errorSection(): string[] {
   const app = Object.entries(APP_EXCEPTIONS).map(([code, name]) => [APP_ERROR_NUMBERS[code as AppErrorCode], code, name] as const);
   const classes = app.flatMap(([number, code, name]) => ["", "", `class ${name}(AlbedoError):`, `    """Error code ${code}, JSON-RPC ${number}."""`]);
@@ -111,6 +123,7 @@ export function pythonContract(): string {
     ...bridgeSection(),
     "",
     ...methodSection(),
+    ...remoteSection(),
     ...errorSection(),
     "",
   ].join("\n");

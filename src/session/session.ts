@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { bridgeEnv, type KernelBridge } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
 import {
-  resolveKernelLaunch, startKernel, superviseKernel, RestartPolicy,
-  type Disposable, type ExecuteFuture, type ExecuteOptions, type KernelClient, type KernelLog, type KernelStatus,
+  resolveKernelLaunch, resolveRemoteKernel, startKernel, superviseKernel, RestartPolicy,
+  type Disposable, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelLog, type KernelStatus, type RemoteKernelOptions, type RemoteOverride,
 } from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
 import { installDir } from "../settings/paths.js";
@@ -16,6 +16,7 @@ import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
+import { remoteReadGuard, startSessionRemoteKernel } from "./remoteKernel.js";
 import { SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 import { describeModelSettings } from "../model/index.js";
@@ -51,6 +52,8 @@ export interface SessionOptions {
   readonly onProgress?: (message: string) => void;
   /** "external": boot no kernel; one started elsewhere connects with `bridge()` (K-13). Default "own". */
   readonly kernel?: KernelOwnership;
+  /** Run the kernel on this Jupyter Server (`--remote URL`, `POST /sessions {"remote": …}`), over the global `kernel.remote` settings (K-12). */
+  readonly remote?: RemoteOverride;
 }
 
 /**
@@ -61,7 +64,7 @@ export interface SessionOptions {
  */
 export class Session implements CommandHost {
   private readonly views: ViewKeeper;
-  private kernelValue: KernelClient | undefined;
+  private kernelValue: Kernel | undefined;
   private sandboxValue: Sandbox | undefined;
   /** The one way to skill files: carries the sandbox's guard once the kernel is sandboxed. */
   /** Told of activations the kernel's code makes while a turn's python tool runs (visible pulls). */
@@ -116,7 +119,7 @@ export class Session implements CommandHost {
   }
 
   /** The session's own kernel. Throws AppError conflict for an external kernel, kernel_died when there is none. */
-  get kernel(): KernelClient {
+  get kernel(): Kernel {
     if (this.options.kernel === "external") {
       throw new AppError("conflict", "this session's kernel belongs to a notebook or console outside albedo; run code and interrupts there");
     }
@@ -126,8 +129,10 @@ export class Session implements CommandHost {
 
   private async boot(): Promise<void> {
     const install = this.options.install ?? installDir();
-    // Only the global settings may choose the interpreter: the project file sits in the kernel-writable workspace.
+    // Only the global settings may choose the interpreter or a server: the project file sits in the kernel-writable workspace.
     const configured = this.view.selection.scopes.global?.kernel ?? {};
+    const remote = resolveRemoteKernel(configured.remote, this.options.remote, this.options.env);
+    if (remote) return this.bootRemote(remote, install);
     const kernelspec = this.options.kernelspec ?? configured.kernelspec;
     const resolved = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, this.options.env);
     const { sandbox, launch } = await prepareKernelSandbox({
@@ -153,6 +158,22 @@ export class Session implements CommandHost {
       ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
     });
+    this.watch(kernel);
+    this.watchers.push(superviseKernel(kernel, new RestartPolicy(), this.options.log ? { log: this.options.log } : {}));
+  }
+
+  /** A kernel on a Jupyter Server (K-12). Its server restarts it when it dies; the client boots it again. */
+  private async bootRemote(remote: RemoteKernelOptions, install: string): Promise<void> {
+    this.access = new SkillAccess(remoteReadGuard({ ...this.options, install }, this.view), this.activationObservers);
+    this.rpc.swapRoutes(buildRoutes(this.view, this, this.access));
+    this.options.onProgress?.(`starting a remote kernel on ${remote.url}`);
+    const kernel = await startSessionRemoteKernel({
+      remote, rpc: this.rpc, install, bridge: () => this.bridge(), ...(this.options.log ? { log: this.options.log } : {}),
+    });
+    this.watch(kernel);
+  }
+
+  private watch(kernel: Kernel): void {
     this.kernelValue = kernel;
     this.watchers.push(
       kernel.onInterrupt((event) => {
@@ -161,7 +182,6 @@ export class Session implements CommandHost {
       kernel.onStatus((event) => {
         if (event.status === "dead") this.rpc.failAll("kernel_died", `the kernel died: ${event.reason ?? "unknown reason"}`);
       }),
-      superviseKernel(kernel, new RestartPolicy(), this.options.log ? { log: this.options.log } : {}),
     );
   }
 

@@ -17,6 +17,7 @@ import {
   MODEL_MODES,
   MODEL_PROVIDERS,
 } from "../model/index.js";
+import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/remote/index.js";
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
@@ -99,10 +100,21 @@ function skillsSection(scope: SettingsScope) {
   );
 }
 
+/** Where remoteSettingsProblems' paths start; the issues it finds are placed below the `remote` field. */
+const REMOTE_ROOT = "remote";
+
+/** `kernel.remote` (K-12): a Jupyter Server to run kernels on; its rules are the remote kernel domain's. */
+const RemoteSection = z.custom<RemoteKernelSettings>().superRefine((value, ctx) => {
+  for (const [path, message] of remoteSettingsProblems(value, REMOTE_ROOT)) {
+    ctx.addIssue({ code: "custom", path: path.slice(REMOTE_ROOT.length).split(".").filter((part) => part.length > 0), message });
+  }
+});
+
 const KernelSection = section("kernel", {
   pool: integer(0, MAX_KERNEL_POOL).optional(),
   kernelspec: kernelField().optional(),
   python: kernelField().optional(),
+  remote: RemoteSection.optional(),
 });
 
 function kernelField() {

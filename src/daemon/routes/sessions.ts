@@ -16,7 +16,7 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
   if (body.kernel_pid !== undefined && !isProcessAlive(body.kernel_pid)) {
     throw new HttpProblem("invalid_body", `kernel_pid: no process ${body.kernel_pid} is running`, { field: "kernel_pid" });
   }
-  const live = await ctx.registry.open(body.workspace, body.extensions ?? {}, body.kernel_pid);
+  const live = await ctx.registry.open(body.workspace, body.extensions ?? {}, body.kernel_pid, body.remote);
   try {
     // Only the creator learns how to reach the RPC socket: it is the one that starts the kernel.
     const answer = createdSession(live, body.kernel_pid === undefined ? undefined : live.session.bridge());

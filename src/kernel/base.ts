@@ -1,0 +1,84 @@
+/**
+ * What every kernel client shares, local or remote: its status and the events it fires, and
+ * executions sent one at a time in call order, each running whatever the outcome of the one before.
+ */
+import type { KernelMessage } from "@jupyterlab/services";
+import { Emitter } from "./emitter.js";
+import type { ExecuteFuture } from "./future.js";
+import type { Disposable, InterruptEvent, KernelLog, KernelStatus, StatusEvent } from "./kernel.js";
+
+export abstract class KernelBase {
+  protected statusValue: KernelStatus = "starting";
+  protected current: ExecuteFuture | undefined;
+  protected readonly queue: ExecuteFuture[] = [];
+  protected readonly statusEvents = new Emitter<StatusEvent>((error) => this.listenerFailed(error));
+  protected readonly iopubEvents = new Emitter<KernelMessage.IIOPubMessage>((error) => this.listenerFailed(error));
+  protected readonly interruptEvents = new Emitter<InterruptEvent>((error) => this.listenerFailed(error));
+
+  get status(): KernelStatus {
+    return this.statusValue;
+  }
+
+  /** Status changes, as they happen. */
+  onStatus(listener: (event: StatusEvent) => void): Disposable {
+    return this.statusEvents.on(listener);
+  }
+
+  /** Iopub messages not tied to the in-flight execution (status and welcome excluded). */
+  onIOPub(listener: (message: KernelMessage.IIOPubMessage) => void): Disposable {
+    return this.iopubEvents.on(listener);
+  }
+
+  /** Fires before an interrupt is sent, with the execution it targets. */
+  onInterrupt(listener: (event: InterruptEvent) => void): Disposable {
+    return this.interruptEvents.on(listener);
+  }
+
+  /** The execution currently running in the kernel, if any. */
+  currentExecution(): { readonly msgId: string } | undefined {
+    return this.current ? { msgId: this.current.msgId } : undefined;
+  }
+
+  /** Whether an execution may be sent now (a kernel is up and ready). */
+  protected abstract canSend(): boolean;
+  /** Hands one execution to the kernel; a failure fails that future. */
+  protected abstract sendExecution(future: ExecuteFuture): void;
+  protected abstract readonly log: KernelLog;
+
+  /** Sends the next queued execution when none runs and the kernel can take it. */
+  protected pump(): void {
+    if (this.current || !this.canSend()) return;
+    const future = this.queue.shift();
+    if (!future) return;
+    this.current = future;
+    const finished = () => {
+      if (this.current !== future) return;
+      this.current = undefined;
+      this.pump();
+    };
+    void future.done.then(finished, finished);
+    this.sendExecution(future);
+  }
+
+  /** Fails the running execution and every queued one. */
+  protected failExecutions(error: unknown): void {
+    const futures = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
+    this.current = undefined;
+    for (const future of futures) future.fail(error);
+  }
+
+  protected setStatus(event: StatusEvent): void {
+    if (event.status === this.statusValue && event.reason === undefined) return;
+    this.statusValue = event.status;
+    this.statusEvents.fire(event);
+  }
+
+  private listenerFailed(error: unknown): void {
+    this.log("error", "a kernel event listener threw", { error: String(error) });
+  }
+}
+
+/** Whether a kernel in `status` takes requests. */
+export function isAlive(status: KernelStatus): boolean {
+  return status === "ready" || status === "busy" || status === "idle";
+}

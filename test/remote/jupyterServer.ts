@@ -1,0 +1,157 @@
+/**
+ * A real Jupyter Server for one test file (K-12): a free loopback port, a random token, fresh
+ * JUPYTER_* dirs, started detached (its own process group), polled on /api/status, and put down
+ * by process group after (SIGTERM, wait, SIGKILL). Its log goes to a file the tests can read.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { installDir } from "../../src/settings/paths.js";
+import { openSync, closeSync } from "node:fs";
+
+/** The venv .ci/run makes with jupyter-server and ipykernel; override with ALBEDO_TEST_JUPYTER_VENV. */
+export const JUPYTER_VENV = resolve(process.env.ALBEDO_TEST_JUPYTER_VENV ?? ".venv-jupyter");
+/**
+ * Whether the server can run here. Without the venv a developer's run skips these tests; CI never
+ * does (.ci/run makes the venv, and a missing one must fail there rather than pass unseen).
+ */
+export const HAVE_JUPYTER_SERVER = existsSync(join(JUPYTER_VENV, "bin", "jupyter-server")) || process.env.CI === "true";
+/** Whether Jupyter Enterprise Gateway is installed in that venv (it is not on the package index here). */
+export const HAVE_ENTERPRISE_GATEWAY = existsSync(join(JUPYTER_VENV, "bin", "jupyter-enterprisegateway"));
+/** From spawn to /api/status answering 200. */
+export const SERVER_READY_TIMEOUT_MS = 60_000;
+/** How often /api/status is polled while the server starts. */
+export const SERVER_POLL_MS = 100;
+/** From SIGTERM to the process group gone, before SIGKILL. */
+export const SERVER_SIGTERM_TIMEOUT_MS = 10_000;
+
+export interface JupyterServerOptions {
+  /** "gateway" starts Jupyter Enterprise Gateway from the same venv instead (polled on /api: it has no /api/status). */
+  readonly kind?: "server" | "gateway";
+  /** The server's log level; DEBUG logs every request URL, which is what the token test reads. */
+  readonly logLevel?: "INFO" | "DEBUG";
+  /** Extra kernelspecs: name -> kernel.json content. */
+  readonly kernelspecs?: Readonly<Record<string, unknown>>;
+  readonly extraArgs?: readonly string[];
+  /** Load docs/examples/jupyter_server_nodelay.py: TCP_NODELAY on kernel WebSockets, the server-side fix docs/remote.md describes. */
+  readonly nodelay?: boolean;
+}
+
+export interface JupyterServer {
+  readonly url: string;
+  readonly token: string;
+  readonly python: string;
+  /** The server's log so far. */
+  log(): Promise<string>;
+  /** GET on the REST API with the token; returns the parsed JSON body. */
+  get(path: string): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+/** Starts a server; throws with its log when it does not answer in SERVER_READY_TIMEOUT_MS. */
+export async function startJupyterServer(options: JupyterServerOptions = {}): Promise<JupyterServer> {
+  const root = await mkdtemp(join(tmpdir(), "alb-jsv-"));
+  try {
+    return await launch(root, options);
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function launch(root: string, options: JupyterServerOptions): Promise<JupyterServer> {
+  const dirs = { config: join(root, "config"), data: join(root, "data"), runtime: join(root, "runtime"), notebooks: join(root, "nb") };
+  await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })));
+  for (const [name, spec] of Object.entries(options.kernelspecs ?? {})) {
+    await mkdir(join(dirs.data, "kernels", name), { recursive: true });
+    await writeFile(join(dirs.data, "kernels", name, "kernel.json"), JSON.stringify(spec));
+  }
+  if (options.nodelay) await copyFile(join(installDir(), "docs", "examples", "jupyter_server_nodelay.py"), join(dirs.config, "jupyter_server_config.py"));
+  const port = await freePort();
+  const token = randomBytes(24).toString("hex");
+  const logFile = join(root, "server.log");
+  const logFd = openSync(logFile, "a");
+  const gateway = options.kind === "gateway";
+  const app = gateway ? "EnterpriseGatewayApp" : "ServerApp";
+  const child = spawn(join(JUPYTER_VENV, "bin", gateway ? "jupyter-enterprisegateway" : "jupyter-server"), [
+    `--${app}.ip=127.0.0.1`, `--${app}.port=${port}`, `--${app}.port_retries=0`, `--${app}.log_level=${options.logLevel ?? "INFO"}`,
+    ...(gateway
+      ? [`--EnterpriseGatewayApp.auth_token=${token}`]
+      : ["--ServerApp.open_browser=False", `--ServerApp.root_dir=${dirs.notebooks}`, ...(process.getuid?.() === 0 ? ["--allow-root"] : [])]),
+    ...(options.extraArgs ?? []),
+  ], {
+    detached: true,
+    stdio: ["ignore", logFd, logFd],
+    env: {
+      PATH: `${join(JUPYTER_VENV, "bin")}:${process.env.PATH ?? ""}`, HOME: root, JUPYTER_TOKEN: token,
+      JUPYTER_CONFIG_DIR: dirs.config, JUPYTER_DATA_DIR: dirs.data, JUPYTER_RUNTIME_DIR: dirs.runtime,
+      JUPYTER_PLATFORM_DIRS: "1", PYTHONUNBUFFERED: "1",
+    },
+  });
+  closeSync(logFd);
+  const url = `http://127.0.0.1:${port}/`;
+  const server: JupyterServer = {
+    url, token, python: join(JUPYTER_VENV, "bin", "python"),
+    log: () => readFile(logFile, "utf8"),
+    get: async (path) => (await fetch(`${url}${path}`, { headers: { Authorization: `token ${token}` } })).json(),
+    stop: async () => {
+      await stopGroup(child);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+  try {
+    await waitReady(url, token, child, gateway ? "api" : "api/status");
+  } catch (error) {
+    const log = await server.log().catch(() => "");
+    await stopGroup(child);
+    throw new Error(`${String(error)}\n--- server log ---\n${log}`);
+  }
+  return server;
+}
+
+async function waitReady(url: string, token: string, child: ChildProcess, statusPath: string): Promise<void> {
+  const end = Date.now() + SERVER_READY_TIMEOUT_MS;
+  while (Date.now() < end) {
+    if (child.exitCode !== null) throw new Error(`jupyter-server exited with ${child.exitCode}`);
+    const ok = await fetch(`${url}${statusPath}`, { headers: { Authorization: `token ${token}` } }).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((done) => setTimeout(done, SERVER_POLL_MS));
+  }
+  throw new Error(`the server did not answer /${statusPath} within SERVER_READY_TIMEOUT_MS (${SERVER_READY_TIMEOUT_MS} ms)`);
+}
+
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name);
+    } catch {
+      // the group is gone already
+    }
+  };
+  signal("SIGTERM");
+  const timer = new Promise<"late">((done) => setTimeout(() => done("late"), SERVER_SIGTERM_TIMEOUT_MS).unref());
+  if ((await Promise.race([exited, timer])) === "late") {
+    signal("SIGKILL");
+    await exited;
+  }
+  // Kernels run in sessions of their own; whatever the server left behind goes with its parent check.
+  signal("SIGKILL");
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once("error", fail);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? done(address.port) : fail(new Error("no port"))));
+    });
+  });
+}

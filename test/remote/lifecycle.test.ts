@@ -1,0 +1,216 @@
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RemoteKernelError } from "../../src/kernel/index.js";
+import type { Session } from "../../src/session/index.js";
+import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { collect, eventually } from "./harness.js";
+import { HAVE_JUPYTER_SERVER, JUPYTER_VENV, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
+
+/** The variable the global settings name for the token (not the default, to prove token_env is read). */
+const TOKEN_ENV = "ALBEDO_TEST_JUPYTER_TOKEN";
+/** A kernelspec whose ipykernel claims 7.3.0: the bootstrap's gate must refuse it with a clear error. */
+const OLD_KERNEL = "old-ipykernel";
+/** A kernelspec whose kernel_info reports no subshells, as ipykernel 6.x does: refused before the bootstrap. */
+const NO_SUBSHELLS_KERNEL = "no-subshells";
+/** A refused start must come back well before any of the remote deadlines. */
+const REFUSAL_DEADLINE_MS = 30_000;
+
+describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyter Server)", () => {
+  let server: JupyterServer;
+  let dirs: SessionDirs;
+  let session: Session;
+  let env: NodeJS.ProcessEnv;
+
+  const kernels = async () => (await server.get("api/kernels")) as { id: string }[];
+
+  beforeAll(async () => {
+    const python = join(JUPYTER_VENV, "bin", "python");
+    const fake = "import ipykernel; ipykernel.__version__ = '7.3.0'; from ipykernel.kernelapp import launch_new_instance; launch_new_instance()";
+    const six = [
+      "import ipykernel.kernelbase as kb",
+      "info = kb.Kernel.kernel_info",
+      "kb.Kernel.kernel_info = property(lambda self: {**info.fget(self), 'supported_features': []})",
+      "from ipykernel.kernelapp import launch_new_instance",
+      "launch_new_instance()",
+    ].join("\n");
+    server = await startJupyterServer({
+      logLevel: "DEBUG",
+      kernelspecs: {
+        [OLD_KERNEL]: { argv: [python, "-c", fake, "-f", "{connection_file}"], display_name: "old", language: "python" },
+        [NO_SUBSHELLS_KERNEL]: { argv: [python, "-c", six, "-f", "{connection_file}"], display_name: "no subshells", language: "python" },
+      },
+    });
+    dirs = await sessionDirs();
+    await writeSkill(dirs.workspace, "demo");
+    // The server comes from the global settings file, as a user would configure it.
+    await writeFile(join(dirs.stateDir, "settings.json"), JSON.stringify({ kernel: { remote: { url: server.url, token_env: TOKEN_ENV } } }));
+    env = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, [TOKEN_ENV]: server.token };
+    session = await openSession(dirs, { env });
+  }, 120_000);
+
+  afterAll(async () => {
+    await session?.close();
+    await server?.stop();
+    await dirs?.cleanup();
+  });
+
+  it("starts the kernel on the server: skills, commands and typed methods exist, the bootstrap left no history", async () => {
+    expect(session.kernel.kind).toBe("remote");
+    expect(await kernels()).toHaveLength(1);
+    const out = await run(session, [
+      "from albedo import skills as s2, commands as c2",
+      "import inspect",
+      "print(s2 is skills, c2 is commands)",
+      "ip = get_ipython()",
+      "print(len(In), len(_ih), len(list(ip.history_manager.get_range(ip.history_manager.session_number))))",
+      "print(inspect.signature(commands.demo))",
+      "print((await skills.read('demo'))['content'].splitlines()[1])",
+    ].join("\n"));
+    expect(out.trim().split("\n")).toEqual(["True True", "2 2 1", "(arguments=None)", "name: demo"]);
+  });
+
+  it("the runtime reads for a remote kernel only what a sandbox would show: a link into the state dir is refused", async () => {
+    const skill = await writeSkill(dirs.workspace, "linked");
+    await writeFile(join(skill, "notes.txt"), "plain notes\n");
+    await symlink(join(dirs.stateDir, "settings.json"), join(skill, "leak.txt"));
+    await session.reload();
+    const out = await run(session, [
+      "import albedo",
+      "print((await skills.read('linked', 'notes.txt'))['content'].strip())",
+      "try:",
+      "    await skills.read('linked', 'leak.txt')",
+      "except albedo.Forbidden as error:",
+      "    print('forbidden')",
+    ].join("\n"));
+    expect(out.trim().split("\n")).toEqual(["plain notes", "forbidden"]);
+  });
+
+  it("streams outputs as the cell runs", async () => {
+    const future = session.execute("import time\nprint('first', flush=True)\ntime.sleep(1)\nprint('second')");
+    const order: string[] = [];
+    future.onOutput((output) => order.push(`${(output.content as { text: string }).text.trim()}:${settled ? "after" : "before"}`));
+    let settled = false;
+    void future.done.then(() => (settled = true));
+    await future.done;
+    expect(order[0]).toBe("first:before");
+  });
+
+  it("interrupts a blocking cell", async () => {
+    const future = session.execute("import time\nprint('blocking', flush=True)\ntime.sleep(100)");
+    await new Promise<void>((seen) => future.onOutput(() => seen()));
+    await session.interrupt();
+    expect(await collect(future)).toMatchObject({ status: "error", ename: "KeyboardInterrupt" });
+  });
+
+  it("K-7 reload swaps the catalog without restarting the remote kernel", async () => {
+    await run(session, "import os\nkept = 42\npid_before = os.getpid()");
+    const id = (await kernels())[0]!.id;
+    await writeSkill(dirs.workspace, "added-later");
+    const result = await session.reload();
+    expect(result.added).toContain("added-later");
+    const out = await run(session, [
+      "print(kept, os.getpid() == pid_before)",
+      "print((await commands.invoke('/added-later', 'go'))['name'])",
+    ].join("\n"));
+    expect(out.trim().split("\n")).toEqual(["42 True", "added-later"]);
+    expect((await kernels()).map((kernel) => kernel.id)).toEqual([id]);
+  });
+
+  it("K-9 restart boots the kernel again on the server and bootstraps it again, with nothing in the history", async () => {
+    const id = (await kernels())[0]!.id;
+    const statuses: string[] = [];
+    const watch = session.kernel.onStatus((event) => statuses.push(event.status));
+    await session.kernel.restart();
+    watch.dispose();
+    expect(statuses[0]).toBe("restarting");
+    expect(statuses).toContain("ready");
+    expect(statuses).not.toContain("dead");
+    const out = await run(session, "print('kept' in dir(), len(In), len((await skills.list())['skills']) > 0)");
+    expect(out.trim()).toBe("False 2 True");
+    expect((await kernels()).map((kernel) => kernel.id)).toEqual([id]);
+  });
+
+  it("K-9 a kernel that dies is restarted by its server and bootstrapped again; the dying cell fails with kernel_died", async () => {
+    const statuses: string[] = [];
+    const watch = session.kernel.onStatus((event) => statuses.push(event.status));
+    try {
+      const dying = session.execute("import os\nos._exit(1)");
+      await expect(dying.done).rejects.toMatchObject({ code: "kernel_died" });
+      await eventually(() => statuses.includes("ready"), 60_000);
+      expect(statuses.filter((status) => status !== "busy" && status !== "idle").slice(0, 3)).toEqual(["dead", "restarting", "ready"]);
+      expect((await run(session, "print(len((await skills.list())['skills']) > 0)")).trim()).toBe("True");
+    } finally {
+      watch.dispose();
+    }
+  });
+
+  it("a wrong token fails with a clear error naming the variable, and starts nothing", async () => {
+    const before = await kernels();
+    const started = Date.now();
+    const failure = await openSession(dirs, { env: { ...env, [TOKEN_ENV]: "wrong" } }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RemoteKernelError);
+    expect(failure).toMatchObject({ code: "unauthorized" });
+    expect((failure as Error).message).toContain(TOKEN_ENV);
+    expect((failure as Error).message).not.toContain(server.token);
+    expect(Date.now() - started).toBeLessThan(REFUSAL_DEADLINE_MS);
+    expect(await kernels()).toEqual(before);
+  });
+
+  it("an ipykernel older than 7.4 gets a clear error naming the version needed, never a hang, and is shut down", async () => {
+    const before = await kernels();
+    const started = Date.now();
+    const failure = await openSession(dirs, { env, remote: { url: server.url, kernel_name: OLD_KERNEL } }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RemoteKernelError);
+    expect(failure).toMatchObject({ code: "too_old" });
+    expect((failure as Error).message).toMatch(/ipykernel >= 7\.4\.0.*ipykernel 7\.3\.0/);
+    expect(Date.now() - started).toBeLessThan(REFUSAL_DEADLINE_MS);
+    expect(await kernels()).toEqual(before);
+  });
+
+  it("a kernel without subshells (ipykernel 6.x) is refused from its kernel_info, before anything waits on a subshell", async () => {
+    const before = await kernels();
+    const failure = await openSession(dirs, { env, remote: { url: server.url, kernel_name: NO_SUBSHELLS_KERNEL } }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "too_old" });
+    expect((failure as Error).message).toMatch(/no subshells.*ipykernel >= 7\.4\.0/);
+    expect(await kernels()).toEqual(before);
+  });
+
+  it("an unreachable server fails at once with a clear error", async () => {
+    const failure = await openSession(dirs, { env, remote: { url: "http://127.0.0.1:9/" } }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "unreachable" });
+    expect((failure as Error).message).toContain("127.0.0.1:9");
+  });
+
+  it("closing the session shuts the kernel down on the server, and the token never reached the server's log", async () => {
+    const id = (await kernels())[0]!.id;
+    const secret = session.bridge().token;
+    await session.close();
+    expect(await kernels()).toEqual([]);
+    const log = await server.log();
+    // Nor did the session secret the comm's open data carries.
+    expect(log).not.toContain(secret);
+    // The DEBUG log names the kernel's WebSocket URL, so a token in it would show.
+    expect(log).toContain(`/api/kernels/${id}/channels`);
+    expect(log).not.toContain(server.token);
+  });
+});
+
+describe("K-12 kernel.remote comes from the global settings only", () => {
+  it("a project file's kernel.remote does not move the kernel: the session runs locally", async () => {
+    const dirs = await sessionDirs();
+    try {
+      await mkdir(join(dirs.workspace, ".albedo"), { recursive: true });
+      await writeFile(join(dirs.workspace, ".albedo", "settings.json"), JSON.stringify({ kernel: { remote: { url: "http://127.0.0.1:9/" } } }));
+      const local = await openSession(dirs);
+      try {
+        expect(local.kernel.kind).toBe("local");
+        expect(await run(local, "print(1)")).toBe("1\n");
+      } finally {
+        await local.close();
+      }
+    } finally {
+      await dirs.cleanup();
+    }
+  });
+});
