@@ -1,5 +1,6 @@
 import type { CliCommand } from "./command.js";
 import { chatCommand } from "./chat.js";
+import { completionCommand } from "./completion.js";
 import { consoleCommand } from "./console.js";
 import { doctorCommand } from "./doctor.js";
 import { execCommand } from "./exec.js";
@@ -10,4 +11,9 @@ import { skillsList, skillsPrompt, skillsValidate } from "./skills.js";
 import { skillsRead, skillsResources } from "./skillsAccess.js";
 
 /** Every subcommand, in the order `albedo --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, execCommand, chatCommand, consoleCommand, serveCommand, setupCommand, doctorCommand, kernelspecInstall, kernelspecList];
+export const COMMANDS: readonly CliCommand[] = [
+  skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources,
+  execCommand, chatCommand, consoleCommand,
+  serveCommand, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
+  completionCommand(() => COMMANDS),
+];

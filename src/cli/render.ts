@@ -1,4 +1,4 @@
-import type { ExecuteOutput } from "../kernel/index.js";
+import type { ExecuteOutput, ExecuteReply } from "../kernel/index.js";
 import { jsonWithoutControls, visibleControls } from "../text/index.js";
 
 // eslint-disable-next-line no-control-regex
@@ -54,4 +54,17 @@ export function renderOutput(output: ExecuteOutput, sink: OutputSink): void {
  */
 export function renderValue(value: unknown): string {
   return withNewline(typeof value === "string" ? visibleControls(value, "\n\t") : jsonWithoutControls(JSON.stringify(value, null, 2)));
+}
+
+/**
+ * Writes the pages a reply carries: IPython answers `obj?` and `%magic?` with a "page" payload on
+ * the execute_reply instead of an output, which a terminal front end must print itself.
+ */
+export function renderPayloads(reply: ExecuteReply, sink: OutputSink): void {
+  const payload = (reply as { payload?: unknown }).payload;
+  if (!Array.isArray(payload)) return;
+  for (const item of payload as { source?: unknown; data?: Record<string, unknown> }[]) {
+    const text = item.source === "page" ? item.data?.["text/plain"] : undefined;
+    if (typeof text === "string") sink.stdout.write(withNewline(plain(text, sink.stdout)));
+  }
 }
