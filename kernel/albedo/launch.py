@@ -146,10 +146,15 @@ def _last_line(path: str) -> str:
     return f": {lines[-1]}" if lines else ""
 
 
-def open_session(state: str, workspace: str) -> Dict[str, str]:
-    """The environment that connects this kernel to a new daemon session for `workspace`; raises LaunchError."""
+def open_session(state: str, workspace: str, start: bool = True) -> Dict[str, str]:
+    """The environment that connects this kernel to a new daemon session for `workspace`; raises LaunchError.
+
+    With `start` false a daemon must already run: LaunchError says so otherwise.
+    """
     found = _daemon(state)
     if found is None or not _healthy(found):
+        if not start:
+            raise LaunchError(f"no albedo daemon runs for {state}; start one with `albedo serve`")
         found = _start_daemon(state)
     body = {"workspace": workspace, "kernel": "external", "kernel_pid": os.getpid()}
     try:

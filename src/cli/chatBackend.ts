@@ -73,7 +73,7 @@ async function turnRequest(session: Session, line: string): Promise<TurnRequest 
   const slash = parseSlashLine(text);
   if (slash === undefined) return { turnId, visibleText: text, modelInput: text };
   const prepared = session.prepare(slash.name, slash.text, "user");
-  if (prepared === undefined) throw unknownCommand(slash.name);
+  if (prepared === undefined) throw unknownCommand(slash.name, session.view.commands.commands.map((c) => c.name));
   const result = await prepared.run();
   if (!prepared.command.submitsTurn) return { value: result };
   const activation = result as Activation;

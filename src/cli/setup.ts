@@ -20,7 +20,7 @@ function progress(io: CliIO, verbose: boolean): { onPhase?: (event: PhaseEvent) 
         else ticker = startProgress(io.stderr, `albedo setup: ${event.description}`);
         return;
       }
-      const line = `albedo setup: ${event.description}: ${event.state === "done" ? "done" : "failed"} (${seconds(event.elapsedMs)})`;
+      const line = `albedo setup: ${event.description} ... ${event.state === "done" ? "done" : "failed"} (${seconds(event.elapsedMs)})`;
       if (ticker !== undefined) ticker(line);
       else io.stderr.write(`${line}\n`);
       ticker = undefined;

@@ -103,6 +103,11 @@ export class RemoteSession {
     return { kind: "submitted", turnId: turn.turnId, state: turn.state };
   }
 
+  /** The session's management catalog (D-3): every candidate with its status and diagnostics. */
+  catalog(): Promise<{ readonly skills: readonly { readonly name: string; readonly status: string }[] }> {
+    return this.client.call("GET", `/sessions/${this.id}/catalog`);
+  }
+
   /** Rereads the session resource. */
   async refresh(): Promise<RemoteSessionResource> {
     this.resourceValue = await this.client.call<RemoteSessionResource>("GET", `/sessions/${this.id}`);

@@ -129,9 +129,9 @@ describe("X albedo console", () => {
     const ran = await albedo(["console"], input);
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain("22\n");
-    expect(ran.stdout).toContain('"usage": "/reload [target]"');
+    expect(ran.stdout).toContain("/reload [target]\nRe-run skill discovery");
     expect(ran.stderr).toContain("/nope: no command /nope");
-    expect(ran.stdout).toContain('"revision"');
+    expect(ran.stdout).toMatch(/reloaded: no change, \d+ skills\n/);
     expect(ran.stdout).toContain("True\n");
   });
 });
@@ -146,5 +146,29 @@ describe("X every command has --help", () => {
     const unknown = await albedo(["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+});
+
+describe("X albedo exec exits as the script asks", () => {
+  it("passes sys.exit(N) through as the exit status, without IPython's traceback or hint", async () => {
+    const three = await albedo(["exec", "-c", "import sys\nprint('bye')\nsys.exit(3)"]);
+    expect(three).toMatchObject({ code: 3, stdout: "bye\n" });
+    expect(three.stderr).not.toContain("SystemExit");
+    expect(three.stderr).not.toContain("To exit");
+    expect((await albedo(["exec", "-c", "raise SystemExit"])).code).toBe(0);
+    const message = await albedo(["exec", "-c", "import sys; sys.exit('no input file')"]);
+    expect(message).toMatchObject({ code: 1, stderr: "no input file\n" });
+  });
+
+  it("says No such file or directory for a missing FILE, as python does, without the usage text", async () => {
+    const ran = await albedo(["exec", "missing.py"]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe("albedo exec: cannot read missing.py: No such file or directory\n");
+  });
+
+  it("prints the page IPython answers obj? with", async () => {
+    const ran = await albedo(["exec", "-c", "len?"]);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^Signature: len\(obj, \/\)\nDocstring: Return the number of items in a container\./);
   });
 });

@@ -42,7 +42,7 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`(daemon ${daemon.url})`);
     expect(result.stdout).toContain("42\n");
-    expect(result.stdout).toMatch(/"added": \[\]/);
+    expect(result.stdout).toMatch(/reloaded: no change, \d+ skills\n/);
     expect(result.stdout).toMatch(/submitted \/demo as turn [0-9a-f-]+ \(pending/);
     expect(result.stderr).toContain("/nope:");
     // The console closed its session on exit; the daemon keeps running.
@@ -57,7 +57,7 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("(embedded)");
     expect(result.stdout).toContain("42\n");
-    expect(result.stdout).toMatch(/"added": \[\]/);
+    expect(result.stdout).toMatch(/reloaded: no change, \d+ skills\n/);
     expect(result.stdout).toContain("activated skill demo");
   });
 });
