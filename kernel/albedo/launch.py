@@ -120,7 +120,8 @@ def _start_daemon(state: str) -> Tuple[Dict[str, Any], str]:
     log = os.path.join(state, DAEMON_LOG_FILE)
     # The daemon writes (and rotates) its own log; its stdout and stderr would be a second, unbounded one.
     # Its own session: the daemon outlives this kernel and must not get the notebook's signals.
-    child = subprocess.Popen([node, os.path.join(install, "bin", "albedo"), "serve", "--log-file", log],
+    # --on-demand: it exits by itself once no notebook has used it for a while (the period is the CLI's ON_DEMAND_IDLE_EXIT_MS).
+    child = subprocess.Popen([node, os.path.join(install, "bin", "albedo"), "serve", "--on-demand", "--log-file", log],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              start_new_session=True)
     deadline = time.monotonic() + DAEMON_START_DEADLINE_S

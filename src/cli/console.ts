@@ -5,7 +5,7 @@ import { visibleControls } from "../text/index.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
-import { renderOutput, renderPayloads } from "./render.js";
+import { renderOutput, renderPages } from "./render.js";
 import { styleFor } from "./style.js";
 
 /** Lines that open a block: the console keeps reading until a blank line closes it. */
@@ -132,7 +132,7 @@ class Console {
     try {
       const onInput = (prompt: string) => new Promise<string>((resolve) => this.rl.question(prompt, resolve));
       const result = await this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
-      if (result.reply !== undefined) renderPayloads(result.reply, this.io);
+      renderPages(result.pages, this.io);
     } catch (error) {
       this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
     } finally {

@@ -4,12 +4,13 @@
  */
 import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand, unknownCommand } from "../commands/index.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
-import type { ExecuteOutput, ExecuteReply, InputHandler } from "../kernel/index.js";
+import type { ExecuteOutput, InputHandler } from "../kernel/index.js";
 import type { Session } from "../session/index.js";
 import { stateDir } from "../settings/paths.js";
 import type { ParsedArgs } from "./args.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
+import { pageTexts } from "./render.js";
 import { openEmbeddedSession } from "./session.js";
 import { workspaceOf } from "./workspace.js";
 
@@ -22,7 +23,7 @@ export interface SkillSummary {
 /** What a cell came to: the reply status, and the pages IPython answered `obj?` with. */
 export interface CellResult {
   readonly status: string;
-  readonly reply?: ExecuteReply;
+  readonly pages: readonly string[];
 }
 
 /** What the console needs from a session, embedded (in-process) or held by a running daemon (D-5). */
@@ -70,7 +71,7 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
       const future = session.execute(code, onInput ? { onInput } : {});
       future.onOutput(onOutput);
       const reply = await future.done;
-      return { status: reply.status, reply };
+      return { status: reply.status, pages: pageTexts(reply) };
     },
     async runSlash(name, text) {
       const command = session.prepare(name, text, "user");
@@ -102,9 +103,7 @@ export function remoteConsoleSession(remote: RemoteSession, url: string, withErr
     },
     commandNames: () => remote.resource.commands.map((command) => command.name),
     completeSlash: (line) => completeSlash(declarations(), line),
-    execute: async (code, onOutput) => ({
-      status: await remote.execute(code, (output) => onOutput({ header: { msg_type: output.msg_type }, content: output.content } as unknown as ExecuteOutput)),
-    }),
+    execute: (code, onOutput) => remote.execute(code, (output) => onOutput({ header: { msg_type: output.msg_type }, content: output.content } as unknown as ExecuteOutput)),
     async runSlash(name, text) {
       const outcome = await remote.command(name, text);
       if (outcome.kind === "failed") throw new Error(outcome.reason);

@@ -4,7 +4,7 @@ import { createInterface } from "node:readline/promises";
 import { CliFailure, stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
-import { renderOutput, renderPayloads } from "./render.js";
+import { pageTexts, renderOutput, renderPages } from "./render.js";
 import { visibleControls } from "../text/index.js";
 import type { Session } from "../session/index.js";
 import type { ExecuteOutput, ExecuteReply } from "../kernel/index.js";
@@ -115,7 +115,7 @@ export const execCommand: CliCommand = {
       const future = session.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
       future.onOutput((output) => execOutput(output, io));
       const reply = await future.done.finally(() => readline?.close());
-      renderPayloads(reply, io);
+      renderPages(pageTexts(reply), io);
       const exit = systemExitStatus(reply);
       if (exit?.message !== undefined) io.stderr.write(`${visibleControls(exit.message)}\n`);
       return exit?.status ?? (reply.status === "ok" ? 0 : 1);

@@ -57,14 +57,19 @@ export function renderValue(value: unknown): string {
 }
 
 /**
- * Writes the pages a reply carries: IPython answers `obj?` and `%magic?` with a "page" payload on
- * the execute_reply instead of an output, which a terminal front end must print itself.
+ * The pages a reply carries: IPython answers `obj?` and `%magic?` with a "page" payload on the
+ * execute_reply instead of an output, which a terminal front end must print itself.
  */
-export function renderPayloads(reply: ExecuteReply, sink: OutputSink): void {
+export function pageTexts(reply: ExecuteReply): string[] {
   const payload = (reply as { payload?: unknown }).payload;
-  if (!Array.isArray(payload)) return;
-  for (const item of payload as { source?: unknown; data?: Record<string, unknown> }[]) {
+  if (!Array.isArray(payload)) return [];
+  return (payload as { source?: unknown; data?: Record<string, unknown> }[]).flatMap((item) => {
     const text = item.source === "page" ? item.data?.["text/plain"] : undefined;
-    if (typeof text === "string") sink.stdout.write(withNewline(plain(text, sink.stdout)));
-  }
+    return typeof text === "string" ? [text] : [];
+  });
+}
+
+/** Writes pages (see pageTexts) to stdout, colour codes kept only for a terminal. */
+export function renderPages(pages: readonly string[], sink: OutputSink): void {
+  for (const text of pages) sink.stdout.write(withNewline(plain(text, sink.stdout)));
 }

@@ -28,6 +28,7 @@ export interface RemoteSessionResource {
 interface ExecuteResponse {
   readonly status: string;
   readonly outputs: readonly RemoteOutput[];
+  readonly pages?: readonly string[];
 }
 
 /** A session held by a daemon, driven over its HTTP API and stream (D-5: the console's attached mode). */
@@ -70,9 +71,10 @@ export class RemoteSession {
 
   /**
    * Runs code; outputs reach `onOutput` from the stream as they happen, and any the stream had not
-   * delivered by the time the reply came are taken from the reply. Returns the reply status.
+   * delivered by the time the reply came are taken from the reply. Returns the reply status and
+   * the pages the kernel answered `obj?` with.
    */
-  async execute(code: string, onOutput: (output: RemoteOutput) => void): Promise<string> {
+  async execute(code: string, onOutput: (output: RemoteOutput) => void): Promise<{ status: string; pages: readonly string[] }> {
     const executionId = randomUUID();
     let seen = 0;
     this.listeners.set(executionId, (output) => {
@@ -82,7 +84,7 @@ export class RemoteSession {
     try {
       const reply = await this.client.call<ExecuteResponse>("POST", `/sessions/${this.id}/execute`, { code, execution_id: executionId });
       for (const output of reply.outputs.slice(seen)) onOutput(output);
-      return reply.status;
+      return { status: reply.status, pages: reply.pages ?? [] };
     } finally {
       this.listeners.delete(executionId);
     }

@@ -39,6 +39,16 @@ export interface DaemonOptions {
   readonly pool?: number;
   /** What GET /health reports about the log (`albedo serve` owns it). */
   readonly logStats?: () => LogStats;
+  /** Told of each answered HTTP request (`albedo serve --verbose`): method, path without the query (it may hold a token), status, milliseconds. */
+  readonly onRequest?: (entry: RequestEntry) => void;
+}
+
+/** One answered request as `onRequest` sees it. */
+export interface RequestEntry {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
 }
 
 /** What restart recovery found when the daemon opened its database (O-2). */
@@ -92,7 +102,10 @@ export class Daemon {
       const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats };
       const router = buildRouter(ctx);
       const streams = new StreamServer(registry, token, options.log);
-      const server = createServer((req, res) => void handle(router, token, req, res, options.log));
+      const server = createServer((req, res) => {
+        if (options.onRequest) reportRequest(req, res, options.onRequest);
+        void handle(router, token, req, res, options.log);
+      });
       server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
       new ConnectionGuard(token, options.log).attach(server);
       const info = await listen(server, options.listen);
@@ -106,6 +119,11 @@ export class Daemon {
 
   get url(): string {
     return this.info.url;
+  }
+
+  /** Sessions open or being opened. */
+  get activeSessions(): number {
+    return this.ctx.registry.active;
   }
 
   /** Stops listening, ends streams, closes sessions (each kernel through its ladder), closes the store, removes daemon.json and daemon.lock. Idempotent. */
@@ -171,6 +189,15 @@ async function handle(router: Router, token: string, req: IncomingMessage, res: 
     if (!res.headersSent) sendProblem(res, problem, headers);
     else res.destroy();
   }
+}
+
+/** Calls `report` once `res` is sent, with the path alone: a query may carry `?token=` (stream clients). */
+function reportRequest(req: IncomingMessage, res: ServerResponse, report: (entry: RequestEntry) => void): void {
+  const started = performance.now();
+  res.once("finish", () => {
+    const path = new URL(req.url ?? "/", "http://albedo.invalid").pathname;
+    report({ method: req.method ?? "GET", path, status: res.statusCode, ms: Math.round(performance.now() - started) });
+  });
 }
 
 /** Listens and returns what daemon.json should say. */

@@ -148,6 +148,8 @@ describe("K-13 the launcher starts a daemon when none runs", () => {
     expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: "external" })]);
     // The daemon writes its own log (`--log-file`), private, with timestamped entries.
     expect(await readFile(join(dirs.state, "daemon.log"), "utf8")).toMatch(/^\S+Z info listening on /m);
+    // Started on demand: it goes away by itself once no notebook has used it for a while.
+    expect(await readFile(join(dirs.state, "daemon.log"), "utf8")).toMatch(/^\S+Z info exits after 15 min without sessions$/m);
     expect((await stat(join(dirs.state, "daemon.log"))).mode & 0o777).toBe(0o600);
   });
 });

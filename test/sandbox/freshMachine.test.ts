@@ -12,10 +12,11 @@ import { SKIP_BUILD_ENV } from "../support/build.js";
 import { REQUIRE_SANDBOX_ENV } from "../support/sandbox.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-/** The suites that need a sandbox, and the two that once failed on a machine without one. */
+/** The suites that need a sandbox, and those that once failed on a machine without one. */
 const SUITES = [
   "test/sandbox/escape.test.ts", "test/sandbox/ipykernel.test.ts", "test/sandbox/isolation.test.ts", "test/sandbox/limits.test.ts",
   "test/sandbox/signals.test.ts", "test/sandbox/modes.test.ts", "test/session/sandbox.test.ts", "test/cli/exec.test.ts", "test/daemon/restart.test.ts",
+  "test/daemon/pool.test.ts",
 ];
 /** Bound on one nested run: exec's and restart's suites boot real kernels. */
 const NESTED_RUN_TIMEOUT_MS = 400_000;

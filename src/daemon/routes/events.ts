@@ -1,7 +1,7 @@
 import { parseSlashLine } from "../../commands/index.js";
 import type { PreparedCommand } from "../../session/index.js";
 import type { Activation } from "../../skills/index.js";
-import type { AdmitInput, AdmitResult, OperationsStore, Turn } from "../../operations/index.js";
+import { newOperationId, type AdmitInput, type AdmitResult, type OperationsStore, type Turn } from "../../operations/index.js";
 import type { DaemonContext } from "../context.js";
 import type { LiveSession } from "../live.js";
 import { HttpProblem, PROBLEM_TYPE_PREFIX } from "../problem.js";
@@ -61,13 +61,25 @@ async function runAdmitted(store: OperationsStore, live: LiveSession, turnId: st
 }
 
 /**
+ * The body with what a client may leave out filled in: a command's `arguments` ("") and the
+ * operation id, which the server then mints (UUIDv7) and the answer carries. An id that is sent
+ * is kept as sent, for the store to check; only a client that sends one can retry safely.
+ */
+function withDefaults(body: Record<string, unknown>): Record<string, unknown> {
+  const filled = { ...body };
+  if (filled.operationId === undefined) filled.operationId = newOperationId();
+  if (filled.type === "command" && filled.arguments === undefined) filled.arguments = "";
+  return filled;
+}
+
+/**
  * POST /sessions/{id}/events (O-1, C-6). The receipt lookup comes first, before the session or
  * the body is checked, so a retry gets its original answer even after a restart.
  */
 async function postEvent(ctx: DaemonContext, request: RouteRequest): Promise<Reply> {
   const sessionId = request.params.id!;
   const raw = await request.body();
-  const body = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+  const body = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? withDefaults(raw as Record<string, unknown>) : undefined;
   const replay = body === undefined ? undefined : ctx.store.replay(sessionId, body as unknown as AdmitInput);
   if (replay !== undefined) return admissionReply(replay);
   const live = ctx.registry.get(sessionId);

@@ -18,6 +18,13 @@ export function operationRoutes(router: Router, ctx: DaemonContext): void {
     })
     .add("GET", "/health", async () => ({
       status: 200,
-      body: { ok: true, pid: process.pid, sessions: ctx.registry.list().length, spares: ctx.registry.spares(), log: ctx.logStats?.() ?? null },
+      body: {
+        ok: true,
+        pid: process.pid,
+        started_at: new Date(Date.now() - process.uptime() * 1000).toISOString(),
+        sessions: ctx.registry.list().length,
+        spares: ctx.registry.spares(),
+        log: ctx.logStats?.() ?? null,
+      },
     }));
 }

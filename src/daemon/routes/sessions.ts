@@ -95,6 +95,13 @@ function externalKernelPid(body: JsonObject): number | undefined {
   return pid;
 }
 
+/** The text of the pages a reply carries: IPython answers `obj?` with a "page" payload, not an output. */
+function pagesOf(reply: unknown): string[] {
+  const payload = (reply as { payload?: unknown }).payload;
+  if (!Array.isArray(payload)) return [];
+  return payload.flatMap((item: { source?: unknown; data?: Record<string, unknown> }) => (item?.source === "page" && typeof item.data?.["text/plain"] === "string" ? [item.data["text/plain"] as string] : []));
+}
+
 /** Runs code to the end; every output also goes to the stream as it comes, and the answer keeps what its bounds allow (KeptOutputs). */
 async function execute(ctx: DaemonContext, request: RouteRequest) {
   const live = ctx.registry.get(request.params.id!);
@@ -111,7 +118,7 @@ async function execute(ctx: DaemonContext, request: RouteRequest) {
   const reply = await future.done;
   return {
     status: 200,
-    body: { execution_id: executionId, status: reply.status, execution_count: reply.execution_count ?? null, ...kept.answer(future.cutOutputBytes) },
+    body: { execution_id: executionId, status: reply.status, execution_count: reply.execution_count ?? null, pages: pagesOf(reply), ...kept.answer(future.cutOutputBytes) },
   };
 }
 

@@ -12,7 +12,7 @@ import { absolutePathField, ifMatchRevision, objectBody, type JsonObject } from 
 import { skillsPatchOf } from "./catalog.js";
 
 /** Top-level settings fields PATCH /settings replaces whole (null removes one). */
-const REPLACED_FIELDS = ["sandbox", "network", "kernel", "limits"] as const;
+const REPLACED_FIELDS = ["sandbox", "network", "kernel", "limits", "model"] as const;
 
 function scopeView(target: SettingsTarget, snapshot: SettingsSnapshot) {
   return { scope: target.scope, file: target.file, revision: snapshot.revision, settings: snapshot.settings };
