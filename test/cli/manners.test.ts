@@ -1,5 +1,5 @@
 /** How the `albedo` binary behaves as a command-line program: versions, help, mistakes, colour, completion, progress, doctor. */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -10,13 +10,12 @@ import { TOPICS } from "../../src/cli/help.js";
 import { killDaemon, startDaemon, type DaemonProcess } from "../daemon/support/daemon.js";
 import { testPython } from "../kernel/python.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
+import { runAlbedo } from "../support/cli.js";
 import { runOnPty } from "../support/pty.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const BIN = join(ROOT, "bin", "albedo");
 const VERSION = (JSON.parse(spawnSync("cat", [join(ROOT, "package.json")], { encoding: "utf8" }).stdout) as { version: string }).version;
-/** Liveness bound for one CLI process in this file. */
-const PROCESS_TIMEOUT_MS = 60_000;
 
 let dirs: SessionDirs;
 beforeAll(async () => {
@@ -28,17 +27,8 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, JUPYTER_DATA_DIR: join(dirs.root, "jupyter"), JUPYTER_PATH: join(dirs.root, "jupyter"), NO_COLOR: undefined, FORCE_COLOR: undefined, ...extra };
 }
 
-function albedo(args: readonly string[], extra: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dirs.workspace, env: env(extra), timeout: PROCESS_TIMEOUT_MS });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+function albedo(args: readonly string[], extra: NodeJS.ProcessEnv = {}) {
+  return runAlbedo(args, { cwd: dirs.workspace, env: env(extra) });
 }
 
 describe("X albedo --version", () => {

@@ -2,18 +2,15 @@
  * Settings from the command line (D-4): every write goes through a real daemon's settings API and
  * lands in the file of the scope asked for; with no daemon running, the command starts one.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readDaemonInfo } from "../../src/daemon/index.js";
 import { isSameProcessAlive } from "../../src/settings/index.js";
+import { runAlbedo } from "../support/cli.js";
 import { killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 
-const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
-/** Liveness bound for one CLI process in this file. */
-const PROCESS_TIMEOUT_MS = 60_000;
 
 let dirs: Dirs;
 let daemon: DaemonProcess | undefined;
@@ -36,17 +33,8 @@ afterEach(async () => {
   await dirs.cleanup();
 });
 
-function albedo(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dirs.workspace, env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.state, NO_COLOR: "1" }, timeout: PROCESS_TIMEOUT_MS });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+function albedo(args: readonly string[]) {
+  return runAlbedo(args, { cwd: dirs.workspace, env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.state, NO_COLOR: "1" } });
 }
 
 const json = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"));
