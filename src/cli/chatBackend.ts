@@ -4,7 +4,7 @@
  * message, a user slash activation (C-6), or a built-in run at once — and report its rows.
  */
 import { randomUUID } from "node:crypto";
-import { parseSlashLine, unknownCommand } from "../commands/index.js";
+import { describeResult, findCommand, parseSlashLine, unknownCommand } from "../commands/index.js";
 import type { ModelMode } from "../model/index.js";
 import { activationBlock } from "../operations/index.js";
 import type { Session } from "../session/index.js";
@@ -13,7 +13,7 @@ import { installDir } from "../settings/paths.js";
 import { loadPrompts, MemoryConversationStore, TurnWorker, turnModel, type StoredRow, type TurnEnd, type TurnRequest } from "../turns/index.js";
 
 /** What one line became. */
-export type ChatResult = { readonly kind: "turn"; readonly end: TurnEnd } | { readonly kind: "builtin"; readonly value: unknown };
+export type ChatResult = { readonly kind: "turn"; readonly end: TurnEnd } | { readonly kind: "builtin"; readonly value: unknown; readonly text: string };
 
 export interface ChatHandlers {
   onRow(row: StoredRow): void;
@@ -52,7 +52,7 @@ export function embeddedChat(session: Session, env: NodeJS.ProcessEnv, mode: Mod
     commandNames: () => session.view.commands.commands.map((command) => command.name),
     async submit(line, sink) {
       const request = await turnRequest(session, line);
-      if ("value" in request) return { kind: "builtin", value: request.value };
+      if ("value" in request) return { kind: "builtin", value: request.value, text: request.text };
       handlers = sink;
       waiting.push(request);
       await worker.kick();
@@ -67,7 +67,7 @@ export function embeddedChat(session: Session, env: NodeJS.ProcessEnv, mode: Mod
 }
 
 /** The turn a line asks for, or a built-in's result when the line is one (run here and now). */
-async function turnRequest(session: Session, line: string): Promise<TurnRequest | { value: unknown }> {
+async function turnRequest(session: Session, line: string): Promise<TurnRequest | { value: unknown; text: string }> {
   const text = line.trim();
   const turnId = randomUUID();
   const slash = parseSlashLine(text);
@@ -75,7 +75,7 @@ async function turnRequest(session: Session, line: string): Promise<TurnRequest 
   const prepared = session.prepare(slash.name, slash.text, "user");
   if (prepared === undefined) throw unknownCommand(slash.name, session.view.commands.commands.map((c) => c.name));
   const result = await prepared.run();
-  if (!prepared.command.submitsTurn) return { value: result };
+  if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(session.view.commands, prepared.command.name), result) };
   const activation = result as Activation;
   return { turnId, visibleText: text, modelInput: activationBlock(prepared.command.name, activation), activation };
 }

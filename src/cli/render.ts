@@ -1,5 +1,4 @@
 import type { ExecuteOutput, ExecuteReply } from "../kernel/index.js";
-import { jsonWithoutControls, visibleControls } from "../text/index.js";
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -46,14 +45,6 @@ export function renderOutput(output: ExecuteOutput, sink: OutputSink): void {
     default:
       return;
   }
-}
-
-/**
- * Renders a command's result for a person: strings as they are but for control characters (shown
- * visibly; newlines and tabs kept), anything else as indented JSON with every control escaped.
- */
-export function renderValue(value: unknown): string {
-  return withNewline(typeof value === "string" ? visibleControls(value, "\n\t") : jsonWithoutControls(JSON.stringify(value, null, 2)));
 }
 
 /**

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testPython } from "../kernel/python.js";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { runAlbedo } from "../support/cli.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
@@ -72,6 +73,15 @@ describe("X albedo console on a terminal", () => {
     for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
     // Ctrl-D leaves the shell's prompt on a fresh line.
     expect(ran.transcript).toMatch(/>>> (\u001b\[\d*G)?\r\n$/);
+  });
+
+  it("`albedo` with no command opens the console on a terminal, and prints the overview when piped", { timeout: 120_000 }, async () => {
+    const all = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir };
+    const bare = await runOnPty(testPython(), [process.execPath, BIN], [{ expect: PROMPT, timeout: 60 }, { send: "\u0004" }], all, dirs.workspace);
+    expect(bare.failed).toBeNull();
+    expect(screen(bare.transcript)).toMatch(/^albedo console · session /m);
+    const piped = await runAlbedo([], { cwd: dirs.workspace, env: all });
+    expect(piped).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: albedo <command> \[options\]\n/) });
   });
 
   it("keeps input history in the state dir across runs; a slow close says so", { timeout: 180_000 }, async () => {
