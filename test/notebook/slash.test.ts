@@ -90,6 +90,24 @@ describe("K-13 C-2 slash commands in a notebook cell on the albedo kernel", () =
     expect(unknown.traceback).not.toContain("_slash.py");
   });
 
+  it("an interrupted cell's KeyboardInterrupt shows the user's code and nothing of albedo's", async () => {
+    const future = kernel.execute("import time\nprint('sleeping', flush=True)\ntime.sleep(30)");
+    let traceback = "";
+    const started = new Promise<void>((resolve) =>
+      future.onOutput((output) => {
+        if (output.header.msg_type === "stream") resolve();
+        if (output.header.msg_type === "error") traceback = ((output.content as { traceback?: string[] }).traceback ?? []).join("\n");
+      }),
+    );
+    await started;
+    await kernel.interrupt();
+    expect((await future.done).status).toBe("error");
+    expect(traceback).toContain("KeyboardInterrupt");
+    expect(traceback).toContain("time.sleep(30)");
+    expect(traceback).not.toContain("_cells.py");
+    expect((await runCell(kernel, "print('after')")).text).toBe("after\n");
+  });
+
   it("obj? shows a typed method's signature and docstring", async () => {
     const cell = await runCell(kernel, "commands.demo?");
     expect(cell.pages[0]).toMatch(/Signature: commands\.demo\(arguments=None\)/);
