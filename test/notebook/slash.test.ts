@@ -96,7 +96,8 @@ describe("K-13 C-2 slash commands in a notebook cell on the albedo kernel", () =
     const started = new Promise<void>((resolve) =>
       future.onOutput((output) => {
         if (output.header.msg_type === "stream") resolve();
-        if (output.header.msg_type === "error") traceback = ((output.content as { traceback?: string[] }).traceback ?? []).join("\n");
+        // eslint-disable-next-line no-control-regex
+        if (output.header.msg_type === "error") traceback = ((output.content as { traceback?: string[] }).traceback ?? []).join("\n").replace(/\u001b\[[0-9;]*m/g, "");
       }),
     );
     await started;
