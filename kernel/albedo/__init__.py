@@ -43,6 +43,10 @@ NOT_CONFIGURED = (
     f"albedo: {ENDPOINT_ENV} and {TOKEN_ENV} are not set; start this kernel from albedo "
     "(or the 'albedo (Python)' kernelspec) so it can reach a session"
 )
+NOT_ATTACHED = (
+    f"albedo: {ENDPOINT_ENV} and {TOKEN_ENV} are not set, and joining a daemon session failed: {{}}. "
+    "Run `albedo serve` and %load_ext albedo again, or start the kernel from the 'albedo (Python)' kernelspec"
+)
 
 __all__ = [
     "AlbedoError", "Cancelled", "Conflict", "Forbidden", "InvalidParams", "KernelDied", "LimitExceeded",
@@ -95,7 +99,15 @@ def _on_notification(method: str, params: Any) -> None:
 
 
 def load_ipython_extension(ip: Any) -> None:
-    """Puts `skills` and `commands` into the user namespace (no history entry) and listens for cancels."""
+    """Puts `skills` and `commands` into the user namespace (no history entry), listens for cancels, and makes `/name args` lines work."""
+    if not (os.environ.get(ENDPOINT_ENV) and os.environ.get(TOKEN_ENV)) and getattr(ip, "kernel", None) is not None:
+        # `%load_ext albedo` in a kernel albedo did not start: join a daemon session now.
+        from ._attach import attach
+
+        why = attach()
+        if why is not None:
+            print(NOT_ATTACHED.format(why), file=sys.stderr)
+            return
     try:
         channel, skills, commands = _connect()
     except ImportError as error:
@@ -105,6 +117,9 @@ def load_ipython_extension(ip: Any) -> None:
 
 
 def _install(ip: Any, channel: Any, skills: Skills, commands: Commands) -> None:
+    from . import _slash
+
+    _slash.install(ip, channel)
     ip.push({"skills": skills, "commands": commands} if _skills_enabled() else {"commands": commands}, interactive=False)
     channel.on_notification = _on_notification
     _listen(channel, _kernel_loop())
@@ -169,7 +184,10 @@ def _pre_run_cell(info: Any = None) -> None:
 
 
 def unload_ipython_extension(ip: Any) -> None:
-    """Stops listening for cancels and guarding interrupts; the namespaces stay usable for calls."""
+    """Stops listening for cancels, guarding interrupts and reading slash lines; the namespaces stay usable for calls."""
+    from . import _slash
+
+    _slash.uninstall(ip)
     kernel = getattr(ip, "kernel", None)
     if kernel is not None:
         _cells.unguard_replies(kernel)

@@ -7,7 +7,7 @@ import asyncio
 import signal
 import sys
 import threading
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ._transport import current_cell
 
@@ -17,7 +17,7 @@ class CellTasks:
 
     def __init__(self) -> None:
         self._tasks: Dict[str, Tuple[asyncio.AbstractEventLoop, "asyncio.Task[Any]"]] = {}
-        self._ended: Optional[str] = None
+        self._guarding = False
 
     def pre_run_cell(self, info: Any = None) -> None:
         cell = current_cell()
@@ -32,40 +32,24 @@ class CellTasks:
         cell = current_cell()
         if cell is not None:
             self._tasks.pop(cell, None)
-        self._ended = cell
-
-    def sigint(self, signum: int, frame: Any) -> None:
-        """SIGINT while ipykernel handles a request: KeyboardInterrupt, unless this request's cell already ended.
-
-        The runtime cancels an awaiting cell over RPC as well as by signal, and the signal may be
-        delivered after the cancel has ended the cell. ipykernel's own handler would then raise
-        KeyboardInterrupt inside its reply code, and the execute_reply would never be sent.
-        """
-        if self._ended is not None and self._ended == current_cell():
-            print("albedo: ignored an interrupt that arrived after its cell had ended", file=sys.__stderr__, flush=True)
-            return
-        raise KeyboardInterrupt
+        if self._guarding:
+            _ignore_late_interrupts()
 
     def guard_replies(self, kernel: Any) -> None:
-        """Makes `kernel` (an ipykernel Kernel) use `sigint` instead of the default handler while it serves a request."""
-        original: Optional[Callable[[], None]] = getattr(kernel, "pre_handler_hook", None)
-        if original is None or getattr(original, "_albedo_guard", False):
-            return
+        """From the end of each cell until `kernel` (an ipykernel Kernel) has replied, ignore SIGINT.
 
-        def pre_handler_hook() -> None:
-            original()
-            # ipykernel installs default_int_handler here; signal handlers can only be set from the main thread.
-            if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-                signal.signal(signal.SIGINT, self.sigint)
+        The runtime cancels an awaiting cell over RPC as well as by signal, and the signal may be
+        delivered after the cancel has ended the cell. ipykernel serves a request with Python's
+        default handler, which would then raise KeyboardInterrupt inside its reply code, and the
+        execute_reply would never be sent. While the cell runs the default handler stays: it is C
+        code, so a user's KeyboardInterrupt traceback shows their code and nothing of albedo's.
+        ipykernel's post_handler_hook puts the previous handler back after the reply.
+        """
+        self._guarding = True
 
-        pre_handler_hook._albedo_guard = True  # type: ignore[attr-defined]
-        kernel.pre_handler_hook = pre_handler_hook
-
-    @staticmethod
-    def unguard_replies(kernel: Any) -> None:
-        """Gives `kernel` back its class's pre_handler_hook."""
-        if getattr(kernel.__dict__.get("pre_handler_hook"), "_albedo_guard", False):
-            del kernel.pre_handler_hook
+    def unguard_replies(self, kernel: Any) -> None:
+        """Stops ignoring late interrupts."""
+        self._guarding = False
 
     def cancel(self, cell: Optional[str]) -> bool:
         """Cancels the cell's task, now when called on its loop, else scheduled there; False when the cell is not running."""
@@ -87,6 +71,16 @@ class CellTasks:
         except RuntimeError:
             return False
         return True
+
+
+def _late_interrupt(signum: int, frame: Any) -> None:
+    print("albedo: ignored an interrupt that arrived after its cell had ended", file=sys.__stderr__, flush=True)
+
+
+def _ignore_late_interrupts() -> None:
+    # Only while a request is served (ipykernel's default_int_handler is in place), and only the main thread may set handlers.
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _late_interrupt)
 
 
 def _running_loop() -> Optional[asyncio.AbstractEventLoop]:

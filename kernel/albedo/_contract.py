@@ -31,6 +31,8 @@ SKILLS_READ = "skills.read"
 SKILLS_RESOURCES = "skills.resources"
 COMMANDS_CATALOG = "commands.catalog"
 COMMANDS_INVOKE = "commands.invoke"
+COMMANDS_SLASH = "commands.slash"
+COMMANDS_COMPLETE = "commands.complete"
 CANCEL_METHOD = "albedo/cancel"
 HELLO_METHOD = "albedo/hello"
 # skills.read's defaults.

@@ -18,6 +18,12 @@ class AlbedoError(Exception):
     def __str__(self) -> str:
         return f"[{self.code}] {self.message}"
 
+    def _render_traceback_(self) -> Any:
+        """IPython's hook: the traceback without albedo's own frames, which say nothing about the user's code."""
+        from ._display import render_traceback
+
+        return render_traceback(self)
+
 
 class ProtocolError(AlbedoError):
     """A JSON-RPC standard error (-32700..-32603): a malformed call or a runtime bug."""

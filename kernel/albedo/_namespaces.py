@@ -7,6 +7,8 @@ import keyword
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from ._contract import COMMANDS_CATALOG, COMMANDS_INVOKE, DEFAULT_READ_LIMIT, SKILL_FILE, SKILLS_LIST, SKILLS_READ, SKILLS_RESOURCES
+from ._display import shaped
+from ._missing import unknown_method
 from ._transport import Channel
 
 RESERVED_NAMES = frozenset({"catalog", "invoke", "help"})
@@ -47,8 +49,15 @@ class Commands:
         return self._channel.call(COMMANDS_CATALOG, {})
 
     def invoke(self, name: str, arguments: Union[str, Dict[str, Any]] = "") -> Any:
-        """Runs a command by slash name with raw argument text or a dict of named arguments."""
-        return self._channel.call(COMMANDS_INVOKE, {"name": name, "arguments": arguments})
+        """Runs a command by slash name with raw argument text or a dict of named arguments; a skill's activation comes back as an Activation (a dict)."""
+        __tracebackhide__ = True  # noqa: F841
+        return shaped(self._channel.call(COMMANDS_INVOKE, {"name": name, "arguments": arguments}))
+
+    def __getattr__(self, name: str) -> Any:
+        # Only names lookup did not find reach here; private ones are IPython's and jedi's probes.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise unknown_method(self, name, self._typed, method_name)
 
     def __repr__(self) -> str:
         typed = ", ".join(self._typed) or "none"
@@ -107,9 +116,10 @@ def _typed_method(channel: Channel, name: str, declaration: Dict[str, Any]) -> O
     signature = inspect.Signature(parameters)
 
     def typed(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # noqa: F841
         bound = signature.bind(*args, **kwargs)
         values = {wire_names[key]: value for key, value in bound.arguments.items() if value is not None}
-        return channel.call(COMMANDS_INVOKE, {"name": slash_name, "arguments": values})
+        return shaped(channel.call(COMMANDS_INVOKE, {"name": slash_name, "arguments": values}))
 
     typed.__signature__ = signature  # type: ignore[attr-defined]
     typed.__name__ = name

@@ -120,7 +120,8 @@ def _start_daemon(state: str) -> Tuple[Dict[str, Any], str]:
     log = os.path.join(state, DAEMON_LOG_FILE)
     # The daemon writes (and rotates) its own log; its stdout and stderr would be a second, unbounded one.
     # Its own session: the daemon outlives this kernel and must not get the notebook's signals.
-    child = subprocess.Popen([node, os.path.join(install, "bin", "albedo"), "serve", "--log-file", log],
+    # --on-demand: it exits by itself once no notebook has used it for a while (the period is the CLI's ON_DEMAND_IDLE_EXIT_MS).
+    child = subprocess.Popen([node, os.path.join(install, "bin", "albedo"), "serve", "--on-demand", "--log-file", log],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              start_new_session=True)
     deadline = time.monotonic() + DAEMON_START_DEADLINE_S
@@ -146,10 +147,15 @@ def _last_line(path: str) -> str:
     return f": {lines[-1]}" if lines else ""
 
 
-def open_session(state: str, workspace: str) -> Dict[str, str]:
-    """The environment that connects this kernel to a new daemon session for `workspace`; raises LaunchError."""
+def open_session(state: str, workspace: str, start: bool = True) -> Dict[str, str]:
+    """The environment that connects this kernel to a new daemon session for `workspace`; raises LaunchError.
+
+    With `start` false a daemon must already run: LaunchError says so otherwise.
+    """
     found = _daemon(state)
     if found is None or not _healthy(found):
+        if not start:
+            raise LaunchError(f"no albedo daemon runs for {state}; start one with `albedo serve`")
         found = _start_daemon(state)
     body = {"workspace": workspace, "kernel": "external", "kernel_pid": os.getpid()}
     try:

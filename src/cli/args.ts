@@ -1,3 +1,5 @@
+import { didYouMean } from "../text/index.js";
+
 /** A declared command-line option. Flags take no value; others take exactly one. */
 export interface OptionSpec {
   readonly name: string;
@@ -11,9 +13,20 @@ export interface ParsedArgs {
   readonly options: ReadonlyMap<string, string | true>;
 }
 
-/** Bad command-line input; the CLI prints its message with the usage line and exits 2. */
+/** Bad command-line input; the CLI prints its message with the command's usage line and exits 2. */
 export class UsageError extends Error {
   override readonly name = "UsageError";
+}
+
+/** A command that cannot go on for a reason the user can fix (a missing file); the CLI prints the message alone and exits with `exitCode`. */
+export class CliFailure extends Error {
+  override readonly name = "CliFailure";
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
 }
 
 /** Parses argv against declared options; throws UsageError on unknown or incomplete options. */
@@ -32,7 +45,7 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
       ? byName.get(arg.slice(2).split("=")[0]!)
       : arg.length === 2 && arg.startsWith("-") ? byShort.get(arg.slice(1)) : undefined;
     if (spec === undefined) {
-      if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}`);
+      if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}${didYouMean(arg, specs.map((s) => `--${s.name}`))}`);
       positionals.push(arg);
       continue;
     }

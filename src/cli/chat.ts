@@ -12,7 +12,6 @@ import type { StoredRow } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
-import { renderValue } from "./render.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
 import { stateDir } from "../settings/paths.js";
 import { startProgress } from "./progress.js";
@@ -68,7 +67,7 @@ async function oneShot(backend: ChatBackend, message: string, json: boolean, io:
   });
   if (result.kind === "builtin") {
     if (json) io.stdout.write(`${jsonWithoutControls(JSON.stringify(result.value))}\n`);
-    else io.stdout.write(visibleControls(renderValue(result.value), "\n\t"));
+    else io.stdout.write(visibleControls(result.text, "\n\t"));
     return 0;
   }
   return result.end.result === "completed" ? 0 : EXIT_TURN_NOT_COMPLETED;
@@ -163,7 +162,7 @@ class InteractiveChat {
   }
 
   private showResult(result: ChatResult): void {
-    if (result.kind === "builtin") this.io.stdout.write(visibleControls(renderValue(result.value), "\n\t"));
+    if (result.kind === "builtin") this.io.stdout.write(visibleControls(result.text, "\n\t"));
     else if (result.end.result === "failed") this.io.stdout.write("[the turn failed; your message is kept, send another to go on]\n");
   }
 }

@@ -4,7 +4,7 @@
  * message, a user slash activation (C-6), or a built-in run at once — and report its rows.
  */
 import { randomUUID } from "node:crypto";
-import { parseSlashLine, unknownCommand } from "../commands/index.js";
+import { BUILTIN_COMMANDS, describeResult, findCommand, parseSlashLine, unknownCommand } from "../commands/index.js";
 import type { ReceiptResource, RemoteSession, StreamMessage, TurnResource } from "../daemon/index.js";
 import type { ModelMode } from "../model/index.js";
 import { activationBlock } from "../operations/index.js";
@@ -14,7 +14,7 @@ import { installDir } from "../settings/paths.js";
 import { loadPrompts, MemoryConversationStore, TurnWorker, turnModel, type StoredRow, type TurnEnd, type TurnRequest } from "../turns/index.js";
 
 /** What one line became. */
-export type ChatResult = { readonly kind: "turn"; readonly end: TurnEnd } | { readonly kind: "builtin"; readonly value: unknown };
+export type ChatResult = { readonly kind: "turn"; readonly end: TurnEnd } | { readonly kind: "builtin"; readonly value: unknown; readonly text: string };
 
 export interface ChatHandlers {
   onRow(row: StoredRow): void;
@@ -53,7 +53,7 @@ export function embeddedChat(session: Session, env: NodeJS.ProcessEnv, mode: Mod
     commandNames: () => session.view.commands.commands.map((command) => command.name),
     async submit(line, sink) {
       const request = await turnRequest(session, line);
-      if ("value" in request) return { kind: "builtin", value: request.value };
+      if ("value" in request) return { kind: "builtin", value: request.value, text: request.text };
       handlers = sink;
       waiting.push(request);
       await worker.kick();
@@ -68,15 +68,15 @@ export function embeddedChat(session: Session, env: NodeJS.ProcessEnv, mode: Mod
 }
 
 /** The turn a line asks for, or a built-in's result when the line is one (run here and now). */
-async function turnRequest(session: Session, line: string): Promise<TurnRequest | { value: unknown }> {
+async function turnRequest(session: Session, line: string): Promise<TurnRequest | { value: unknown; text: string }> {
   const text = line.trim();
   const turnId = randomUUID();
   const slash = parseSlashLine(text);
   if (slash === undefined) return { turnId, visibleText: text, modelInput: text };
   const prepared = session.prepare(slash.name, slash.text, "user");
-  if (prepared === undefined) throw unknownCommand(slash.name);
+  if (prepared === undefined) throw unknownCommand(slash.name, session.view.commands.commands.map((c) => c.name));
   const result = await prepared.run();
-  if (!prepared.command.submitsTurn) return { value: result };
+  if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(session.view.commands, prepared.command.name), result) };
   const activation = result as Activation;
   return { turnId, visibleText: text, modelInput: activationBlock(prepared.command.name, activation), activation };
 }
@@ -97,7 +97,8 @@ export function daemonChat(remote: RemoteSession, url: string): ChatBackend {
       if (slash !== undefined && declared !== undefined && !declared.submits_turn) {
         const outcome = await remote.command(slash.name, slash.text);
         if (outcome.kind === "failed") throw new Error(outcome.reason);
-        return { kind: "builtin", value: outcome.kind === "result" ? outcome.value : null };
+        const value = outcome.kind === "result" ? outcome.value : null;
+        return { kind: "builtin", value, text: describeResult(findCommand({ revision: "", commands: BUILTIN_COMMANDS }, declared.name), value) };
       }
       return await followTurn(remote, sink, () => remote.admit(slash === undefined ? { type: "message", text } : { type: "command", command: slash.name, arguments: slash.text }));
     },

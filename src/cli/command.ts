@@ -22,23 +22,12 @@ export interface CliCommand {
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
 
-export const HELP_OPTION: OptionSpec = { name: "help", short: "h", help: "show this help" };
 export const JSON_OPTION: OptionSpec = { name: "json", help: "machine-readable output" };
 export const WORKSPACE_OPTION: OptionSpec = {
   name: "workspace",
   value: "DIR",
   help: "workspace directory (default: the current directory)",
 };
-
-/** Renders `--help` for one command. */
-export function commandHelp(command: CliCommand): string {
-  const lines = [`usage: albedo ${command.path.join(" ")}${command.usage ? ` ${command.usage}` : ""} [options]`, "", command.summary, "", "options:"];
-  for (const spec of [...command.options, HELP_OPTION]) {
-    const flag = `${spec.short ? `-${spec.short}, ` : ""}--${spec.name}${spec.value ? ` ${spec.value}` : ""}`;
-    lines.push(`  ${flag.padEnd(26)} ${spec.help}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 /** Writes a JSON document followed by a newline, every control character escaped (it may reach a terminal). */
 export function writeJson(io: CliIO, value: unknown): void {

@@ -1,12 +1,17 @@
 import { createInterface, type Interface } from "node:readline";
-import { completeCommand, parseSlashLine } from "../commands/index.js";
-import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
-import { openConsoleSession, type ConsoleSession } from "./session.js";
-import { renderOutput } from "./render.js";
+import { parseSlashLine } from "../commands/index.js";
+import { stateDir } from "../settings/paths.js";
 import { visibleControls } from "../text/index.js";
+import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
+import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
+import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
+import { renderOutput, renderPages } from "./render.js";
+import { styleFor } from "./style.js";
 
 /** Lines that open a block: the console keeps reading until a blank line closes it. */
 const OPENS_BLOCK = /[:\\([{,]\s*$/;
+/** A close that takes longer than this says so, so a slow kernel shutdown does not look like a hang. */
+export const CLOSE_NOTICE_MS = 1_000;
 
 function bracketDepth(text: string): number {
   let depth = 0;
@@ -26,20 +31,38 @@ export function needsMore(lines: readonly string[]): boolean {
   return last.trim().length > 0;
 }
 
+/** The first lines the console prints: where it runs, how many skills (and how many are broken), how to get help and leave. */
+export function banner(session: ConsoleSession): string {
+  const { skills, withErrors } = session.summary;
+  const broken = withErrors > 0 ? `, ${withErrors} with errors (see /skills)` : "";
+  return `albedo console · session ${session.id} (${session.where})\n${skills} skill${skills === 1 ? "" : "s"}${broken} · /help lists commands · Ctrl-D quits\n`;
+}
+
 class Console {
   private buffer: string[] = [];
   private running = false;
+  /** Set once readline closed (Ctrl-D, end of input): a prompt after that would resume stdin and keep the process alive. */
+  private ended = false;
   private readonly rl: Interface;
+  private readonly terminal: boolean;
 
-  constructor(private readonly session: ConsoleSession, private readonly io: CliIO) {
+  constructor(private readonly session: ConsoleSession, private readonly io: CliIO, history: string[]) {
+    this.terminal = Boolean(io.stdin.isTTY && io.stdout.isTTY);
     this.rl = createInterface({
       input: io.stdin,
       output: io.stdout,
-      terminal: Boolean(io.stdin.isTTY && io.stdout.isTTY),
+      terminal: this.terminal,
+      history,
+      historySize: MAX_HISTORY_LINES,
       completer: (line: string, callback: (error: null, result: [string[], string]) => void) => {
         void this.complete(line).then((result) => callback(null, result));
       },
     });
+  }
+
+  /** The lines typed this run and before, most recent first (readline's order). */
+  get history(): readonly string[] {
+    return (this.rl as unknown as { history?: string[] }).history ?? [];
   }
 
   /** Completions as readline shows them in its menu: control characters visible. */
@@ -49,9 +72,7 @@ class Console {
   }
 
   private async matches(line: string): Promise<[string[], string]> {
-    if (this.buffer.length === 0 && line.startsWith("/") && !line.includes(" ")) {
-      return [completeCommand({ commands: this.session.commandNames().map((name) => ({ name })) }, line), line];
-    }
+    if (this.buffer.length === 0 && line.startsWith("/")) return [[...this.session.completeSlash(line)], line];
     try {
       return await this.session.completeCode(line);
     } catch {
@@ -65,18 +86,21 @@ class Console {
   }
 
   async run(): Promise<void> {
-    this.show(this.io.stdout, `albedo console · session ${this.session.id} (${this.session.where}) · ${this.session.skillCount()} skills · /help for commands, Ctrl-D to quit\n`);
+    this.show(this.io.stdout, banner(this.session));
     this.rl.on("SIGINT", () => this.onInterrupt());
+    this.rl.on("close", () => (this.ended = true));
     this.prompt();
     for await (const line of this.rl) {
       await this.onLine(line);
       this.prompt();
     }
+    // Ctrl-D leaves the cursor after the prompt; the shell's prompt belongs on a line of its own.
+    if (this.terminal) this.io.stdout.write("\n");
     if (this.buffer.length > 0) await this.runCell(this.buffer.splice(0).join("\n"));
   }
 
   private prompt(): void {
-    if (!this.io.stdin.isTTY) return;
+    if (!this.io.stdin.isTTY || this.ended) return;
     this.rl.setPrompt(this.buffer.length === 0 ? ">>> " : "... ");
     this.rl.prompt();
   }
@@ -107,7 +131,8 @@ class Console {
     this.running = true;
     try {
       const onInput = (prompt: string) => new Promise<string>((resolve) => this.rl.question(prompt, resolve));
-      await this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
+      const result = await this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
+      renderPages(result.pages, this.io);
     } catch (error) {
       this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
     } finally {
@@ -119,7 +144,8 @@ class Console {
     try {
       this.show(this.io.stdout, await this.session.runSlash(name, text));
     } catch (error) {
-      this.show(this.io.stderr, `${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+      const style = styleFor(this.io.stderr, this.io.env);
+      this.io.stderr.write(`${style.red(`${visibleControls(name)}:`)} ${visibleControls(error instanceof Error ? error.message : String(error), "\n\t")}\n`);
     }
   }
 
@@ -128,21 +154,35 @@ class Console {
   }
 }
 
+/** Closes the session; past CLOSE_NOTICE_MS a terminal is told, since a kernel's shutdown ladder can take seconds. */
+async function closeSession(session: ConsoleSession, io: CliIO): Promise<void> {
+  const notice = setTimeout(() => {
+    if (io.stderr.isTTY) io.stderr.write("closing session…\n");
+  }, CLOSE_NOTICE_MS);
+  try {
+    await session.close();
+  } finally {
+    clearTimeout(notice);
+  }
+}
+
 /** `albedo console`: an interactive console on a session (Python cells and slash commands). */
 export const consoleCommand: CliCommand = {
   path: ["console"],
-  summary: "interactive console on a session: Python cells, slash commands with completion, /reload session",
+  summary: "interactive console on a session: Python cells, slash commands with completion, /reload session; input history kept in the state dir",
   usage: "",
   options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION],
   async run(args, io) {
+    const state = stateDir(io.env);
     const session = await openConsoleSession(args, io);
-    const console = new Console(session, io);
+    const console = new Console(session, io, await loadHistory(state));
     try {
       await console.run();
       return 0;
     } finally {
       console.close();
-      await session.close();
+      if (io.stdin.isTTY) await saveHistory(state, console.history).catch(() => undefined);
+      await closeSession(session, io);
     }
   },
 };

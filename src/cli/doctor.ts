@@ -3,22 +3,31 @@ import { remoteDoctor, resolveRemoteKernel } from "../kernel/index.js";
 import { globalSettingsTarget, readSettings, stateDir } from "../settings/index.js";
 import { remoteOf } from "./session.js";
 import type { ParsedArgs } from "./args.js";
+import { checkAlbedoKernelSpec, checkDaemon } from "./doctorChecks.js";
+import { styleFor, type Style } from "./style.js";
 import { listKernelSpecs } from "../kernel/kernelspecs.js";
-import { runDoctor, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
-import { visibleControls } from "../text/index.js";
+import { runDoctor, type CheckStatus, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
+import { visibleControls, wrap, TERMINAL_COLUMNS } from "../text/index.js";
 
 async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
   const listing = await listKernelSpecs(env);
   return { names: listing.specs.map((entry) => entry.name), problems: listing.problems.map((p) => p.message) };
 }
 
-function render(report: DoctorReport): string {
+const STATUS_STYLE: Readonly<Record<CheckStatus, "green" | "yellow" | "red">> = { ok: "green", warn: "yellow", fail: "red" };
+
+/** Each check on a line (detail and fix wrapped to the terminal's width under their column), then the tally. */
+function render(report: DoctorReport, style: Style): string {
   const width = Math.max(...report.checks.map((check) => check.name.length));
+  const indent = " ".repeat(width + 8);
+  const room = Math.max(30, TERMINAL_COLUMNS - indent.length);
   // Details quote paths and kernelspec names found on disk.
-  const lines = report.checks.flatMap((check) => [
-    `${check.status.padEnd(5)} ${check.name.padEnd(width)}  ${visibleControls(check.detail)}`,
-    ...(check.fix ? [`${" ".repeat(width + 7)}fix: ${visibleControls(check.fix)}`] : []),
-  ]);
+  const lines = report.checks.flatMap((check) => {
+    const detail = wrap(visibleControls(check.detail), room);
+    const fix = check.fix ? wrap(`fix: ${visibleControls(check.fix)}`, room) : [];
+    const status = style[STATUS_STYLE[check.status]](check.status.padEnd(5));
+    return [`${status} ${check.name.padEnd(width)}  ${detail[0]}`, ...[...detail.slice(1), ...fix].map((line) => indent + line)];
+  });
   const failed = report.checks.filter((check) => check.status === "fail").length;
   const warned = report.checks.filter((check) => check.status === "warn").length;
   lines.push("", `albedo doctor: ${failed} failed, ${warned} warning${warned === 1 ? "" : "s"}, ${report.checks.length - failed - warned} ok`);
@@ -33,15 +42,22 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
+/** This machine's checks, the albedo kernelspec's and the daemon's. */
+async function localReport(env: NodeJS.ProcessEnv): Promise<DoctorReport> {
+  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary });
+  const checks = [...base.checks, await checkAlbedoKernelSpec(env), await checkDaemon(env)];
+  return { ok: checks.every((check) => check.status !== "fail"), checks };
+}
+
 export const doctorCommand: CliCommand = {
   path: ["doctor"],
-  summary: "check Node, the Python interpreter, ipykernel, kernelspecs, the state dir and bubblewrap, each with a fix",
+  summary: "check Node, Python, ipykernel, kernelspecs (and that the albedo one runs this install), the state dir, bubblewrap and the daemon, each with a fix",
   usage: "",
   options: [JSON_OPTION, REMOTE_OPTION],
   async run(args, io) {
-    const report = remoteOf(args) ? await remoteReport(args, io) : await runDoctor({ env: io.env, kernelSpecs: kernelSpecSummary });
+    const report = remoteOf(args) ? await remoteReport(args, io) : await localReport(io.env);
     if (args.options.has("json")) writeJson(io, report);
-    else io.stdout.write(render(report));
+    else io.stdout.write(render(report, styleFor(io.stdout, io.env)));
     return report.ok ? 0 : 1;
   },
 };

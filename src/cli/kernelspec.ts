@@ -2,7 +2,7 @@
  * `albedo kernelspec install|list` (K-13): registers the "albedo (Python)" kernelspec, whose kernel
  * (kernel/albedo/launch.py) joins a daemon session for the notebook's directory.
  */
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, rename, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { jupyterDataDir, listKernelSpecs } from "../kernel/kernelspecs.js";
 import { pythonCandidate } from "../python/index.js";
@@ -17,6 +17,8 @@ export const DEFAULT_KERNELSPEC_NAME = "albedo";
 export const DEFAULT_KERNELSPEC_DISPLAY_NAME = "albedo (Python)";
 /** The module the kernelspec runs (kernel/albedo/launch.py). */
 export const LAUNCH_MODULE = "albedo.launch";
+/** The logo files Jupyter front ends show for a kernelspec, shipped in <install>/priv/kernelspec. */
+export const KERNELSPEC_LOGOS: readonly string[] = ["logo-32x32.png", "logo-64x64.png", "logo-svg.svg"];
 // jupyter_client's rule for kernelspec directory names.
 const KERNEL_NAME = /^[a-zA-Z0-9._-]+$/;
 
@@ -59,6 +61,7 @@ async function install(args: ParsedArgs, io: CliIO): Promise<number> {
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, `${JSON.stringify(spec, null, 2)}\n`);
   await rename(temp, file);
+  for (const logo of KERNELSPEC_LOGOS) await copyFile(join(installDir(), "priv", "kernelspec", logo), join(dir, logo));
   if (args.options.has("json")) writeJson(io, { name, file, python: python.path, python_source: python.source, kernel: spec });
   else io.stdout.write(`albedo kernelspec: installed "${spec.display_name}" as ${name} in ${file} (python: ${python.path}, ${python.source})\n`);
   return 0;

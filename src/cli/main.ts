@@ -1,11 +1,19 @@
-import { parseArgs, UsageError } from "./args.js";
-import { commandHelp, HELP_OPTION, type CliCommand, type CliIO } from "./command.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CliFailure, parseArgs, UsageError } from "./args.js";
+import type { CliCommand, CliIO } from "./command.js";
+import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./help.js";
 import { COMMANDS } from "./registry.js";
-import { visibleControls } from "../text/index.js";
+import { styleFor } from "./style.js";
+import { installDir } from "../settings/paths.js";
+import { didYouMean, visibleControls } from "../text/index.js";
 
-function overview(): string {
-  const rows = COMMANDS.map((c) => `  albedo ${`${c.path.join(" ")} ${c.usage}`.trim().padEnd(44)} ${c.summary}`);
-  return ["usage: albedo <command> [options]", "", "commands:", ...rows, "", "Run `albedo <command> --help` for a command's options.", ""].join("\n");
+/** Exit status of a usage error (a mistyped command, option or argument). */
+export const EXIT_USAGE = 2;
+
+/** The version in the install's package.json. */
+export function albedoVersion(): string {
+  return (JSON.parse(readFileSync(join(installDir(), "package.json"), "utf8")) as { version: string }).version;
 }
 
 /** Finds the longest declared command path that prefixes argv. */
@@ -18,23 +26,77 @@ function match(argv: readonly string[]): { command: CliCommand; rest: readonly s
   return best && { command: best, rest: argv.slice(best.path.length) };
 }
 
-/** Runs the CLI on argv and returns the exit code. */
-export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
-  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
-    io.stdout.write(overview());
+const firstWords = (): string[] => [...new Set(COMMANDS.map((c) => c.path[0]!))];
+const isHelpFlag = (word: string | undefined): boolean => word === "--help" || word === "-h";
+
+/** Writes an error line (the program's name in bold red on a terminal) and returns EXIT_USAGE. */
+function usageFailure(io: CliIO, where: string, message: string, hint: string): number {
+  const style = styleFor(io.stderr, io.env);
+  io.stderr.write(`${style.red(style.bold(`${where}:`))} ${visibleControls(message)}\n${hint}`);
+  return EXIT_USAGE;
+}
+
+/** `albedo help [TOPIC…]`: the overview, a group, a command, or a topic. */
+function help(words: readonly string[], io: CliIO): number {
+  if (words.length === 0) {
+    io.stdout.write(overview(COMMANDS));
     return 0;
   }
-  const found = match(argv);
-  if (found === undefined) {
-    const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
-    if (group.length > 0 && (argv[1] === "--help" || argv[1] === "-h")) {
-      io.stdout.write(commandGroupHelp(argv[0]!, group));
+  const topic = TOPICS[words.join(" ")];
+  if (topic !== undefined) {
+    io.stdout.write(topic);
+    return 0;
+  }
+  const exact = COMMANDS.find((c) => c.path.join(" ") === words.join(" "));
+  if (exact !== undefined) {
+    io.stdout.write(commandHelp(exact));
+    return 0;
+  }
+  const group = COMMANDS.filter((c) => c.path[0] === words[0]);
+  if (group.length > 0 && words.length === 1) {
+    io.stdout.write(groupHelp(words[0]!, group));
+    return 0;
+  }
+  const known = [...Object.keys(TOPICS), ...firstWords(), ...COMMANDS.map((c) => c.path.join(" "))];
+  return usageFailure(io, "albedo help", `no help topic "${words.join(" ")}"${didYouMean(words.join(" "), known)}`, "Run `albedo --help` for the commands and topics.\n");
+}
+
+/** A first word that is no command, or a group's second word that is none of its commands. */
+function unknownCommand(argv: readonly string[], io: CliIO): number {
+  const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
+  if (group.length === 0) {
+    return usageFailure(io, "albedo", `unknown command "${argv[0]}"${didYouMean(argv[0]!, firstWords())}`, "Run `albedo --help` for the commands.\n");
+  }
+  if (argv.length === 1 || isHelpFlag(argv[1])) {
+    const text = groupHelp(argv[0]!, group);
+    if (isHelpFlag(argv[1])) {
+      io.stdout.write(text);
       return 0;
     }
-    io.stderr.write(group.length > 0 ? commandGroupHelp(argv[0]!, group) : `albedo: unknown command "${argv.join(" ")}"\n\n${overview()}`);
-    return 2;
+    io.stderr.write(text);
+    return EXIT_USAGE;
   }
+  const names = group.map((c) => c.path[1]!);
+  return usageFailure(io, `albedo ${argv[0]}`, `unknown command "${argv[1]}"${didYouMean(argv[1]!, names)}`, `Run \`albedo ${argv[0]} --help\` for its commands.\n`);
+}
+
+/** Runs the CLI on argv and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  if (argv.length === 0 && !(io.stdin.isTTY && io.stdout.isTTY)) {
+    io.stdout.write(overview(COMMANDS));
+    return 0;
+  }
+  const words = argv.length === 0 ? ["console"] : argv;
+  if (isHelpFlag(words[0])) return help([], io);
+  if (words[0] === "help") return help(words.slice(1), io);
+  if (words[0] === "--version" || words[0] === "-V") {
+    io.stdout.write(`albedo ${albedoVersion()}\n`);
+    return 0;
+  }
+  const found = match(words);
+  if (found === undefined) return unknownCommand(words, io);
   const { command, rest } = found;
+  const where = `albedo ${command.path.join(" ")}`;
   try {
     const args = parseArgs(rest, [...command.options, HELP_OPTION]);
     if (args.options.has("help")) {
@@ -43,17 +105,14 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     }
     return await command.run(args, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr.write(`albedo ${command.path.join(" ")}: ${error.message}\n\n${commandHelp(command)}`);
-      return 2;
+    if (error instanceof UsageError) return usageFailure(io, where, error.message, `${usageLine(command)}\nRun \`${where} --help\` for the options.\n`);
+    if (error instanceof CliFailure) {
+      const style = styleFor(io.stderr, io.env);
+      io.stderr.write(`${style.red(style.bold(`${where}:`))} ${visibleControls(error.message)}\n`);
+      return error.exitCode;
     }
     throw error;
   }
-}
-
-function commandGroupHelp(group: string, commands: readonly CliCommand[]): string {
-  const rows = commands.map((c) => `  albedo ${`${c.path.join(" ")} ${c.usage}`.trim().padEnd(44)} ${c.summary}`);
-  return [`usage: albedo ${group} <command> [options]`, "", ...rows, ""].join("\n");
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith("/cli/main.js");
@@ -69,7 +128,8 @@ if (isMain) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`albedo: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`);
+      const style = styleFor(process.stderr, process.env);
+      process.stderr.write(`${style.red(style.bold("albedo:"))} ${visibleControls(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 1;
     },
   );

@@ -1,6 +1,8 @@
 import type { CliCommand } from "./command.js";
 import { chatCommand } from "./chat.js";
+import { completionCommand } from "./completion.js";
 import { consoleCommand } from "./console.js";
+import { daemonStatus, daemonStop } from "./daemonCommands.js";
 import { doctorCommand } from "./doctor.js";
 import { execCommand } from "./exec.js";
 import { kernelspecInstall, kernelspecList } from "./kernelspec.js";
@@ -8,6 +10,13 @@ import { serveCommand } from "./serve.js";
 import { setupCommand } from "./setup.js";
 import { skillsList, skillsPrompt, skillsValidate } from "./skills.js";
 import { skillsRead, skillsResources } from "./skillsAccess.js";
+import { settingsGet, settingsSet, skillsClear, skillsOff, skillsOn } from "./settingsCommands.js";
 
 /** Every subcommand, in the order `albedo --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, execCommand, chatCommand, consoleCommand, serveCommand, setupCommand, doctorCommand, kernelspecInstall, kernelspecList];
+export const COMMANDS: readonly CliCommand[] = [
+  skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, skillsOn, skillsOff, skillsClear,
+  settingsGet, settingsSet,
+  execCommand, chatCommand, consoleCommand,
+  serveCommand, daemonStatus, daemonStop, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
+  completionCommand(() => COMMANDS),
+];

@@ -1,5 +1,5 @@
-import type { ExecuteOutput } from "../kernel/index.js";
-import { jsonWithoutControls, stripAnsi, visibleControls } from "../text/index.js";
+import type { ExecuteOutput, ExecuteReply } from "../kernel/index.js";
+import { stripAnsi } from "../text/index.js";
 
 /** Where rendered output goes. */
 export interface OutputSink {
@@ -46,9 +46,19 @@ export function renderOutput(output: ExecuteOutput, sink: OutputSink): void {
 }
 
 /**
- * Renders a command's result for a person: strings as they are but for control characters (shown
- * visibly; newlines and tabs kept), anything else as indented JSON with every control escaped.
+ * The pages a reply carries: IPython answers `obj?` and `%magic?` with a "page" payload on the
+ * execute_reply instead of an output, which a terminal front end must print itself.
  */
-export function renderValue(value: unknown): string {
-  return withNewline(typeof value === "string" ? visibleControls(value, "\n\t") : jsonWithoutControls(JSON.stringify(value, null, 2)));
+export function pageTexts(reply: ExecuteReply): string[] {
+  const payload = (reply as { payload?: unknown }).payload;
+  if (!Array.isArray(payload)) return [];
+  return (payload as { source?: unknown; data?: Record<string, unknown> }[]).flatMap((item) => {
+    const text = item.source === "page" ? item.data?.["text/plain"] : undefined;
+    return typeof text === "string" ? [text] : [];
+  });
+}
+
+/** Writes pages (see pageTexts) to stdout, colour codes kept only for a terminal. */
+export function renderPages(pages: readonly string[], sink: OutputSink): void {
+  for (const text of pages) sink.stdout.write(withNewline(plain(text, sink.stdout)));
 }

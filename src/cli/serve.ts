@@ -1,5 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
-import { Daemon, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, type ListenTarget } from "../daemon/index.js";
+import type { RequestEntry } from "../daemon/index.js";
+import { join } from "node:path";
+import { Daemon, DAEMON_TOKEN_FILE, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, type DaemonInfo, type ListenTarget } from "../daemon/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import { MAX_KERNEL_POOL } from "../settings/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
@@ -11,6 +13,48 @@ import { sandboxOf } from "./session.js";
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|::1)$/;
 /** Where the daemon listens without --listen or --socket. */
 export const DEFAULT_LISTEN_HOST = "127.0.0.1";
+/** How long a daemon started on demand (a notebook's launcher, a settings command) runs without sessions before it exits. */
+export const ON_DEMAND_IDLE_EXIT_MS = 15 * 60_000;
+/** How often an idle daemon looks at its session count. */
+export const IDLE_CHECK_MS = 1_000;
+/** Longest --idle-exit accepted, in seconds (a week). */
+export const MAX_IDLE_EXIT_S = 7 * 24 * 3600;
+
+/** The idle period asked for: --idle-exit SECONDS, --on-demand's ON_DEMAND_IDLE_EXIT_MS, or none. Throws UsageError. */
+export function idleExitOf(args: ParsedArgs): number | undefined {
+  const given = stringOption(args, "idle-exit");
+  if (given !== undefined && args.options.has("on-demand")) throw new UsageError("give --idle-exit or --on-demand, not both");
+  if (args.options.has("on-demand")) return ON_DEMAND_IDLE_EXIT_MS;
+  if (given === undefined) return undefined;
+  const seconds = /^\d{1,7}$/.test(given) ? Number(given) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= MAX_IDLE_EXIT_S)) throw new UsageError(`--idle-exit takes whole seconds from 1 to ${MAX_IDLE_EXIT_S}, got "${given}"`);
+  return seconds * 1000;
+}
+
+/** Resolves once the daemon has had no session for `periodMs`; `dispose` stops watching. */
+function idleExit(daemon: Daemon, periodMs: number): { wait: Promise<string>; dispose(): void } {
+  let idleSince = Date.now();
+  let fire!: (why: string) => void;
+  const wait = new Promise<string>((resolve) => (fire = resolve));
+  const timer = setInterval(() => {
+    if (daemon.activeSessions > 0) idleSince = Date.now();
+    else if (Date.now() - idleSince >= periodMs) fire(`no sessions for ${formatPeriod(periodMs)}`);
+  }, IDLE_CHECK_MS);
+  return { wait, dispose: () => clearInterval(timer) };
+}
+
+/** "15 min", "90 s". */
+export function formatPeriod(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
+}
+
+/** Where the token is and one request that works, for the person who just started a daemon. */
+function firstSteps(info: DaemonInfo, state: string): string {
+  const token = join(state, DAEMON_TOKEN_FILE);
+  const auth = `-H "Authorization: Bearer $(cat ${token})"`;
+  const request = info.socket ? `curl --unix-socket ${info.socket} ${auth} http://localhost/health` : `curl ${auth} ${info.url}/health`;
+  return `the bearer token is in ${token} (mode 0600); try:\n  ${request}\n`;
+}
 
 /** The listen target from the options; throws UsageError for a bad or non-loopback address. */
 export function listenTarget(args: ParsedArgs, cwd: string): ListenTarget {
@@ -68,7 +112,7 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const logUncaught = (error: Error) => log.writesFile && log.log("error", `uncaught exception: ${error.stack ?? error.message}`);
   process.on("uncaughtExceptionMonitor", logUncaught);
   try {
-    return await serveWith({ target, sandbox, pool, state: stateDir(io.env), log, io });
+    return await serveWith({ target, sandbox, pool, state: stateDir(io.env), log, io, idleMs: idleExitOf(args), verbose: args.options.has("verbose") });
   } catch (error) {
     if (log.writesFile) log.log("error", `albedo serve: ${error instanceof Error ? error.message : String(error)}`);
     throw error;
@@ -85,9 +129,11 @@ interface ServeParts {
   readonly state: string;
   readonly log: DaemonLog;
   readonly io: CliIO;
+  readonly idleMs: number | undefined;
+  readonly verbose: boolean;
 }
 
-async function serveWith({ target, sandbox, pool, state, log, io }: ServeParts): Promise<number> {
+async function serveWith({ target, sandbox, pool, state, log, io, idleMs, verbose }: ServeParts): Promise<number> {
   const tell = (stream: NodeJS.WritableStream, level: "info" | "error", text: string) => {
     log.print(stream, `albedo serve: ${text}\n`);
     if (log.writesFile) log.log(level, text);
@@ -107,6 +153,8 @@ async function serveWith({ target, sandbox, pool, state, log, io }: ServeParts):
     ...(pool !== undefined ? { pool } : {}),
     log: log.log,
     logStats: () => log.stats(),
+    // The path alone, never a query or a header: neither the token nor a request body reaches the log.
+    ...(verbose ? { onRequest: (r: RequestEntry) => tell(io.stderr, "info", `${r.method} ${r.path} ${r.status} ${r.ms} ms`) } : {}),
   }).catch((error: unknown) => {
     signal.dispose();
     if (!(error instanceof DaemonLockedError)) throw error;
@@ -117,8 +165,12 @@ async function serveWith({ target, sandbox, pool, state, log, io }: ServeParts):
   if (daemon === undefined) return 1;
   const { abandoned, pending } = daemon.recovery;
   tell(io.stdout, "info", `listening on ${daemon.url} (pid ${process.pid}); recovered ${pending} pending and ${abandoned} abandoned turns`);
-  const received = await signal.wait;
+  log.print(io.stdout, `albedo serve: ${firstSteps(daemon.info, state)}`);
+  if (idleMs !== undefined) tell(io.stdout, "info", `exits after ${formatPeriod(idleMs)} without sessions`);
+  const idle = idleMs === undefined ? undefined : idleExit(daemon, idleMs);
+  const received = await Promise.race([signal.wait, ...(idle ? [idle.wait] : [])]);
   signal.dispose();
+  idle?.dispose();
   tell(io.stdout, "info", `${received}, closing sessions`);
   await daemon.close();
   return 0;
@@ -134,6 +186,9 @@ export const serveCommand: CliCommand = {
     { name: "socket", value: "PATH", help: "listen on a Unix socket instead of TCP" },
     SANDBOX_OPTION,
     { name: "pool", value: "N", help: `spare kernels kept booted for the workspaces last opened, 0-${MAX_KERNEL_POOL} (default: setting kernel.pool, else 1)` },
+    { name: "idle-exit", value: "SECONDS", help: "exit after SECONDS with no sessions" },
+    { name: "on-demand", help: `started by a notebook or a command, not a person: exit after ${formatPeriod(ON_DEMAND_IDLE_EXIT_MS)} with no sessions` },
+    { name: "verbose", short: "v", help: "log each request: method, path, status, time (never the token)" },
     {
       name: "log-file",
       value: "PATH",

@@ -1,17 +1,29 @@
 import { resolve } from "node:path";
 import { stringOption } from "./args.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { startProgress, type ProgressDone } from "./progress.js";
 import { managedVenvDir, setupPython, venvPython, type PhaseEvent, type SetupResult } from "../python/index.js";
 
-/** Progress on a terminal: one line per phase with its elapsed seconds; pip's output only when verbose. */
+/**
+ * Progress on a terminal: a ticker while each phase runs (pip can take minutes), then one line per
+ * phase with its elapsed seconds; with --verbose, pip's own output instead of the ticker.
+ */
 function progress(io: CliIO, verbose: boolean): { onPhase?: (event: PhaseEvent) => void; onOutput?: (chunk: Buffer) => void } {
   const tty = io.stderr.isTTY === true;
   if (!tty && !verbose) return {};
   const seconds = (ms = 0): string => `${(ms / 1000).toFixed(1)} s`;
+  let ticker: ProgressDone | undefined;
   return {
     onPhase: (event) => {
-      if (event.state === "start") io.stderr.write(`albedo setup: ${event.description}${verbose ? "\n" : " ... "}`);
-      else io.stderr.write(`${verbose ? `albedo setup: ${event.description}: ` : ""}${event.state === "done" ? "done" : "failed"} (${seconds(event.elapsedMs)})\n`);
+      if (event.state === "start") {
+        if (verbose) io.stderr.write(`albedo setup: ${event.description}\n`);
+        else ticker = startProgress(io.stderr, `albedo setup: ${event.description}`);
+        return;
+      }
+      const line = `albedo setup: ${event.description} ... ${event.state === "done" ? "done" : "failed"} (${seconds(event.elapsedMs)})`;
+      if (ticker !== undefined) ticker(line);
+      else io.stderr.write(`${line}\n`);
+      ticker = undefined;
     },
     ...(verbose ? { onOutput: (chunk: Buffer) => void io.stderr.write(chunk) } : {}),
   };

@@ -1,98 +1,146 @@
 import { resolve } from "node:path";
-import { homeDir } from "../settings/paths.js";
 import { skillCommandName } from "../commands/index.js";
-import { discoverCatalog, renderInstructions, renderSkillsPrompt, validateSkillPath } from "../skills/index.js";
-import type { CatalogSnapshot, Diagnostic, Problem } from "../skills/index.js";
-import { visibleControls } from "../text/index.js";
+import { discoverCatalog, renderInstructions, renderSkillsPrompt, selectSkills, validateSkillPath } from "../skills/index.js";
+import type { CatalogSnapshot, Diagnostic, Problem, SkillValidation } from "../skills/index.js";
+import { effectiveEnablement, globalSettingsTarget, projectSettingsTarget, readSettings, type Enablement } from "../settings/index.js";
+import { homeDir, stateDir } from "../settings/paths.js";
+import { shortRevision, table, TERMINAL_COLUMNS, visibleControls, wrap } from "../text/index.js";
 import { UsageError, type ParsedArgs } from "./args.js";
 import { workspaceOf } from "./workspace.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { styleFor } from "./style.js";
 
-/** Width a description is cut to in the `skills list` table. */
-const LIST_DESCRIPTION_WIDTH = 60;
+/** Most paths one `albedo skills validate` checks. */
+export const MAX_VALIDATE_PATHS = 128;
 
-async function catalogFor(args: ParsedArgs, io: CliIO): Promise<CatalogSnapshot> {
-  return discoverCatalog({ workspace: await workspaceOf(args, io), home: homeDir(io.env) });
+/** The workspace's catalog as a session would see it: every discovered skill, the enabled ones, and each one's verdict (D-4). */
+interface SettledCatalog {
+  readonly discovered: CatalogSnapshot;
+  readonly enabled: CatalogSnapshot;
+  readonly effective: ReadonlyMap<string, Enablement>;
 }
 
-function diagnosticLine(d: Diagnostic): string {
-  return visibleControls(`  ${d.severity} ${d.code} ${d.path}: ${d.message}`);
+/** Discovers the catalog and applies the global and project settings; throws SettingsFileError for a malformed file (never read as empty). */
+async function settledCatalog(args: ParsedArgs, io: CliIO): Promise<SettledCatalog> {
+  const workspace = await workspaceOf(args, io);
+  const state = stateDir(io.env);
+  const [discovered, global, project] = await Promise.all([
+    discoverCatalog({ workspace, home: homeDir(io.env) }),
+    readSettings(globalSettingsTarget(state)),
+    readSettings(projectSettingsTarget(workspace, state)),
+  ]);
+  const scopes = { global: global.settings, project: project.settings };
+  const effective = new Map(discovered.skills.map((s) => [s.name, effectiveEnablement(s.name, scopes)] as const));
+  return { discovered, enabled: selectSkills(discovered, (s) => effective.get(s.name)!.enabled), effective };
 }
 
-/** One line of at most `width` characters, control characters shown visibly. */
-function cut(text: string, width: number): string {
-  const line = visibleControls(text.replace(/\s+/g, " ").trim());
-  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
+/** A diagnostic as two or more lines: severity, code and path, then the message wrapped under them. */
+function diagnosticLines(d: Diagnostic, workspace: string): string[] {
+  const path = d.path.startsWith(`${workspace}/`) ? d.path.slice(workspace.length + 1) : d.path;
+  return [visibleControls(`  ${d.severity} ${d.code}  ${path}`), ...wrap(visibleControls(d.message), TERMINAL_COLUMNS - 4).map((line) => `    ${line}`)];
 }
 
-function listTable(snapshot: CatalogSnapshot): string {
-  const rows = snapshot.skills.map((s) => [visibleControls(s.name), s.scope, visibleControls(skillCommandName(s.name)), cut(s.description, LIST_DESCRIPTION_WIDTH)]);
-  const header = ["NAME", "SCOPE", "COMMAND", "DESCRIPTION"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const format = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
-  const lines = snapshot.skills.length === 0 ? ["no skills found"] : [format(header), ...rows.map(format)];
-  if (snapshot.diagnostics.length > 0) lines.push("", "diagnostics:", ...snapshot.diagnostics.map(diagnosticLine));
-  lines.push("", `revision ${snapshot.revision}`);
+/** Diagnostics that make `skills list --strict` fail: errors, and unknown fields (errors under strict validation, S-4). */
+function strictFailures(snapshot: CatalogSnapshot): Diagnostic[] {
+  return snapshot.diagnostics.filter((d) => d.severity === "error" || d.code === "unknown_field");
+}
+
+function listTable(catalog: SettledCatalog): string {
+  const { discovered, effective } = catalog;
+  const rows = discovered.skills.map((s) => {
+    const verdict = effective.get(s.name)!;
+    const command = skillCommandName(s.name);
+    // The command is `/name` but for a skill named like a built-in; only then is it worth a word.
+    const note = command === `/${s.name}` ? "" : ` (command ${command})`;
+    return [visibleControls(s.name), s.scope, `${verdict.enabled ? "on" : "off"}, ${verdict.decidedBy}`, visibleControls(s.description + note)];
+  });
+  const lines = discovered.skills.length === 0 ? ["no skills found"] : table(["NAME", "SCOPE", "ENABLED, BY", "DESCRIPTION"], rows);
+  if (discovered.diagnostics.length > 0) lines.push("", "diagnostics:", ...discovered.diagnostics.flatMap((d) => diagnosticLines(d, discovered.workspace)));
+  lines.push("", `revision ${shortRevision(discovered.revision)}`);
   return `${lines.join("\n")}\n`;
 }
 
-/** `albedo skills list`: the catalog's entries, diagnostics and revision. */
+/** `albedo skills list`: the catalog's entries with their enablement, diagnostics and revision. */
 export const skillsList: CliCommand = {
   path: ["skills", "list"],
-  summary: "list the skills this workspace's catalog holds, with diagnostics",
+  summary: "list the skills this workspace's catalog holds: scope, on or off and which settings scope decided, diagnostics",
   usage: "",
-  options: [WORKSPACE_OPTION, JSON_OPTION],
+  options: [WORKSPACE_OPTION, { name: "strict", help: "exit 1 when any skill is invalid or has unknown fields (for CI)" }, JSON_OPTION],
   async run(args, io) {
-    const snapshot = await catalogFor(args, io);
-    if (!args.options.has("json")) {
-      io.stdout.write(listTable(snapshot));
-      return 0;
+    const catalog = await settledCatalog(args, io);
+    const { discovered, effective } = catalog;
+    if (args.options.has("json")) {
+      writeJson(io, {
+        revision: discovered.revision,
+        skills: discovered.skills.map(({ name, description, source, scope }) => {
+          const verdict = effective.get(name)!;
+          return { name, description, source, command: skillCommandName(name), scope, enabled: verdict.enabled, decided_by: verdict.decidedBy };
+        }),
+        diagnostics: discovered.diagnostics.map(({ severity, code, path, message }) => ({ severity, code, path, message })),
+      });
+    } else {
+      io.stdout.write(listTable(catalog));
     }
-    writeJson(io, {
-      revision: snapshot.revision,
-      skills: snapshot.skills.map(({ name, description, source, scope }) => ({ name, description, source, command: skillCommandName(name), scope })),
-      diagnostics: snapshot.diagnostics.map(({ severity, code, path, message }) => ({ severity, code, path, message })),
-    });
-    return 0;
+    if (!args.options.has("strict")) return 0;
+    const failures = strictFailures(discovered);
+    if (failures.length > 0) io.stderr.write(`albedo skills list --strict: ${failures.length} problem${failures.length === 1 ? "" : "s"} make skills invalid\n`);
+    return failures.length === 0 ? 0 : 1;
   },
 };
 
 function problemLines(label: string, problems: readonly Problem[]): string[] {
-  return problems.map((p) => visibleControls(`  ${label} ${p.code}: ${p.message}`));
+  return problems.flatMap((p) => [
+    visibleControls(`  ${label} ${p.code}: ${p.message}`),
+    ...(p.fix ? [visibleControls(`    fix: ${p.fix}`)] : []),
+  ]);
 }
 
-/** `albedo skills validate PATH`: exit 0 when the skill is valid, 1 when not. */
+const problemJson = (list: readonly Problem[]) => list.map(({ code, message, line, fix }) => ({ code, message, ...(line !== undefined ? { line } : {}), ...(fix ? { fix } : {}) }));
+
+/** `albedo skills validate PATH…`: exit 0 when every skill is valid, 1 when any is not. */
 export const skillsValidate: CliCommand = {
   path: ["skills", "validate"],
-  summary: "validate one skill directory or SKILL.md against the Agent Skills rules",
-  usage: "PATH",
+  summary: "validate skill directories (or SKILL.md files) against the Agent Skills rules; exit 1 if any is invalid",
+  usage: "PATH...",
   options: [{ name: "strict", help: "treat unknown frontmatter fields as errors (skills-ref verdicts)" }, JSON_OPTION],
   async run(args, io) {
-    if (args.positionals.length !== 1) throw new UsageError("expected exactly one PATH");
-    const path = resolve(io.cwd, args.positionals[0]!);
-    const result = await validateSkillPath(path, { strict: args.options.has("strict") });
-    const strip = (list: readonly Problem[]) => list.map(({ code, message }) => ({ code, message }));
-    if (args.options.has("json")) {
-      writeJson(io, { valid: result.valid, errors: strip(result.errors), warnings: strip(result.warnings) });
-    } else {
-      const lines = [visibleControls(`${path}: ${result.valid ? "valid" : "invalid"}`), ...problemLines("error", result.errors), ...problemLines("warning", result.warnings)];
-      io.stdout.write(`${lines.join("\n")}\n`);
+    if (args.positionals.length === 0) throw new UsageError("name at least one skill directory or SKILL.md");
+    if (args.positionals.length > MAX_VALIDATE_PATHS) throw new UsageError(`at most MAX_VALIDATE_PATHS = ${MAX_VALIDATE_PATHS} paths, got ${args.positionals.length}`);
+    const results: { given: string; path: string; result: SkillValidation }[] = [];
+    for (const given of args.positionals) {
+      const path = resolve(io.cwd, given);
+      results.push({ given, path, result: await validateSkillPath(path, { strict: args.options.has("strict") }) });
     }
-    return result.valid ? 0 : 1;
+    const allValid = results.every(({ result }) => result.valid);
+    if (args.options.has("json")) {
+      const one = ({ result }: (typeof results)[number]) => ({ valid: result.valid, errors: problemJson(result.errors), warnings: problemJson(result.warnings) });
+      // One PATH keeps the documented single-skill shape; several add the path to each.
+      writeJson(io, results.length === 1 ? one(results[0]!) : { valid: allValid, results: results.map((r) => ({ path: r.path, ...one(r) })) });
+      return allValid ? 0 : 1;
+    }
+    const style = styleFor(io.stdout, io.env);
+    const lines = results.flatMap(({ given, result }) => [
+      `${visibleControls(given)}: ${result.valid ? style.green("valid") : style.red("invalid")}`,
+      ...problemLines("error", result.errors),
+      ...problemLines("warning", result.warnings),
+    ]);
+    if (results.length > 1) lines.push(`${results.filter((r) => r.result.valid).length} of ${results.length} valid`);
+    io.stdout.write(`${lines.join("\n")}\n`);
+    return allValid ? 0 : 1;
   },
 };
 
-/** `albedo skills prompt`: the catalog block exactly as a model receives it. */
+/** `albedo skills prompt`: the catalog block exactly as a model receives it, settings applied. */
 export const skillsPrompt: CliCommand = {
   path: ["skills", "prompt"],
-  summary: "print the skill catalog block exactly as a model receives it",
+  summary: "print the skill catalog block exactly as a model receives it (skills turned off in settings left out)",
   usage: "",
   options: [WORKSPACE_OPTION, { name: "instructions", help: "print the instruction files' block first" }],
   async run(args, io) {
     // Printed as is: both renderers already show control characters visibly, as the model gets them.
-    const snapshot = await catalogFor(args, io);
-    const instructions = args.options.has("instructions") ? renderInstructions(snapshot) : "";
-    io.stdout.write(instructions + renderSkillsPrompt(snapshot, skillCommandName));
+    const { enabled } = await settledCatalog(args, io);
+    const instructions = args.options.has("instructions") ? renderInstructions(enabled) : "";
+    io.stdout.write(instructions + renderSkillsPrompt(enabled, skillCommandName));
     return 0;
   },
 };

@@ -2,15 +2,10 @@ import { isAppError } from "../errors/index.js";
 import { homeDir } from "../settings/paths.js";
 import { DEFAULT_READ_LIMIT, discoverCatalog, findSkill, listResources, MAX_READ_LIMIT, readResource } from "../skills/index.js";
 import type { SkillEntry } from "../skills/index.js";
-import { visibleControls } from "../text/index.js";
+import { didYouMean, visibleControls } from "../text/index.js";
 import { intOption, UsageError, type ParsedArgs } from "./args.js";
 import { workspaceOf } from "./workspace.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
-
-/** Close names offered when a skill name is unknown. */
-const MAX_SUGGESTIONS = 3;
-/** Edit distance within which another skill name counts as close. */
-const SUGGESTION_DISTANCE = 2;
 
 /** Finds the named skill in a fresh discovery of the workspace, or reports it on stderr and returns undefined. */
 async function skillFor(args: ParsedArgs, io: CliIO, commandName: string): Promise<SkillEntry | undefined> {
@@ -19,32 +14,9 @@ async function skillFor(args: ParsedArgs, io: CliIO, commandName: string): Promi
   const snapshot = await discoverCatalog({ workspace: await workspaceOf(args, io), home: homeDir(io.env) });
   const entry = findSkill(snapshot, name);
   if (entry !== undefined) return entry;
-  const close = closeNames(name, snapshot.skills.map((s) => s.name));
-  const hint = close.length > 0 ? `; did you mean ${close.join(", ")}?` : "; see `albedo skills list`";
+  const hint = didYouMean(name, snapshot.skills.map((s) => s.name), "; see `albedo skills list`");
   io.stderr.write(`${visibleControls(`albedo ${commandName}: no skill named "${name}" in this catalog${hint}`)}\n`);
   return undefined;
-}
-
-/** Names within SUGGESTION_DISTANCE edits of `wanted`, or containing it, closest first. */
-export function closeNames(wanted: string, names: readonly string[]): string[] {
-  return names
-    .map((name) => ({ name, distance: name.includes(wanted) || wanted.includes(name) ? 0 : editDistance(wanted, name) }))
-    .filter((c) => c.distance <= SUGGESTION_DISTANCE)
-    .sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : 1))
-    .slice(0, MAX_SUGGESTIONS)
-    .map((c) => c.name);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /** Runs an access and turns a wire error into a message and exit code 1. */

@@ -1,10 +1,12 @@
 import { AppError } from "../errors/index.js";
 import { usage } from "./args.js";
 import { findCommand } from "./resolve.js";
+import { helpText, modelText, reloadText, skillsText, statusText } from "./text.js";
 import type { Command } from "./types.js";
 
 const help: Command = {
   name: "/help",
+  text: helpText,
   description: "Show the session's commands, or one command's arguments.",
   arguments: [{ name: "command", help: "a command name such as /reload", required: false }],
   callers: ["user", "model"],
@@ -21,8 +23,9 @@ const help: Command = {
 
 const reload: Command = {
   name: "/reload",
+  text: reloadText,
   description: "Re-run skill discovery and swap the session's catalog without restarting the kernel.",
-  arguments: [{ name: "target", help: "what to reload: session (the default)", required: false }],
+  arguments: [{ name: "target", help: "what to reload: session (the default)", required: false, choices: ["session"] }],
   callers: ["user", "model"],
   submitsTurn: false,
   async run(context, args) {
@@ -34,6 +37,7 @@ const reload: Command = {
 
 const model: Command = {
   name: "/model",
+  text: modelText,
   description: "Show the model adapter this session's turns use.",
   arguments: [],
   callers: ["user"],
@@ -45,6 +49,7 @@ const model: Command = {
 
 const skills: Command = {
   name: "/skills",
+  text: skillsText,
   description: "List the skills in the session's catalog with their commands and diagnostics.",
   arguments: [],
   callers: ["user", "model"],
@@ -62,6 +67,7 @@ const skills: Command = {
 
 const status: Command = {
   name: "/status",
+  text: statusText,
   description: "Show the session: kernel state, sandbox, catalog revision, skill count and extensions.",
   arguments: [],
   callers: ["user", "model"],
@@ -79,7 +85,7 @@ const status: Command = {
 export const BUILTIN_COMMANDS: readonly Command[] = Object.freeze([help, reload, model, skills, status].map(freezeCommand));
 
 function freezeCommand(command: Command): Command {
-  for (const spec of command.arguments) Object.freeze(spec);
+  for (const spec of command.arguments) Object.freeze(Object.freeze(spec).choices);
   Object.freeze(command.arguments);
   Object.freeze(command.callers);
   return Object.freeze(command);

@@ -1,6 +1,7 @@
 import type { CatalogSnapshot, SkillEntry } from "../skills/index.js";
 import { BUILTIN_COMMANDS } from "./builtins.js";
 import { skillCommandName } from "./names.js";
+import { activationText } from "./text.js";
 import type { Command, CommandCatalog, CommandDeclaration } from "./types.js";
 
 /** The argument every skill command takes: free text handed to the skill with its instructions. */
@@ -21,6 +22,7 @@ export function skillCommand(entry: SkillEntry): Command {
     submitsTurn: true,
     skill,
     run: (context, args) => context.activate(skill, args.arguments ?? ""),
+    text: activationText,
   } satisfies Command);
 }
 

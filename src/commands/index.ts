@@ -4,4 +4,5 @@ export { skillCommandName } from "./names.js";
 export { BUILTIN_COMMANDS } from "./builtins.js";
 export { MAX_ARGUMENT_TEXT_BYTES, resolveArguments, splitArguments, usage } from "./args.js";
 export { buildCommandCatalog, declarationOf } from "./catalog.js";
-export { completeCommand, findCommand, parseSlashLine, resolveCall, unknownCommand } from "./resolve.js";
+export { completeCommand, completeSlash, findCommand, parseSlashLine, resolveCall, unknownCommand, type CompletableCommand } from "./resolve.js";
+export { activationText, describeResult } from "./text.js";

@@ -5,6 +5,8 @@ export interface ArgumentSpec {
   readonly name: string;
   readonly help: string;
   readonly required: boolean;
+  /** The values it takes, when it takes only a few: what Tab completes. */
+  readonly choices?: readonly string[];
 }
 
 /** Who may call a command. */
@@ -29,10 +31,12 @@ export interface CommandDeclaration {
   readonly skill?: string;
 }
 
-/** A command: its declaration and what it does, in one object. */
+/** A command: its declaration, what it does, and how a person reads its result, in one object. */
 export interface Command extends CommandDeclaration {
   /** Runs the command with checked arguments; throws AppError for a request it cannot serve. */
   run(context: CommandContext, args: CommandArguments): Promise<unknown>;
+  /** The result as text for a console or notebook (fits TERMINAL_COLUMNS); absent means "show the data". */
+  text?(result: unknown): string;
 }
 
 /**

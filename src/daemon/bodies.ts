@@ -121,7 +121,7 @@ export const EventBody = z.discriminatedUnion("type", [
       .string()
       .max(MAX_INPUT_NAME_LENGTH)
       .regex(/^\s*\/\S+\s*$/, 'must be a slash name such as "/demo"'),
-    arguments: InputText.describe("the raw argument text, as typed after the name"),
+    arguments: InputText.default("").describe("the raw argument text, as typed after the name (default: none)"),
   }),
 ]);
 export type EventBody = z.infer<typeof EventBody>;

@@ -1,5 +1,5 @@
 /** The daemon domain's public surface: the server, its client, and the files that name a running daemon. */
-export { Daemon, type DaemonOptions, type ListenTarget, type StartReport } from "./server.js";
+export { Daemon, type DaemonOptions, type ListenTarget, type RequestEntry, type StartReport } from "./server.js";
 export { DaemonClient, DaemonError, findRunningDaemon, MAX_RESPONSE_BYTES, type CallOptions, type DaemonResponse } from "./client.js";
 export { API, type RouteName } from "./api.js";
 export type {

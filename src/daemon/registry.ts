@@ -124,6 +124,11 @@ export class SessionRegistry implements SessionDirectory {
     return [...this.sessions.values()];
   }
 
+  /** Sessions held plus sessions being opened: what an idle check must see as zero before a daemon started on demand exits. */
+  get active(): number {
+    return this.sessions.size + this.opening;
+  }
+
   /** Closes one session. Throws 404 session_not_found. */
   async close(id: string): Promise<void> {
     const live = this.get(id);

@@ -4,7 +4,7 @@ import type { JsonValue } from "../json/index.js";
 import { newOperationId } from "../operations/index.js";
 import { API } from "./api.js";
 import type { DaemonClient } from "./client.js";
-import type { OutputResource, ReceiptResource, SessionResource, StreamMessage } from "./resources.js";
+import type { CatalogResource, OutputResource, ReceiptResource, SessionResource, StreamMessage } from "./resources.js";
 
 /** What a slash command typed into a remote session came to. */
 export type RemoteCommandOutcome =
@@ -64,9 +64,10 @@ export class RemoteSession {
 
   /**
    * Runs code; outputs reach `onOutput` from the stream as they happen, and any the stream had not
-   * delivered by the time the reply came are taken from the reply. Returns the reply status.
+   * delivered by the time the reply came are taken from the reply. Returns the reply status and
+   * the pages the kernel answered `obj?` with.
    */
-  async execute(code: string, onOutput: (output: OutputResource) => void): Promise<string> {
+  async execute(code: string, onOutput: (output: OutputResource) => void): Promise<{ status: string; pages: readonly string[] }> {
     const executionId = randomUUID();
     let seen = 0;
     this.listeners.set(executionId, (output) => {
@@ -76,7 +77,7 @@ export class RemoteSession {
     try {
       const answer = await this.client.call(API.execute, { params: { id: this.id }, body: { code, execution_id: executionId } });
       for (const output of answer.outputs.slice(seen)) onOutput(output);
-      return answer.status;
+      return { status: answer.status, pages: answer.pages };
     } finally {
       this.listeners.delete(executionId);
     }
@@ -94,6 +95,11 @@ export class RemoteSession {
     if (turn.outcome?.state === "committed") return { kind: "result", value: turn.outcome.reply as JsonValue };
     if (turn.outcome?.state === "cancelled") return { kind: "failed", reason: turn.outcome.reason ?? "cancelled" };
     return { kind: "submitted", turnId: turn.turn_id, state: turn.state };
+  }
+
+  /** The session's management catalog (D-3): every candidate with its status and diagnostics. */
+  catalog(): Promise<CatalogResource> {
+    return this.client.call(API.getCatalog, { params: { id: this.id } });
   }
 
   /** Rereads the session resource. */

@@ -105,6 +105,7 @@ export const ExecuteAnswer = z.strictObject({
   outputs: z.array(OutputResource),
   dropped_outputs: Count,
   dropped_output_bytes: Count,
+  pages: z.array(z.string()).describe("text the kernel paged instead of printing it (IPython's `obj?` help)"),
 });
 export type ExecuteAnswer = DeepReadonly<z.infer<typeof ExecuteAnswer>>;
 
@@ -208,6 +209,7 @@ export type OperationResource = DeepReadonly<z.infer<typeof OperationResource>>;
 export const HealthResource = z.strictObject({
   ok: z.literal(true),
   pid: Pid,
+  started_at: Timestamp.describe("when the daemon process started"),
   sessions: Count.describe("sessions open"),
   spares: z.array(z.strictObject({ workspace: z.string(), skills: z.boolean(), state: z.enum(["booting", "ready"]), pid: Pid.nullable() })),
   log: z.strictObject({ file: z.string().nullable(), dropped_writes: Count, last_error: z.string().nullable(), suppressed_entries: Count }).nullable(),

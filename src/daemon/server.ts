@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { OperationsStore } from "../operations/index.js";
@@ -36,6 +36,16 @@ export interface DaemonOptions {
   readonly sessions?: SessionDirectory;
   /** Check every answer against its route's schema (a mismatch is a 500 naming the field); for tests. */
   readonly checkReplies?: boolean;
+  /** Told of each answered HTTP request (`albedo serve --verbose`): method, path without the query (it may hold a token), status, milliseconds. */
+  readonly onRequest?: (entry: RequestEntry) => void;
+}
+
+/** One answered request as `onRequest` sees it. */
+export interface RequestEntry {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
 }
 
 /** What restart recovery found when the daemon opened its database (O-2). */
@@ -93,7 +103,11 @@ export class Daemon {
       const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats };
       const router = buildRouter(ctx);
       const streams = new StreamServer(router, registry, token, options.log);
-      const server = createServer(httpHandler(router, token, { ...(options.log ? { log: options.log } : {}), checkReplies: options.checkReplies === true }));
+      const handler = httpHandler(router, token, { ...(options.log ? { log: options.log } : {}), checkReplies: options.checkReplies === true });
+      const server = createServer((req, res) => {
+        if (options.onRequest) reportRequest(req, res, options.onRequest);
+        void handler(req, res);
+      });
       server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
       new ConnectionGuard(token, options.log).attach(server);
       const info = await listen(server, options.listen);
@@ -107,6 +121,11 @@ export class Daemon {
 
   get url(): string {
     return this.info.url;
+  }
+
+  /** Sessions open or being opened. */
+  get activeSessions(): number {
+    return this.ctx.registry.active;
   }
 
   /** Stops listening, ends streams, closes sessions (each kernel through its ladder), closes the store, removes daemon.json and daemon.lock. Idempotent. */
@@ -137,6 +156,15 @@ function optionalParts(options: DaemonOptions): { install?: string; log?: Kernel
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.pool !== undefined ? { pool: options.pool } : {}),
   };
+}
+
+/** Calls `report` once `res` is sent, with the path alone: a query may carry `?token=` (stream clients). */
+function reportRequest(req: IncomingMessage, res: ServerResponse, report: (entry: RequestEntry) => void): void {
+  const started = performance.now();
+  res.once("finish", () => {
+    const path = new URL(req.url ?? "/", "http://albedo.invalid").pathname;
+    report({ method: req.method ?? "GET", path, status: res.statusCode, ms: Math.round(performance.now() - started) });
+  });
 }
 
 /** Listens and returns what daemon.json should say. */

@@ -70,6 +70,8 @@ export interface SessionDirectory {
   /** The session with this id. Throws 404 session_not_found. */
   get(id: string): HostedSession;
   list(): readonly HostedSession[];
+  /** Sessions open or being opened (an idle daemon has none). */
+  readonly active: number;
   /** Closes one session. Throws 404 session_not_found. */
   close(id: string): Promise<void>;
   /** The pool's spare kernels, for GET /health. */

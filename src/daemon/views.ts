@@ -88,10 +88,10 @@ export function outputResource(msgType: string, content: unknown): OutputResourc
 }
 
 /** The answer to POST /sessions/{id}/execute: how the cell ended and the outputs the answer's bounds kept. */
-export function executeAnswer(executionId: string, reply: ExecuteReply, outputs: OutputsAnswer): ExecuteAnswer {
+export function executeAnswer(executionId: string, reply: ExecuteReply, outputs: OutputsAnswer, pages: readonly string[] = []): ExecuteAnswer {
   // Kernels say "aborted"; older message specs spell it "abort".
   const status = reply.status === "abort" ? "aborted" : reply.status;
-  return { execution_id: executionId, status, execution_count: "execution_count" in reply ? (reply.execution_count ?? null) : null, ...outputs };
+  return { execution_id: executionId, status, execution_count: "execution_count" in reply ? (reply.execution_count ?? null) : null, ...outputs, pages: [...pages] };
 }
 
 /** What a reload changed (K-7). */
@@ -142,7 +142,7 @@ export function operationResource(found: Extract<OperationLookup, { found: true 
 
 /** GET /health: the daemon's process, its open sessions and spares, and its log's counts. */
 export function healthResource(sessions: number, spares: readonly SpareStatus[], log: LogStats | null): HealthResource {
-  return { ok: true, pid: process.pid, sessions, spares, log };
+  return { ok: true, pid: process.pid, started_at: new Date(Date.now() - process.uptime() * 1000).toISOString(), sessions, spares, log };
 }
 
 /** A page of a session's transcript: `limit` rows after `after`; `next_after` is set when more may follow. */

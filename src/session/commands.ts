@@ -49,6 +49,6 @@ export function prepareCommand(context: CommandContext, name: string, input: unk
 /** Runs one command (C-4, C-5); rejects with AppError not_found for an unknown name, and with whatever resolving or running throws. */
 export async function invokeCommand(context: CommandContext, name: string, input: unknown, caller: Caller): Promise<unknown> {
   const prepared = prepareCommand(context, name, input, caller);
-  if (prepared === undefined) throw unknownCommand(name);
+  if (prepared === undefined) throw unknownCommand(name, context.commands.commands.map((c) => c.name));
   return prepared.run();
 }

@@ -1,8 +1,8 @@
 import { AppError } from "../errors/index.js";
 import { RouteTable, type RouteHandler } from "../rpc/index.js";
-import { declarationOf, skillCommandName } from "../commands/index.js";
+import { completeSlash, declarationOf, describeResult, findCommand, parseSlashLine, skillCommandName, unknownCommand } from "../commands/index.js";
 import { findSkill, type SkillEntry } from "../skills/index.js";
-import { commandContext, invokeCommand, type CommandHost } from "./commands.js";
+import { commandContext, invokeCommand, prepareCommand, type CommandHost } from "./commands.js";
 import type { SkillAccess } from "./skillAccess.js";
 import { onlyParams, optionalInt, optionalString, stringParam } from "./params.js";
 import type { SessionView } from "./view.js";
@@ -10,8 +10,13 @@ import type { SessionView } from "./view.js";
 /** Reload can walk up to MAX_CANDIDATES skill trees; it gets longer than an ordinary call. */
 export const RELOAD_ROUTE_TIMEOUT_MS = 60_000;
 
-/** The methods a session serves its kernel (K-5): `commands.*` always, `skills.*` with the skills extension. */
-export const COMMAND_METHODS = ["commands.catalog", "commands.invoke"] as const;
+/**
+ * The methods a session serves its kernel (K-5): `commands.*` always, `skills.*` with the skills
+ * extension. `commands.slash` and `commands.complete` serve a person typing `/name args` in a
+ * notebook: the runtime parses, runs and renders the line, so the kernel package keeps no copy
+ * of that logic.
+ */
+export const COMMAND_METHODS = ["commands.catalog", "commands.invoke", "commands.slash", "commands.complete"] as const;
 export const SKILL_METHODS = ["skills.list", "skills.read", "skills.resources"] as const;
 
 function skillOf(view: SessionView, params: Readonly<Record<string, unknown>>, method: string): SkillEntry {
@@ -59,10 +64,26 @@ export function buildRoutes(view: SessionView, host: CommandHost, access: SkillA
       onlyParams(params, ["name", "arguments"], "commands.invoke");
       return invokeCommand(context, stringParam(params, "name", "commands.invoke"), params.arguments, "model");
     },
+    "commands.slash": async (params) => {
+      onlyParams(params, ["line"], "commands.slash");
+      const line = stringParam(params, "line", "commands.slash");
+      const parsed = parseSlashLine(line);
+      if (parsed === undefined) throw new AppError("invalid_params", "commands.slash takes a line that starts with a slash command, such as /help");
+      const prepared = prepareCommand(context, parsed.name, parsed.text, "model");
+      if (prepared === undefined) throw unknownCommand(parsed.name, view.commands.commands.map((c) => c.name));
+      const value = await prepared.run();
+      const text = describeResult(findCommand(view.commands, prepared.command.name), value);
+      return { command: prepared.command.name, submits_turn: prepared.command.submitsTurn, value, text };
+    },
+    "commands.complete": async (params) => {
+      onlyParams(params, ["line"], "commands.complete");
+      return { matches: completeSlash(view.commands.commands, stringParam(params, "line", "commands.complete")) };
+    },
   };
   return RouteTable.of({
     ...(view.extensions.skills ? skillRoutes(view, access) : {}),
     ...commandRoutes,
     "commands.invoke": { handler: commandRoutes["commands.invoke"], timeoutMs: RELOAD_ROUTE_TIMEOUT_MS },
+    "commands.slash": { handler: commandRoutes["commands.slash"], timeoutMs: RELOAD_ROUTE_TIMEOUT_MS },
   });
 }

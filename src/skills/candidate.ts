@@ -40,7 +40,8 @@ export interface Candidate {
 export const SKILL_FILE = "SKILL.md";
 
 function diag(severity: Diagnostic["severity"], path: string, problem: Problem): Diagnostic {
-  return { severity, path, code: problem.code, message: problem.message };
+  // A diagnostic is one line wherever it is shown, so the fix travels inside the message.
+  return { severity, path, code: problem.code, message: problem.fix ? `${problem.message}; fix: ${problem.fix}` : problem.message };
 }
 
 /**

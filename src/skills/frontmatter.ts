@@ -2,6 +2,7 @@ import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
 import { MAX_FRONTMATTER_BYTES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
 import type { Problem } from "./types.js";
 import { yamlNestingDepth } from "./yamlDepth.js";
+import { yamlProblem } from "./yamlHints.js";
 
 /** A SKILL.md split into frontmatter values and body; `fields` is undefined when parsing failed. */
 export interface ParsedSkillDocument {
@@ -71,7 +72,8 @@ function parseFrontmatterYaml(yamlText: string): { fields: Record<string, unknow
   } catch (error) {
     return { fields: undefined, problems: [{ code: "yaml_error", message: `invalid YAML: ${messageOf(error)}` }] };
   }
-  for (const error of doc.errors) problems.push({ code: "yaml_error", message: `invalid YAML: ${firstLine(error.message)}` });
+  // The YAML text starts on SKILL.md's second line, after the opening `---`.
+  for (const error of doc.errors) problems.push(yamlProblem({ code: error.code, message: error.message, line: error.linePos?.[0].line }, yamlText, 2));
   problems.push(...structureProblems(doc));
   if (problems.length > 0) return { fields: undefined, problems };
   if (!isMap(doc.contents)) {

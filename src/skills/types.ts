@@ -21,6 +21,10 @@ export interface Diagnostic {
 export interface Problem {
   readonly code: string;
   readonly message: string;
+  /** The SKILL.md line it is on, when it is on one. */
+  readonly line?: number;
+  /** What to write instead, when albedo knows. */
+  readonly fix?: string;
 }
 
 /** The optional frontmatter fields; kept in the snapshot, never advertised eagerly (S-8). */

@@ -63,12 +63,25 @@ function checkName(fields: Record<string, unknown>, dirName: string, errors: Pro
     return undefined;
   }
   const name = normalizeName(raw.trim());
-  errors.push(...nameRuleProblems(name));
+  const ruleProblems = nameRuleProblems(name);
+  const valid = suggestedName(name);
+  // One fix for all of the name's broken rules: the name they lead to.
+  errors.push(...ruleProblems.map((problem, i) => (i === 0 && valid !== "" ? { ...problem, fix: `use name: ${valid}` } : problem)));
   const dir = normalizeName(dirName);
   if (dir !== name) {
-    errors.push({ code: "name_directory_mismatch", message: `skill name "${name}" must equal its directory name "${dirName}"` });
+    const fix = ruleProblems.length === 0 ? `rename the directory to "${name}", or set name: ${dirName}` : undefined;
+    errors.push({ code: "name_directory_mismatch", message: `skill name "${name}" must equal its directory name "${dirName}"`, ...(fix ? { fix } : {}) });
   }
   return name;
+}
+
+/**
+ * The closest name that keeps every S-4 rule: lowercased, each run of other characters one
+ * hyphen, no hyphen at either end, at most MAX_NAME_LENGTH characters. Empty when nothing is left.
+ */
+export function suggestedName(name: string): string {
+  const folded = normalizeName(name).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "");
+  return [...folded].slice(0, MAX_NAME_LENGTH).join("").replace(/-+$/, "");
 }
 
 /** The S-4 rules a normalised name must satisfy, each broken rule one problem. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_OUTPUT_MESSAGE_BYTES } from "../../src/kernel/index.js";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { withoutSandboxWarning } from "../support/sandbox.js";
 
 const repo = join(import.meta.dirname, "..", "..");
 const bin = join(repo, "bin", "albedo");
@@ -41,7 +42,7 @@ function albedo(args: string[], stdin = ""): Promise<Ran> {
 describe("X albedo exec", () => {
   it("runs -c code with top-level await, skills and commands in scope, and prints the catalog", async () => {
     const ran = await albedo(["exec", "-c", "print(await commands.catalog())"]);
-    expect(ran.stderr).toBe("");
+    expect(withoutSandboxWarning(ran.stderr)).toBe("");
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain("'/demo'");
     expect(ran.stdout).toContain("'/reload'");
@@ -54,7 +55,7 @@ describe("X albedo exec", () => {
     const fromStdin = await albedo(["exec", "-"], "import sys\nprint('from stdin', file=sys.stderr)\n6 * 7\n");
     expect(fromStdin.code).toBe(0);
     expect(fromStdin.stdout).toBe("42\n");
-    expect(fromStdin.stderr).toBe("from stdin\n");
+    expect(withoutSandboxWarning(fromStdin.stderr)).toBe("from stdin\n");
   });
 
   it("exits 1 with the traceback on a Python error", async () => {
@@ -129,9 +130,9 @@ describe("X albedo console", () => {
     const ran = await albedo(["console"], input);
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain("22\n");
-    expect(ran.stdout).toContain('"usage": "/reload [target]"');
+    expect(ran.stdout).toContain("/reload [target]\nRe-run skill discovery");
     expect(ran.stderr).toContain("/nope: no command /nope");
-    expect(ran.stdout).toContain('"revision"');
+    expect(ran.stdout).toMatch(/reloaded: no change, \d+ skills\n/);
     expect(ran.stdout).toContain("True\n");
   });
 });
@@ -146,5 +147,30 @@ describe("X every command has --help", () => {
     const unknown = await albedo(["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+});
+
+describe("X albedo exec exits as the script asks", () => {
+  it("passes sys.exit(N) through as the exit status, without IPython's traceback or hint", async () => {
+    const three = await albedo(["exec", "-c", "import sys\nprint('bye')\nsys.exit(3)"]);
+    expect(three).toMatchObject({ code: 3, stdout: "bye\n" });
+    expect(three.stderr).not.toContain("SystemExit");
+    expect(three.stderr).not.toContain("To exit");
+    expect((await albedo(["exec", "-c", "raise SystemExit"])).code).toBe(0);
+    const message = await albedo(["exec", "-c", "import sys; sys.exit('no input file')"]);
+    expect(message.code).toBe(1);
+    expect(withoutSandboxWarning(message.stderr)).toBe("no input file\n");
+  });
+
+  it("says No such file or directory for a missing FILE, as python does, without the usage text", async () => {
+    const ran = await albedo(["exec", "missing.py"]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe("albedo exec: cannot read missing.py: No such file or directory\n");
+  });
+
+  it("prints the page IPython answers obj? with", async () => {
+    const ran = await albedo(["exec", "-c", "len?"]);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^Signature: len\(obj, \/\)\nDocstring: Return the number of items in a container\./);
   });
 });

@@ -73,8 +73,7 @@ describe("X B terminal output shows control characters from skills, directory na
     const ran = await albedo(["skills", "list"]);
     expect(ran.code).toBe(0);
     expectNeutralised(ran);
-    expect(ran.text).toContain("\\u009b2J");
-    expect(ran.text).toContain("␡");
+    expect(ran.text).toContain("Evil ␛]0;pwned␇ then ␛[2J");
     expect(ran.text).toContain(`x${SHOWN}`);
   });
 
@@ -91,6 +90,9 @@ describe("X B terminal output shows control characters from skills, directory na
     const ran = await albedo(["skills", "prompt"]);
     expect(ran.code).toBe(0);
     expectNeutralised(ran);
+    // The whole description: the table of `skills list` cuts it to fit 80 columns.
+    expect(ran.text).toContain("\\u009b2J");
+    expect(ran.text).toContain("␡");
     expect(ran.text).toContain(`<location>${join(dirs.root, `home${SHOWN}`, ".agents", "skills", "evil", "SKILL.md")}</location>`);
   });
 

@@ -31,7 +31,7 @@ function runConsole(env: NodeJS.ProcessEnv, workspace: string, input: string): P
   );
 }
 
-const SCRIPT = "print(6 * 7)\n/reload session\n/demo tidy up\n/nope\n";
+const SCRIPT = "print(6 * 7)\n/reload session\n/demo tidy up\n/nope\nlen?\n";
 
 describe("D-5 console: attached to a running daemon, or embedded", () => {
   it("attaches to the daemon named in daemon.json; cells, /reload session and slash skills go through it", { timeout: 120_000 }, async () => {
@@ -41,8 +41,10 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
     const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`(daemon ${daemon.url})`);
+    // IPython answers obj? with a page on the reply, not an output: the daemon passes it on.
+    expect(result.stdout).toContain("Signature: len(obj, /)");
     expect(result.stdout).toContain("42\n");
-    expect(result.stdout).toMatch(/"added": \[\]/);
+    expect(result.stdout).toMatch(/reloaded: no change, \d+ skills\n/);
     expect(result.stdout).toMatch(/submitted \/demo as turn [0-9a-f-]+: the daemon's model answers it/);
     expect(result.stderr).toContain("/nope:");
     // The console closed its session on exit; the daemon keeps running.
@@ -56,8 +58,9 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
     const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("(embedded)");
+    expect(result.stdout).toContain("Signature: len(obj, /)");
     expect(result.stdout).toContain("42\n");
-    expect(result.stdout).toMatch(/"added": \[\]/);
+    expect(result.stdout).toMatch(/reloaded: no change, \d+ skills\n/);
     expect(result.stdout).toContain("activated skill demo");
   });
 });

@@ -72,6 +72,17 @@ describe("O-1 operation ids and receipts", () => {
     expect((await call(daemon, "GET", `/operations/${newOperationId(Date.now() - 8 * DAY_MS)}`)).body).toMatchObject({ status: 410, code: "operation_expired" });
   });
 
+  it("mints the operation id when the client sends none (the answer carries it); a command's arguments may be left out", async () => {
+    const minted = await post({ type: "message", text: "no id" });
+    expect(minted.status).toBe(202);
+    expect(minted.body.operation_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await call(daemon, "GET", `/operations/${minted.body.operation_id}`)).body).toMatchObject({ turn: { visible_text: "no id" } });
+    const reload = await post({ type: "command", command: "/reload" });
+    expect(reload.status).toBe(202);
+    const done = (await call(daemon, "GET", `/operations/${reload.body.operation_id}`)).body;
+    expect(done).toMatchObject({ turn: { visible_text: "/reload", state: "committed" } });
+  });
+
   it(`holds at most ${MAX_QUEUED_INPUTS} waiting inputs per session (429 queue_full)`, async () => {
     const db = new Database(join(dirs.state, "albedo.db"), { readonly: true });
     const waiting = () => (db.prepare("SELECT COUNT(*) AS n FROM turns WHERE session_id = ? AND state = 'pending'").get(sessionId) as { n: number }).n;

@@ -46,7 +46,7 @@ describe("D-2 sessions", () => {
       status: "open",
       needs_reload: false,
       selection: { effective: { demo: { enabled: true, decided_by: "default" } } },
-      composition: { extensions: { python: { enabled: true, routes: ["commands.catalog", "commands.invoke"] }, skills: { enabled: true, routes: ["skills.list", "skills.read", "skills.resources"] } } },
+      composition: { extensions: { python: { enabled: true, routes: ["commands.catalog", "commands.complete", "commands.invoke", "commands.slash"] }, skills: { enabled: true, routes: ["skills.list", "skills.read", "skills.resources"] } } },
     });
     expect(["ready", "idle"]).toContain(resource.kernel.status);
     expect(alive(resource.kernel.pid)).toBe(true);

@@ -82,6 +82,7 @@ describe("D-2 one shape per resource", () => {
         ],
         dropped_outputs: 0,
         dropped_output_bytes: 0,
+        pages: [],
       });
       await waitFor(() => stream.events.filter((event) => event.type === "output").length === 2, "the outputs on the stream");
       const streamed = stream.events.filter((event) => event.type === "output");
@@ -115,6 +116,6 @@ describe("D-2 one shape per resource", () => {
 
   it("health answers in snake_case too", async () => {
     const health = (await call(daemon, "GET", "/health")).body;
-    expect(health).toEqual({ ok: true, pid: process.pid, sessions: expect.any(Number), spares: [], log: null });
+    expect(health).toEqual({ ok: true, pid: process.pid, started_at: expect.any(String), sessions: expect.any(Number), spares: [], log: null });
   });
 });

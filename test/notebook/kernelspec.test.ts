@@ -1,14 +1,12 @@
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findKernelSpec, resolveKernelLaunch, startKernel, type KernelClient } from "../../src/kernel/index.js";
+import { findKernelSpec, type KernelClient } from "../../src/kernel/index.js";
 import { alive, call, killDaemon, makeDirs, ROOT, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { testPython } from "../kernel/python.js";
-
-const BIN = join(ROOT, "bin", "albedo");
+import { albedo, installSpec, run, startSpecKernel as startSpecKernelWith } from "./support.js";
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
@@ -27,46 +25,8 @@ async function dirsFor(): Promise<Dirs> {
   return dirs;
 }
 
-function albedo(args: readonly string[], env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ALBEDO_PYTHON: testPython(), ...env }, encoding: "utf8" });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** Installs the kernelspec under `<root>/p`; returns the env that makes Jupyter (and albedo) find it. */
-function installSpec(root: string): NodeJS.ProcessEnv {
-  const result = albedo(["kernelspec", "install", "--prefix", join(root, "p")]);
-  expect(result.stderr).toBe("");
-  expect(result.status).toBe(0);
-  return { ...process.env, JUPYTER_PATH: join(root, "p", "share", "jupyter") };
-}
-
-/** Starts a kernel from the installed "albedo" kernelspec, as Jupyter would; stderr lines are collected. */
 async function startSpecKernel(env: NodeJS.ProcessEnv, cwd: string, runDir: string, extraEnv: Record<string, string>): Promise<{ kernel: KernelClient; stderr: () => string }> {
-  const launch = await resolveKernelLaunch({ kernelspec: "albedo" }, env);
-  let stderr = "";
-  const kernel = await startKernel({
-    spec: launch,
-    runDir,
-    cwd,
-    extraEnv,
-    log: (_level, message, data) => {
-      if (message === "kernel stderr") stderr += String(data?.text ?? "");
-    },
-  });
-  cleanups.push(() => kernel.shutdown());
-  return { kernel, stderr: () => stderr };
-}
-
-async function run(kernel: KernelClient, code: string): Promise<{ status: string; text: string }> {
-  let text = "";
-  const future = kernel.execute(code);
-  future.onOutput((output) => {
-    const content = output.content as { text?: string; ename?: string; evalue?: string };
-    if (output.header.msg_type === "stream") text += content.text ?? "";
-    if (output.header.msg_type === "error") text += `${content.ename}: ${content.evalue}`;
-  });
-  const reply = await future.done;
-  return { status: reply.status, text };
+  return startSpecKernelWith(env, cwd, runDir, extraEnv, cleanups);
 }
 
 describe("K-13 albedo kernelspec install", () => {
@@ -81,6 +41,8 @@ describe("K-13 albedo kernelspec install", () => {
     expect(entry!.spec.argv).toEqual([testPython(), "-m", "albedo.launch", "-f", "{connection_file}"]);
     expect(entry!.spec.env.PYTHONPATH).toBe(join(ROOT.replace(/\/$/, ""), "kernel"));
     expect(entry!.spec.env.ALBEDO_INSTALL).toBe(ROOT.replace(/\/$/, ""));
+    // Front ends show these beside the kernel's name.
+    for (const logo of ["logo-32x32.png", "logo-64x64.png", "logo-svg.svg"]) expect(existsSync(join(entry!.dir, logo)), logo).toBe(true);
     const listed = albedo(["kernelspec", "list", "--json"], env);
     expect(JSON.parse(listed.stdout).kernelspecs).toContainEqual({ name: "albedo", display_name: "albedo (Python)", file: entry!.file });
   });
@@ -186,6 +148,8 @@ describe("K-13 the launcher starts a daemon when none runs", () => {
     expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ status: "external" }) })]);
     // The daemon writes its own log (`--log-file`), private, with timestamped entries.
     expect(await readFile(join(dirs.state, "daemon.log"), "utf8")).toMatch(/^\S+Z info listening on /m);
+    // Started on demand: it goes away by itself once no notebook has used it for a while.
+    expect(await readFile(join(dirs.state, "daemon.log"), "utf8")).toMatch(/^\S+Z info exits after 15 min without sessions$/m);
     expect((await stat(join(dirs.state, "daemon.log"))).mode & 0o777).toBe(0o600);
   });
 });

@@ -183,12 +183,16 @@ describe("K-13 %load_ext albedo in an existing kernel", () => {
     expect((await kernel.run("r = await skills.list()\nprint(r['method'])")).stdout).toBe("skills.list\n");
   });
 
-  it("says clearly what is missing when the endpoint and token are not set", async () => {
-    const kernel = await KernelHarness.start({ ALBEDO_RPC_ENDPOINT: undefined, ALBEDO_RPC_TOKEN: undefined }, false);
+  it("says clearly what is missing when the endpoint and token are not set and no daemon runs to join", async () => {
+    // A state dir of its own: the user's daemon, if one runs, must not be joined (or started) by a test.
+    const state = makeRunDir();
+    const kernel = await KernelHarness.start({ ALBEDO_RPC_ENDPOINT: undefined, ALBEDO_RPC_TOKEN: undefined, ALBEDO_HOME: state.dir }, false);
     kernels.push(kernel);
     const cell = await kernel.run("%load_ext albedo");
+    state.remove();
     expect(cell.status).toBe("ok");
     expect(cell.stderr).toContain("ALBEDO_RPC_ENDPOINT and ALBEDO_RPC_TOKEN are not set");
+    expect(cell.stderr).toContain(`no albedo daemon runs for ${state.dir}; start one with \`albedo serve\``);
     expect((await kernel.run("print('commands' in dir())")).stdout).toBe("False\n");
   });
 });

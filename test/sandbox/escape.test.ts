@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { newOperationId } from "../../src/operations/index.js";
-import { requireBwrap } from "./fixture.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
@@ -17,7 +17,7 @@ let daemon: DaemonProcess;
 let shared: string;
 
 beforeAll(async () => {
-  requireBwrap();
+  if (NO_SANDBOX) return;
   dirs = await makeDirs();
   shared = await mkdtemp("/var/tmp/albedo-shared-");
   await writeSkill(shared, "shared-skill", "Shared instructions.");
@@ -112,7 +112,7 @@ async function kernelOf(id: string): Promise<{ status: string; pid: number | nul
   return (await call(daemon, "GET", `/sessions/${id}`)).body.kernel;
 }
 
-describe("K-10 K-6 planted skill-root links never widen a sandbox (real daemon, real sandboxed kernels)", () => {
+describe.skipIf(NO_SANDBOX)("K-10 K-6 planted skill-root links never widen a sandbox (real daemon, real sandboxed kernels)", () => {
   it("after open: the kernel cannot plant a link, rename or replace the workspace's skill dirs, or shadow a skill", async () => {
     const id = await open(daemon, dirs.workspace);
     const out = await py(daemon, id, [
@@ -212,7 +212,7 @@ describe("K-10 K-6 planted skill-root links never widen a sandbox (real daemon, 
   });
 });
 
-describe("K-10 K-11 a link planted in a warm spare's workspace", () => {
+describe.skipIf(NO_SANDBOX)("K-10 K-11 a link planted in a warm spare's workspace", () => {
   it("the spare's sandbox was pinned before the link: whether the next open takes it or boots cold, the kernel sees no run dir but its own", async () => {
     const other = await makeDirs();
     await writeFile(join(other.state, "settings.json"), JSON.stringify({ sandbox: "required" }), { mode: 0o600 });

@@ -9,20 +9,12 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
-import { detectSandbox, type ExposureRequest, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
+import { type ExposureRequest, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
 import { childPids } from "../../src/sandbox/pids.js";
 
 export const PYTHON = "/work/main/.venv/bin/python";
 /** Upper bound on one sandboxed Python run; it is killed past this. */
 export const RUN_TIMEOUT_MS = 30_000;
-
-/** Fails loudly (never skips) when this machine cannot run the sandbox tests. */
-export function requireBwrap(): void {
-  const found = detectSandbox();
-  if (!found.usable) {
-    throw new Error(`bubblewrap is needed for the K-10 sandbox tests and CI must install it (apt-get install bubblewrap): ${found.reason}`);
-  }
-}
 
 export interface Tree {
   readonly base: string;

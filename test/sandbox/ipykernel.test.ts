@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Writable } from "node:stream";
 import { CONNECTION_FILE_PLACEHOLDER } from "../../src/kernel/index.js";
 import { prepareSandbox, pythonReadPaths, type BwrapSandbox } from "../../src/sandbox/index.js";
-import { killTree, makeTree, profileOf, PYTHON, removeTree, requireBwrap, type Tree } from "./fixture.js";
+import { killTree, makeTree, profileOf, PYTHON, removeTree, type Tree } from "./fixture.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** Upper bound for the whole host-side client conversation. */
 const CLIENT_TIMEOUT_MS = 60_000;
@@ -47,13 +48,12 @@ async function runClient(connectionFile: string): Promise<{ status: number | nul
   return { status, stdout, stderr };
 }
 
-describe("K-10 a real ipykernel inside the sandbox", () => {
+describe.skipIf(NO_SANDBOX)("K-10 a real ipykernel inside the sandbox", () => {
   let tree: Tree;
   let sandbox: BwrapSandbox;
   let kernel: { child: ChildProcess; exited: Promise<unknown> } | undefined;
 
   beforeAll(async () => {
-    requireBwrap();
     tree = makeTree();
     const prepared = prepareSandbox({ mode: "required", profile: profileOf(tree, await pythonReadPaths(PYTHON)) });
     if (prepared.kind !== "bwrap") throw new Error("expected a bwrap sandbox");

@@ -3,7 +3,8 @@ import type { AddressInfo, Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, type BwrapSandbox, type Sandbox } from "../../src/sandbox/index.js";
-import { closeServer, listen, makeTree, newServer, profileOf, PYTHON, removeTree, requireBwrap, runPython, type Tree } from "./fixture.js";
+import { closeServer, listen, makeTree, newServer, profileOf, PYTHON, removeTree, runPython, type Tree } from "./fixture.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** Tries each operation inside the sandbox and prints {name: "ok[:value]" | "error:Type:message"}. */
 const PROBE = String.raw`
@@ -56,7 +57,7 @@ check("env", lambda: json.dumps({k: os.environ.get(k) for k in ["HOME", "ALBEDO_
 print(json.dumps(res))
 `;
 
-describe("K-10 sandbox isolation (real bwrap, real Python)", () => {
+describe.skipIf(NO_SANDBOX)("K-10 sandbox isolation (real bwrap, real Python)", () => {
   let tree: Tree;
   let sandbox: BwrapSandbox;
   let otherSocket: Server;
@@ -66,7 +67,6 @@ describe("K-10 sandbox isolation (real bwrap, real Python)", () => {
   const hostTmpFile = join("/tmp", `albedo-probe-${process.pid}-${Date.now()}`);
 
   beforeAll(async () => {
-    requireBwrap();
     tree = makeTree();
     otherSocket = await listen(newServer(), join(tree.otherRunDir, "rpc.sock"));
     tcpServer = await listen(newServer(), { port: 0, host: "127.0.0.1" });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, resolveLimits, type ResourceLimits, type Sandbox } from "../../src/sandbox/index.js";
 import { HIDE_TMPFS_BYTES } from "../../src/sandbox/mounts.js";
-import { killTree, makeTree, profileOf, PYTHON, removeTree, requireBwrap, runPython, startPython, type Started, type Tree } from "./fixture.js";
+import { killTree, makeTree, profileOf, PYTHON, removeTree, runPython, startPython, type Started, type Tree } from "./fixture.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** Forks the loop may attempt before it stops by itself: far above the test's process cap. */
 const FORK_ATTEMPTS = 200;
@@ -30,14 +31,13 @@ print(json.dumps({"forks": forks, "error": error}), flush=True)
 time.sleep(120)
 `;
 
-describe("K-10 resource limits", () => {
+describe.skipIf(NO_SANDBOX)("K-10 resource limits", () => {
   let tree: Tree;
   let pythonPaths: string[];
   const sandboxes: Sandbox[] = [];
   const running: Started[] = [];
 
   beforeAll(async () => {
-    requireBwrap();
     tree = makeTree();
     pythonPaths = await pythonReadPaths(PYTHON);
   });

@@ -3,7 +3,8 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, sandboxedPid, signalSandboxed, type Sandbox } from "../../src/sandbox/index.js";
-import { alive, descendants, killTree, makeTree, profileOf, PYTHON, removeTree, requireBwrap, startPython, waitFor, type Started, type Tree } from "./fixture.js";
+import { alive, descendants, killTree, makeTree, profileOf, PYTHON, removeTree, startPython, waitFor, type Started, type Tree } from "./fixture.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** How long a test waits for a signal's effect to show. */
 const EFFECT_TIMEOUT_MS = 10_000;
@@ -21,13 +22,12 @@ while not got and time.time() < deadline: time.sleep(0.05)
 print("interrupted" if got else "timeout", flush=True)
 `;
 
-describe("K-10 signals and process lifetime under bwrap", () => {
+describe.skipIf(NO_SANDBOX)("K-10 signals and process lifetime under bwrap", () => {
   let tree: Tree;
   let sandbox: Sandbox;
   const running: Started[] = [];
 
   beforeAll(async () => {
-    requireBwrap();
     tree = makeTree();
     sandbox = prepareSandbox({ mode: "required", profile: profileOf(tree, await pythonReadPaths(PYTHON)), pidsCgroup: false });
   });

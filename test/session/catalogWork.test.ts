@@ -112,6 +112,6 @@ describe("K-7 one chain for reloads, refreshes and catalog walks", () => {
   });
 
   it("serves the method list of the routes it swapped in", () => {
-    expect(session.methods().sort()).toEqual(["commands.catalog", "commands.invoke", "skills.list", "skills.read", "skills.resources"]);
+    expect(session.methods().sort()).toEqual(["commands.catalog", "commands.complete", "commands.invoke", "commands.slash", "skills.list", "skills.read", "skills.resources"]);
   });
 });

@@ -27,7 +27,7 @@ describe("K-8 disabling the skills extension", () => {
     expect(session.view.snapshot.instructions).toEqual([]);
     expect(renderSkillsPrompt(session.view.snapshot, skillCommandName)).toBe("");
     expect(session.view.commands.commands.some((command) => command.skill !== undefined)).toBe(false);
-    expect(session.methods().sort()).toEqual(["commands.catalog", "commands.invoke"]);
+    expect(session.methods().sort()).toEqual(["commands.catalog", "commands.complete", "commands.invoke", "commands.slash"]);
   });
 
   it("removes the Python module and the skills routes, and leaves python and the built-ins alone", async () => {

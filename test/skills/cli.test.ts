@@ -52,8 +52,8 @@ describe("X albedo skills list", () => {
     expect(out.revision).toMatch(/^[0-9a-f]{64}$/);
     // The real install's builtins are listed too; only this tree's skills are compared.
     expect(out.skills.filter((s: { scope: string }) => s.scope !== "builtin")).toEqual([
-      { name: "demo", description: "Shows things.", source: join(roots.wsAlbedo(t.workspace), "demo", "SKILL.md"), command: "/demo", scope: "workspace" },
-      { name: "helper", description: "Helps.", source: join(roots.homeAgents(t.home), "helper", "SKILL.md"), command: "/helper", scope: "user" },
+      { name: "demo", description: "Shows things.", source: join(roots.wsAlbedo(t.workspace), "demo", "SKILL.md"), command: "/demo", scope: "workspace", enabled: true, decided_by: "default" },
+      { name: "helper", description: "Helps.", source: join(roots.homeAgents(t.home), "helper", "SKILL.md"), command: "/helper", scope: "user", enabled: true, decided_by: "default" },
     ]);
     expect(out.diagnostics.map((d: Record<string, string>) => [Object.keys(d).join(","), d.severity, d.code])).toEqual([
       ["severity,code,path,message", "error", "frontmatter_missing"],
@@ -65,10 +65,11 @@ describe("X albedo skills list", () => {
     const t = tree();
     const { code, stdout } = await run(["skills", "list"], t.workspace, t.home);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^NAME\s+SCOPE\s+COMMAND\s+DESCRIPTION\n/);
-    expect(stdout).toMatch(/demo\s+workspace\s+\/demo\s+Shows things\./);
-    expect(stdout).toContain("diagnostics:\n  error frontmatter_missing");
-    expect(stdout).toMatch(/revision [0-9a-f]{64}\n$/);
+    expect(stdout).toMatch(/^NAME\s+SCOPE\s+ENABLED, BY\s+DESCRIPTION\n/);
+    expect(stdout).toMatch(/demo\s+workspace\s+on, default\s+Shows things\./);
+    expect(stdout).toContain("diagnostics:\n  error frontmatter_missing  .albedo/skills/broken/SKILL.md\n    SKILL.md must start");
+    expect(stdout).toMatch(/revision [0-9a-f]{12}\n$/);
+    for (const line of stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
   it("resolves a relative --workspace against the cwd; a missing one is a usage error", async () => {
@@ -153,5 +154,94 @@ describe("X bin/albedo as a process", () => {
     const help = spawnSync("node", [join(repo, "bin", "albedo"), "skills", "validate", "--help"], { env, encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("--strict");
+  });
+});
+
+/** Writes a settings file as the daemon would leave it (these commands only read it). */
+function writeSettings(file: string, value: unknown): void {
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(file, JSON.stringify(value));
+}
+
+describe("X D-4 albedo skills list and prompt apply the settings", () => {
+  it("shows each skill on or off with the scope that decided; prompt leaves out what is off", async () => {
+    const t = tree();
+    writeSettings(join(t.home, ".albedo", "settings.json"), { skills: { off: ["helper", "demo"] } });
+    writeSettings(join(t.workspace, ".albedo", "settings.json"), { skills: { on: ["demo"] } });
+    const listed = await run(["skills", "list"], t.workspace, t.home);
+    expect(listed.stdout).toMatch(/demo\s+workspace\s+on, project\s/);
+    expect(listed.stdout).toMatch(/helper\s+user\s+off, global\s/);
+    const json = JSON.parse((await run(["skills", "list", "--json"], t.workspace, t.home)).stdout);
+    expect(json.skills.find((s: { name: string }) => s.name === "helper")).toMatchObject({ enabled: false, decided_by: "global" });
+    const prompt = await run(["skills", "prompt"], t.workspace, t.home);
+    expect(prompt.stdout).toContain("<name>demo</name>");
+    expect(prompt.stdout).not.toContain("<name>helper</name>");
+  });
+
+  it("a malformed settings file fails the command instead of being read as empty", async () => {
+    const t = tree();
+    writeFileSync(join(t.workspace, ".albedo", "settings.json"), "{ not json");
+    const listed = await run(["skills", "prompt"], t.workspace, t.home).catch((error: Error) => ({ code: -1, stdout: "", stderr: error.message }));
+    expect(listed.code).not.toBe(0);
+  });
+});
+
+describe("X albedo skills list --strict", () => {
+  it("exits 1 when any skill is invalid or carries unknown fields, 0 on a clean tree", async () => {
+    const t = tree();
+    const dirty = await run(["skills", "list", "--strict"], t.workspace, t.home);
+    expect(dirty.code).toBe(1);
+    expect(dirty.stderr).toContain("2 problems make skills invalid");
+    const clean = layout(temps.make());
+    writeSkill(roots.wsAlbedo(clean.workspace), "fine", skillText("fine", "Fine."));
+    expect((await run(["skills", "list", "--strict", "--json"], clean.workspace, clean.home)).code).toBe(0);
+  });
+});
+
+describe("X S-3 S-4 albedo skills validate explains YAML and name errors", () => {
+  it("takes several paths, reports each, and exits 1 when any is invalid", async () => {
+    const t = tree();
+    const text = await run(["skills", "validate", ".albedo/skills/demo", ".albedo/skills/broken"], t.workspace, t.home);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(".albedo/skills/demo: valid\n");
+    expect(text.stdout).toContain(".albedo/skills/broken: invalid\n");
+    expect(text.stdout).toContain("1 of 2 valid\n");
+    const json = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/demo", ".albedo/skills/broken"], t.workspace, t.home)).stdout);
+    expect(json).toMatchObject({ valid: false, results: [{ path: join(roots.wsAlbedo(t.workspace), "demo"), valid: true }, { valid: false }] });
+    expect((await run(["skills", "validate", ".albedo/skills/demo"], t.workspace, t.home)).code).toBe(0);
+  });
+
+  it("an unquoted `: ` names the SKILL.md line, quotes it and says how to quote it", async () => {
+    const t = layout(temps.make());
+    writeSkill(roots.wsAlbedo(t.workspace), "colon", "---\nname: colon\ndescription: Use this: for things\n---\nBody.\n");
+    const { code, stdout } = await run(["skills", "validate", ".albedo/skills/colon"], t.workspace, t.home);
+    expect(code).toBe(1);
+    expect(stdout).toContain("error yaml_error: invalid YAML on line 3: ");
+    expect(stdout).toContain(": description: Use this: for things\n");
+    expect(stdout).toContain('    fix: a value containing ": " must be quoted: description: "Use this: for things"\n');
+    const json = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/colon"], t.workspace, t.home)).stdout);
+    expect(json.errors[0]).toMatchObject({ code: "yaml_error", line: 3, fix: 'a value containing ": " must be quoted: description: "Use this: for things"' });
+    const listed = await run(["skills", "list"], t.workspace, t.home);
+    expect(listed.stdout).toContain("fix: a value containing");
+  });
+
+  it("a repeated field and a value starting with a reserved character get their own fixes", async () => {
+    const t = layout(temps.make());
+    writeSkill(roots.wsAlbedo(t.workspace), "twice", "---\nname: twice\nname: twice\ndescription: d\n---\n");
+    writeSkill(roots.wsAlbedo(t.workspace), "star", "---\nname: star\ndescription: *bold* claims\n---\n");
+    const twice = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/twice"], t.workspace, t.home)).stdout);
+    expect(twice.errors[0]).toMatchObject({ line: 3, fix: "each field may appear once; keep one of them" });
+    const star = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/star"], t.workspace, t.home)).stdout);
+    expect(star.errors[0]).toMatchObject({ line: 3, fix: 'a value starting with "*" must be quoted: description: "*bold* claims"' });
+  });
+
+  it("a name breaking the rules gets the valid name to use; a mismatch says both ways out", async () => {
+    const t = layout(temps.make());
+    writeSkill(roots.wsAlbedo(t.workspace), "PDF_Tools", "---\nname: PDF_Tools\ndescription: d\n---\n");
+    writeSkill(roots.wsAlbedo(t.workspace), "pdf", "---\nname: pdf-tools\ndescription: d\n---\n");
+    const bad = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/PDF_Tools"], t.workspace, t.home)).stdout);
+    expect(bad.errors[0]).toMatchObject({ code: "name_not_lowercase", fix: "use name: pdf-tools" });
+    const mismatch = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/pdf"], t.workspace, t.home)).stdout);
+    expect(mismatch.errors).toEqual([expect.objectContaining({ code: "name_directory_mismatch", fix: 'rename the directory to "pdf-tools", or set name: pdf' })]);
   });
 });

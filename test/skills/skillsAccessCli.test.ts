@@ -3,7 +3,7 @@ import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../src/cli/command.js";
 import { runCli } from "../../src/cli/main.js";
-import { closeNames } from "../../src/cli/skillsAccess.js";
+import { closeNames } from "../../src/text/index.js";
 import { layout, roots, TempDirs, writeFile, writeSkill } from "./fixtures.js";
 
 const temps = new TempDirs();

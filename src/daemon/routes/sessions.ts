@@ -30,6 +30,13 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
   }
 }
 
+/** The text of the pages a reply carries: IPython answers `obj?` with a "page" payload, not an output. */
+function pagesOf(reply: unknown): string[] {
+  const payload = (reply as { payload?: unknown }).payload;
+  if (!Array.isArray(payload)) return [];
+  return payload.flatMap((item: { source?: unknown; data?: Record<string, unknown> }) => (item?.source === "page" && typeof item.data?.["text/plain"] === "string" ? [item.data["text/plain"] as string] : []));
+}
+
 /** Runs code to the end; every output also goes to the stream as it comes, and the answer keeps what its bounds allow (KeptOutputs). */
 async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.execute>) {
   const live = ctx.registry.get(request.params.id!);
@@ -43,7 +50,7 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
     kept.add(item);
   });
   const reply = await future.done;
-  return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(future.cutOutputBytes)) };
+  return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(future.cutOutputBytes), pagesOf(reply)) };
 }
 
 /** Mounts the session routes (D-2). */

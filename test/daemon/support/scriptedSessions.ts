@@ -67,6 +67,10 @@ export class ScriptedSessions implements SessionDirectory {
     return found.hosted;
   }
 
+  get active(): number {
+    return this.sessions.size;
+  }
+
   list(): HostedSession[] {
     return [...this.sessions.values()].map((found) => found.hosted);
   }

@@ -1,0 +1,24 @@
+"""`%load_ext albedo` in a kernel albedo did not start: join a running daemon's session for the working directory.
+
+The steps the kernelspec's launcher (launch.py) takes before ipykernel starts, taken from inside a
+running kernel: find the daemon, open a session whose kernel is this process, and put the
+session's bridge variables into the environment. Unlike the launcher it starts no daemon: a kernel
+the user started themselves should not leave a server behind without being asked.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+
+
+def attach() -> Optional[str]:
+    """Connects this process to a running daemon's session through the environment; returns why it could not, or None."""
+    from .launch import open_session, state_dir
+
+    try:
+        os.environ.update(open_session(state_dir(), os.getcwd(), start=False))
+    except Exception as error:  # the kernel must keep working whatever went wrong
+        return str(error)
+    return None

@@ -1,0 +1,54 @@
+/**
+ * The checks `albedo doctor` adds to the Python domain's: the daemon for this state dir, and
+ * whether the "albedo" kernelspec runs this install (a kernelspec left by another checkout starts
+ * notebooks on that checkout's code).
+ */
+import { accessSync, constants } from "node:fs";
+import { join } from "node:path";
+import { findRunningDaemon } from "../daemon/index.js";
+import { findKernelSpec } from "../kernel/kernelspecs.js";
+import type { DoctorCheck } from "../python/index.js";
+import { installDir, stateDir } from "../settings/paths.js";
+import { DEFAULT_KERNELSPEC_NAME } from "./kernelspec.js";
+
+/** The daemon named by daemon.json, when it answers; never a failure, since commands start one when they need it. */
+export async function checkDaemon(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const state = stateDir(env);
+  const daemon = await findRunningDaemon(state);
+  if (daemon === undefined) {
+    return { name: "daemon", status: "ok", detail: `not running for ${state} (notebooks and settings commands start one when needed)`, fix: null };
+  }
+  const health = await daemon.send<{ sessions?: number }>("GET", "/health").catch(() => undefined);
+  const sessions = health?.body?.sessions;
+  const count = typeof sessions === "number" ? `, ${sessions} session${sessions === 1 ? "" : "s"}` : "";
+  return { name: "daemon", status: "ok", detail: `running at ${daemon.info.url} (pid ${daemon.info.pid}${count}); \`albedo daemon status\` says more`, fix: null };
+}
+
+/** Whether the "albedo" kernelspec exists and points at this install and an interpreter that runs. */
+export async function checkAlbedoKernelSpec(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const name = "albedo-kernelspec";
+  const install = installDir();
+  const found = await findKernelSpec(DEFAULT_KERNELSPEC_NAME, env);
+  if (found === undefined) {
+    // Only notebooks need it; a console or exec user has nothing to fix.
+    return { name, status: "ok", detail: "not installed (for notebooks: `albedo kernelspec install`)", fix: null };
+  }
+  const points = found.spec.env.ALBEDO_INSTALL;
+  if (points !== install || found.spec.env.PYTHONPATH !== join(install, "kernel")) {
+    return { name, status: "warn", detail: `${found.file} runs the albedo at ${points ?? "(no ALBEDO_INSTALL)"}, not this one (${install})`, fix: `run \`albedo kernelspec install\` from ${install} to point it here` };
+  }
+  const python = found.spec.argv[0] ?? "";
+  if (!executable(python)) {
+    return { name, status: "warn", detail: `${found.file} starts ${python}, which is not an executable file`, fix: "albedo setup && albedo kernelspec install" };
+  }
+  return { name, status: "ok", detail: `${found.file} runs this install with ${python}`, fix: null };
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * What the CLI says about itself: the overview, one command's help, a group's help, the one usage
+ * line a usage error shows, and the topics of `albedo help TOPIC`. Every row fits TERMINAL_COLUMNS.
+ */
+import { hangingRow, TERMINAL_COLUMNS, wrap } from "../text/index.js";
+import type { OptionSpec } from "./args.js";
+import type { CliCommand } from "./command.js";
+
+export const HELP_OPTION: OptionSpec = { name: "help", short: "h", help: "show this help" };
+/** Width of the left column in help rows (command or option), indent included. */
+const LEFT_COLUMN = 32;
+
+/** "albedo skills read NAME [RESOURCE] [options]". */
+export function usageLine(command: CliCommand): string {
+  return `usage: albedo ${command.path.join(" ")}${command.usage ? ` ${command.usage}` : ""} [options]`;
+}
+
+function commandRows(commands: readonly CliCommand[]): string[] {
+  return commands.flatMap((c) => hangingRow(`  ${`${c.path.join(" ")} ${c.usage}`.trim()}  `, c.summary, LEFT_COLUMN, TERMINAL_COLUMNS));
+}
+
+/** `albedo --help`: every command, one wrapped row each. */
+export function overview(commands: readonly CliCommand[]): string {
+  return [
+    "usage: albedo <command> [options]",
+    "",
+    ...wrap("Agent Skills in a Python kernel: an interactive console, one-shot runs, and a daemon for notebooks. Without a command, on a terminal, albedo opens the console.", TERMINAL_COLUMNS),
+    "",
+    "commands:",
+    ...commandRows(commands),
+    "",
+    ...wrap(`Run \`albedo <command> --help\` for a command's options, \`albedo --version\` for the version, and \`albedo help TOPIC\` for a topic: ${Object.keys(TOPICS).join(", ")}.`, TERMINAL_COLUMNS),
+    "",
+  ].join("\n");
+}
+
+/** `albedo <command> --help`. */
+export function commandHelp(command: CliCommand): string {
+  const lines = [usageLine(command), "", ...wrap(command.summary, TERMINAL_COLUMNS), "", "options:"];
+  for (const spec of [...command.options, HELP_OPTION]) {
+    const flag = `${spec.short ? `-${spec.short}, ` : ""}--${spec.name}${spec.value ? ` ${spec.value}` : ""}`;
+    lines.push(...hangingRow(`  ${flag}  `, spec.help, LEFT_COLUMN, TERMINAL_COLUMNS));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `albedo skills --help`: the commands of one group. */
+export function groupHelp(group: string, commands: readonly CliCommand[]): string {
+  return [`usage: albedo ${group} <command> [options]`, "", ...commandRows(commands), "", `Run \`albedo ${group} <command> --help\` for a command's options.`, ""].join("\n");
+}
+
+/** Topics `albedo help TOPIC` explains beyond the commands themselves. */
+export const TOPICS: Readonly<Record<string, string>> = {
+  environment: [
+    "Environment variables albedo reads:",
+    "",
+    ...[
+      ["ALBEDO_HOME", "the state dir: settings, sessions, the daemon's token and log (default ~/.albedo)"],
+      ["ALBEDO_PYTHON", "the Python interpreter kernels run in (default: the managed venv, else python3)"],
+      ["HOME", "where user skills are found: ~/.albedo/skills and ~/.agents/skills"],
+      ["JUPYTER_PATH, JUPYTER_DATA_DIR", "where kernelspecs are found and installed"],
+      ["NO_COLOR", "set to anything to turn colour off (it is off anyway when output is piped)"],
+      ["PIP_INDEX_URL, PIP_RETRIES", "passed to pip by `albedo setup`"],
+    ].flatMap(([name, text]) => hangingRow(`  ${name}  `, text!, LEFT_COLUMN)),
+    "",
+  ].join("\n"),
+  settings: [
+    "Settings live in three scopes; the narrowest one that names a skill decides:",
+    "",
+    "  session   held by one session (a client of the daemon sets it)",
+    "  project   <workspace>/.albedo/settings.json   (--project)",
+    "  global    $ALBEDO_HOME/settings.json          (--global, the default)",
+    "",
+    "The daemon writes them; these commands ask it to (and start one if none runs):",
+    "",
+    "  albedo skills off pdf-processing --project    turn a skill off here",
+    "  albedo skills clear pdf-processing --project  let a wider scope decide",
+    "  albedo settings get                           every scope, as read",
+    "  albedo settings set sandbox required          one key: sandbox, network,",
+    "                                                kernel.pool or model.*",
+    "",
+    "`albedo skills list` shows which scope decided each skill.",
+    "",
+  ].join("\n"),
+  "exit-codes": [
+    "Exit codes:",
+    "",
+    "  0    done",
+    "  1    it ran and failed: a Python error, an invalid skill, a failed check",
+    "  2    usage error: a mistyped command, option or argument",
+    "  130  interrupted by Ctrl-C",
+    "  N    `albedo exec`: the status a script passed to sys.exit(N)",
+    "",
+  ].join("\n"),
+};

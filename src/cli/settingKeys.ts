@@ -1,0 +1,70 @@
+/**
+ * The keys `albedo settings set` offers, and how it reads a VALUE typed on the command line. The
+ * schema (src/settings) stays the judge of what is valid: the daemon validates every write and
+ * its refusal is printed as is. This table only turns text into the JSON type the key takes.
+ */
+import type { Settings } from "../settings/index.js";
+import { UsageError } from "./args.js";
+
+type Kind = "string" | "integer" | "boolean" | { readonly oneOf: readonly string[] };
+
+export interface SettableKey {
+  readonly key: string;
+  readonly kind: Kind;
+}
+
+export const SETTABLE_KEYS: readonly SettableKey[] = [
+  { key: "sandbox", kind: { oneOf: ["auto", "required", "off"] } },
+  { key: "network", kind: "boolean" },
+  { key: "skills.default", kind: { oneOf: ["on", "off"] } },
+  { key: "kernel.pool", kind: "integer" },
+  { key: "kernel.kernelspec", kind: "string" },
+  { key: "kernel.python", kind: "string" },
+  { key: "limits.memoryMB", kind: "integer" },
+  { key: "limits.processes", kind: "integer" },
+  { key: "limits.openFiles", kind: "integer" },
+  { key: "limits.shmMB", kind: "integer" },
+  { key: "model.provider", kind: "string" },
+  { key: "model.base_url", kind: "string" },
+  { key: "model.api_key_env", kind: "string" },
+  { key: "model.script", kind: "string" },
+  { key: "model.name", kind: "string" },
+  { key: "model.mode", kind: { oneOf: ["code", "tool"] } },
+  { key: "model.context_tokens", kind: "integer" },
+];
+
+/** The JSON value `text` stands for under `spec`; throws UsageError naming what the key takes. */
+export function parseSettingValue(spec: SettableKey, text: string): string | number | boolean {
+  const { kind } = spec;
+  if (kind === "string") return text;
+  if (kind === "integer") {
+    if (!/^\d{1,15}$/.test(text)) throw new UsageError(`${spec.key} takes a whole number, got "${text}"`);
+    return Number(text);
+  }
+  if (kind === "boolean") {
+    if (text !== "true" && text !== "false") throw new UsageError(`${spec.key} takes true or false, got "${text}"`);
+    return text === "true";
+  }
+  if (!kind.oneOf.includes(text)) throw new UsageError(`${spec.key} takes ${kind.oneOf.join(", ")}, got "${text}"`);
+  return text;
+}
+
+/** The value at a dotted key, or undefined. */
+export function valueAt(settings: Settings, key: string): unknown {
+  let value: unknown = settings;
+  for (const part of key.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+  return value;
+}
+
+/**
+ * The PATCH /settings fields that set `spec` to `value`. The daemon replaces a section whole
+ * (kernel, limits, model), so the section goes with its other fields as `current` has them;
+ * skills.default is a field of the skills patch.
+ */
+export function settingPatch(current: Settings, spec: SettableKey, value: unknown): Record<string, unknown> {
+  const [section, field] = spec.key.split(".") as [string, string | undefined];
+  if (field === undefined) return { [section]: value };
+  if (section === "skills") return { skills: { [field]: value } };
+  const existing = (current as Record<string, unknown>)[section];
+  return { [section]: { ...(typeof existing === "object" && existing !== null ? existing : {}), [field]: value } };
+}

@@ -1,0 +1,174 @@
+/**
+ * `albedo skills on|off|clear` and `albedo settings get|set`: settings changed the one way D-4
+ * allows, through the daemon's settings API (`GET /settings`, `PATCH /settings` with If-Match),
+ * starting a daemon for the call when none runs. The CLI never writes a settings file itself.
+ */
+import { API, DaemonError, type DaemonClient, type SettingsDocument, type SettingsFileResource } from "../daemon/index.js";
+import { discoverCatalog } from "../skills/index.js";
+import { effectiveEnablement, type Settings } from "../settings/index.js";
+import { homeDir } from "../settings/paths.js";
+import { didYouMean, visibleControls } from "../text/index.js";
+import { CliFailure, UsageError, type ParsedArgs } from "./args.js";
+import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { daemonFor } from "./daemonAccess.js";
+import { parseSettingValue, SETTABLE_KEYS, settingPatch, valueAt } from "./settingKeys.js";
+import { workspaceOf } from "./workspace.js";
+
+/** Attempts at a read-modify-write whose If-Match lost a race with another writer. */
+const MAX_WRITE_ATTEMPTS = 3;
+
+type Scope = "global" | "project";
+
+/** One settings file as GET /settings answers it, its settings typed as the settings domain reads them. */
+interface ScopeView {
+  readonly scope: Scope;
+  readonly file: string;
+  readonly revision: string;
+  readonly settings: Settings;
+}
+
+interface SettingsAnswer {
+  readonly global: ScopeView;
+  readonly project?: ScopeView;
+}
+
+const SCOPE_OPTIONS = [
+  { name: "project", help: "the workspace's .albedo/settings.json" },
+  { name: "global", help: "the state dir's settings.json (the default)" },
+] as const;
+
+function scopeOf(args: ParsedArgs): Scope {
+  if (args.options.has("project") && args.options.has("global")) throw new UsageError("give --project or --global, not both");
+  return args.options.has("project") ? "project" : "global";
+}
+
+async function readAll(daemon: DaemonClient, workspace: string): Promise<SettingsAnswer> {
+  const answer: Promise<SettingsDocument> = daemon.call(API.getSettings, { query: { workspace } });
+  return (answer as Promise<unknown> as Promise<SettingsAnswer>).catch((error: unknown) => {
+    throw failure(error);
+  });
+}
+
+/** PATCH /settings for one scope, reading the revision first and reading again when another writer won (409). */
+async function patch(daemon: DaemonClient, scope: Scope, workspace: string, build: (current: Settings) => Record<string, unknown>): Promise<ScopeView> {
+  for (let attempt = 1; ; attempt++) {
+    const current = (await readAll(daemon, workspace))[scope]!;
+    const body = { scope, ...(scope === "project" ? { workspace } : {}), ...build(current.settings) };
+    try {
+      // The body is built key by key from what the user typed; the daemon's schema judges it.
+      const written: SettingsFileResource = await daemon.call(API.patchSettings, { body: body as never, ifMatch: current.revision });
+      return written as unknown as ScopeView;
+    } catch (error) {
+      if (!(error instanceof DaemonError) || error.code !== "catalog_changed" || attempt >= MAX_WRITE_ATTEMPTS) throw failure(error);
+      // Another writer got in between the read and the write: read again and redo the change on its result.
+    }
+  }
+}
+
+/** A refusal from the daemon as the CLI reports it (the problem's own words); anything else passes. */
+function failure(error: unknown): unknown {
+  return error instanceof DaemonError ? new CliFailure(`the daemon refused: ${error.message} (${error.code})`) : error;
+}
+
+/** The skill names this workspace's catalog holds, for the closest-name warning. */
+async function knownSkills(workspace: string, io: CliIO): Promise<string[]> {
+  const snapshot = await discoverCatalog({ workspace, home: homeDir(io.env) });
+  return snapshot.skills.map((s) => s.name);
+}
+
+function switchCommand(verb: "on" | "off" | "clear", summary: string): CliCommand {
+  const who = `albedo skills ${verb}`;
+  return {
+    path: ["skills", verb],
+    summary,
+    usage: "NAME...",
+    options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
+    async run(args, io) {
+      const names = args.positionals;
+      if (names.length === 0) throw new UsageError("name at least one skill");
+      const scope = scopeOf(args);
+      const workspace = await workspaceOf(args, io);
+      const known = await knownSkills(workspace, io);
+      const warnings = names
+        .filter((name) => !known.includes(name.normalize("NFKC")))
+        .map((name) => `no skill named "${name}" in this workspace's catalog; saved anyway, for one installed later${didYouMean(name, known)}`);
+      const daemon = await daemonFor(io, who);
+      const written = await patch(daemon, scope, workspace, () => ({ skills: { [verb]: names } }));
+      const answer = await readAll(daemon, workspace);
+      const scopes = { global: answer.global.settings, project: answer.project?.settings ?? {} };
+      const effective = Object.fromEntries(names.map((name) => [name, effectiveEnablement(name, scopes)]));
+      if (args.options.has("json")) {
+        writeJson(io, { scope, file: written.file, revision: written.revision, effective: Object.fromEntries(names.map((n) => [n, { enabled: effective[n]!.enabled, decided_by: effective[n]!.decidedBy }])), warnings });
+        return 0;
+      }
+      for (const warning of warnings) io.stderr.write(`${who}: warning: ${visibleControls(warning)}\n`);
+      const lines = [`${who}: wrote ${written.file} (${scope})`];
+      for (const name of names) {
+        const verdict = effective[name]!;
+        const other = verdict.decidedBy !== scope && verdict.decidedBy !== "default" && verb !== "clear" ? ` — the ${verdict.decidedBy} settings decide` : "";
+        lines.push(`  ${visibleControls(name)}: ${verdict.enabled ? "on" : "off"} here (${verdict.decidedBy})${other}`);
+      }
+      io.stdout.write(`${lines.join("\n")}\n`);
+      return 0;
+    },
+  };
+}
+
+export const skillsOn = switchCommand("on", "turn skills on in the global (or --project) settings, through the daemon");
+export const skillsOff = switchCommand("off", "turn skills off in the global (or --project) settings, through the daemon");
+export const skillsClear = switchCommand("clear", "drop skills from a scope's on and off lists, so a wider scope (or the default) decides");
+
+function shown(value: unknown): string {
+  return value === undefined ? "(not set)" : visibleControls(JSON.stringify(value));
+}
+
+export const settingsGet: CliCommand = {
+  path: ["settings", "get"],
+  summary: "print the settings (or one KEY) of the global and project scopes, as the daemon reads them",
+  usage: "[KEY]",
+  options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
+  async run(args, io) {
+    const [key, ...extra] = args.positionals;
+    if (extra.length > 0) throw new UsageError(`one KEY at most, got ${args.positionals.join(" ")}`);
+    const workspace = await workspaceOf(args, io);
+    const answer = await readAll(await daemonFor(io, "albedo settings get"), workspace);
+    const only = args.options.has("project") ? ["project"] : args.options.has("global") ? ["global"] : ["global", "project"];
+    const views = [answer.global, answer.project].filter((v): v is ScopeView => v !== undefined && only.includes(v.scope));
+    const pick = (view: ScopeView) => (key === undefined ? view.settings : valueAt(view.settings, key));
+    if (args.options.has("json")) {
+      writeJson(io, Object.fromEntries(views.map((v) => [v.scope, { file: v.file, revision: v.revision, ...(key === undefined ? { settings: v.settings } : { key, value: pick(v) ?? null }) }])));
+      return 0;
+    }
+    const lines = views.flatMap((view) =>
+      key === undefined
+        ? [`${view.scope} (${view.file}):`, ...JSON.stringify(view.settings, null, 2).split("\n").map((line) => `  ${visibleControls(line)}`)]
+        : [`${view.scope}: ${visibleControls(key)} = ${shown(pick(view))}`],
+    );
+    io.stdout.write(`${lines.join("\n")}\n`);
+    return 0;
+  },
+};
+
+export const settingsSet: CliCommand = {
+  path: ["settings", "set"],
+  summary: `set one KEY in the global (or --project) settings through the daemon: ${SETTABLE_KEYS.map((k) => k.key).filter((k) => !k.startsWith("limits.")).join(", ")}, limits.*`,
+  usage: "KEY VALUE",
+  options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
+  async run(args, io) {
+    if (args.positionals.length !== 2) throw new UsageError("give KEY and VALUE, e.g. albedo settings set sandbox required");
+    const [key, text] = args.positionals as [string, string];
+    const spec = SETTABLE_KEYS.find((k) => k.key === key);
+    if (spec === undefined) throw new UsageError(`no setting ${key}${didYouMean(key, SETTABLE_KEYS.map((k) => k.key), "; see `albedo help settings`")}`);
+    const value = parseSettingValue(spec, text);
+    const scope = scopeOf(args);
+    const workspace = await workspaceOf(args, io);
+    const daemon = await daemonFor(io, "albedo settings set");
+    const written = await patch(daemon, scope, workspace, (current) => settingPatch(current, spec, value));
+    if (args.options.has("json")) writeJson(io, { scope, file: written.file, revision: written.revision, key, value: valueAt(written.settings, key) ?? null });
+    else io.stdout.write(`albedo settings set: ${visibleControls(key)} = ${shown(valueAt(written.settings, key))} in ${written.file} (${scope})\n`);
+    return 0;
+  },
+};
+
+/** The settings commands this module contributes to the registry. */
+export const SETTINGS_COMMANDS: readonly CliCommand[] = [skillsOn, skillsOff, skillsClear, settingsGet, settingsSet];

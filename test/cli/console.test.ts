@@ -1,0 +1,118 @@
+/** The console as a person at a terminal meets it: through a pseudo-terminal (80 columns), the real binary, a real kernel. */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testPython } from "../kernel/python.js";
+import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { runAlbedo } from "../support/cli.js";
+import { runOnPty, type PtyStep } from "../support/pty.js";
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
+/** What the terminal shows once the console waits for input. */
+const PROMPT = ">>> ";
+
+let dirs: SessionDirs;
+
+beforeAll(async () => {
+  dirs = await sessionDirs();
+  await writeSkill(dirs.workspace, "demo", "# Demo\n\nTidy up.");
+  const broken = join(dirs.workspace, ".agents", "skills", "broken");
+  await mkdir(broken, { recursive: true });
+  await writeFile(join(broken, "SKILL.md"), "---\nname: broken\ndescription: Use this: badly\n---\n");
+});
+
+afterAll(() => dirs?.cleanup());
+
+function consoleOnPty(steps: readonly PtyStep[], env: NodeJS.ProcessEnv = {}) {
+  const all = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, ...env };
+  return runOnPty(testPython(), [process.execPath, BIN, "console", "--sandbox", "off"], steps, all, dirs.workspace);
+}
+
+/** Terminal text without colour and cursor codes, each line as the terminal leaves it (what follows a carriage return overwrites it). */
+function screen(transcript: string): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = transcript.replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
+  return plain.split("\n").map((line) => line.split("\r").filter((part) => part !== "").at(-1) ?? "").join("\n");
+}
+
+describe("X albedo console on a terminal", () => {
+  it("built-ins print readable text within 80 columns; Tab completes arguments; obj? and activations read well", { timeout: 180_000 }, async () => {
+    const ran = await consoleOnPty([
+      { expect: PROMPT, timeout: 60 },
+      { send: "/reload s" },
+      { expect: "/reload s", new: true },
+      { send: "\t" },
+      // readline writes only what completion added.
+      { expect: "ession", new: true },
+      { send: "\r" },
+      { expect: "reloaded: ", new: true },
+      { send: "/help\r" },
+      { expect: "Tab completes", new: true },
+      { send: "/status\r" },
+      { expect: "extensions", new: true },
+      { send: "/skills\r" },
+      { expect: "activates one", new: true },
+      { send: "commands.demo?\r" },
+      { expect: "Docstring", new: true },
+      { send: "await commands.demo('go')\r" },
+      { expect: "Tidy up\\.\r\n.*>>> ", new: true },
+      { send: "\u0004" },
+    ]);
+    expect(ran.failed).toBeNull();
+    expect(ran.exit).toBe(0);
+    const text = screen(ran.transcript);
+    expect(text).toMatch(/^albedo console · session [0-9a-f]+ \(embedded\)\n\d+ skills, 1 with errors \(see \/skills\) · \/help lists commands · Ctrl-D quits\n/m);
+    expect(text).toMatch(/reloaded: no change, \d+ skills\n/);
+    expect(text).toMatch(/\n {2}\/reload \[target\] +Re-run skill discovery/);
+    expect(text).toMatch(/\nkernel +[a-z]+ \(pid \d+\)\n/);
+    expect(text).toMatch(/\ncatalog +\d+ skills, revision [0-9a-f]{12}\n/);
+    expect(text).toMatch(/\nNAME +SCOPE +DESCRIPTION\n/);
+    expect(text).toContain("Signature: commands.demo(arguments=None)");
+    expect(text).toMatch(/skill demo {2}\(.*demo\/SKILL\.md\)\narguments: go\n\n# Demo\n\nTidy up\./);
+    for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Ctrl-D leaves the shell's prompt on a fresh line.
+    expect(ran.transcript).toMatch(/>>> (\u001b\[\d*G)?\r\n$/);
+  });
+
+  it("`albedo` with no command opens the console on a terminal, and prints the overview when piped", { timeout: 120_000 }, async () => {
+    const all = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir };
+    const bare = await runOnPty(testPython(), [process.execPath, BIN], [{ expect: PROMPT, timeout: 60 }, { send: "\u0004" }], all, dirs.workspace);
+    expect(bare.failed).toBeNull();
+    expect(screen(bare.transcript)).toMatch(/^albedo console · session /m);
+    const piped = await runAlbedo([], { cwd: dirs.workspace, env: all });
+    expect(piped).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: albedo <command> \[options\]\n/) });
+  });
+
+  it("keeps input history in the state dir across runs; a slow close says so", { timeout: 180_000 }, async () => {
+    const first = await consoleOnPty([
+      { expect: PROMPT, timeout: 60 },
+      { send: "remembered = 6 * 7\r" },
+      { expect: PROMPT, new: true },
+      // A kernel that takes seconds to exit: the console says it is closing instead of looking hung.
+      { send: "import atexit, time; _ = atexit.register(time.sleep, 2)\r" },
+      { expect: PROMPT, new: true },
+      { send: "\u0004" },
+      { expect: "closing session…", timeout: 30 },
+    ]);
+    expect(first.failed).toBeNull();
+    expect(first.exit).toBe(0);
+    const history = join(dirs.stateDir, "console_history");
+    expect(existsSync(history)).toBe(true);
+    expect(readFileSync(history, "utf8")).toContain("remembered = 6 * 7\n");
+    const second = await consoleOnPty([
+      { expect: PROMPT, timeout: 60 },
+      // Up twice: the atexit line, then the one before it.
+      { send: "\u001b[A" },
+      { expect: "atexit", new: true },
+      { send: "\u001b[A" },
+      { expect: "remembered = 6", new: true },
+      { send: "\r" },
+      { expect: PROMPT, new: true },
+      { send: "print(remembered)\r" },
+      { expect: "42", new: true },
+      { send: "\u0004" },
+    ]);
+    expect(second.failed).toBeNull();
+  });
+});
