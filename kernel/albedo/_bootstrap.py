@@ -29,7 +29,10 @@ class _SourceFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        code = compile(self._sources[module.__name__], module.__spec__.origin, "exec")
+        origin = module.__spec__.origin
+        # Modules read __file__ (to tell their own frames apart); a served one names its origin.
+        module.__file__ = origin
+        code = compile(self._sources[module.__name__], origin, "exec")
         exec(code, module.__dict__)
 
 
