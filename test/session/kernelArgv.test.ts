@@ -1,23 +1,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, type SessionDirs } from "./fixtures.js";
+import { describe, expect, it } from "vitest";
+import { run, sessionsPerTest } from "./fixtures.js";
 
-let dirs: SessionDirs | undefined;
-let session: Session | undefined;
-
-afterEach(async () => {
-  await session?.close();
-  await dirs?.cleanup();
-  session = undefined;
-  dirs = undefined;
-});
+const sessions = sessionsPerTest();
 
 describe("K-3 input history of a session kernel lives in memory", () => {
   it("keeps In, Out, _i<n> and %history for the session and writes no history file", async () => {
-    dirs = await sessionDirs();
-    session = await openSession(dirs);
+    const { session, dirs } = await sessions.open();
     await run(session, "x = 40");
     expect(await run(session, "x + 2")).toBe("42\n");
     const seen = await run(session, [
@@ -37,8 +27,7 @@ describe("K-3 input history of a session kernel lives in memory", () => {
   });
 
   it("lists the session's cells with %history, which reads them from memory", async () => {
-    dirs = await sessionDirs();
-    session = await openSession(dirs);
+    const { session } = await sessions.open();
     await run(session, "a = 1");
     await run(session, "b = a + 1");
     const future = session.execute("%history -n 1-2");
@@ -51,8 +40,7 @@ describe("K-3 input history of a session kernel lives in memory", () => {
 
 describe("K-2 a session kernel replies without ipykernel's pre-reply sleep", () => {
   it("runs with _execute_sleep 0, and every output of a cell still arrives before the execution settles", async () => {
-    dirs = await sessionDirs();
-    session = await openSession(dirs);
+    const { session } = await sessions.open();
     expect(await run(session, "print(get_ipython().kernel._execute_sleep)")).toBe("0.0\n");
     for (let round = 0; round < 20; round++) {
       const future = session.execute("import sys\nfor i in range(50): print(i)\nsys.stderr.write('end\\n')\ndisplay('shown')\n7");
