@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
-import { Daemon, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, type ListenTarget } from "../daemon/index.js";
+import { Daemon, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, MAX_SESSIONS, type ListenTarget } from "../daemon/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
-import { MAX_KERNEL_POOL } from "../settings/index.js";
+import { MAX_KERNEL_POOL, MAX_SESSIONS_LIMIT } from "../settings/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO } from "./command.js";
@@ -27,13 +27,23 @@ export function listenTarget(args: ParsedArgs, cwd: string): ListenTarget {
   return { host, port };
 }
 
+/** `--NAME N` as a whole number from `min` to `max`; undefined when not given. Throws UsageError. */
+function wholeNumberOf(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
+  const given = stringOption(args, name);
+  if (given === undefined) return undefined;
+  const value = /^\d{1,4}$/.test(given) ? Number(given) : Number.NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`--${name} takes a whole number from ${min} to ${max}, got "${given}"`);
+  return value;
+}
+
 /** `--pool N`: spare kernels for this run (K-11), 0 to MAX_KERNEL_POOL; undefined when not given. Throws UsageError. */
 export function poolOf(args: ParsedArgs): number | undefined {
-  const given = stringOption(args, "pool");
-  if (given === undefined) return undefined;
-  const size = /^\d{1,3}$/.test(given) ? Number(given) : Number.NaN;
-  if (!(size <= MAX_KERNEL_POOL)) throw new UsageError(`--pool takes a whole number from 0 to ${MAX_KERNEL_POOL}, got "${given}"`);
-  return size;
+  return wholeNumberOf(args, "pool", 0, MAX_KERNEL_POOL);
+}
+
+/** `--max-sessions N`: the session cap for this run, 1 to MAX_SESSIONS_LIMIT; undefined when not given. Throws UsageError. */
+export function maxSessionsOf(args: ParsedArgs): number | undefined {
+  return wholeNumberOf(args, "max-sessions", 1, MAX_SESSIONS_LIMIT);
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -59,6 +69,7 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const target = listenTarget(args, io.cwd);
   const sandbox = sandboxOf(args);
   const pool = poolOf(args);
+  const maxSessions = maxSessionsOf(args);
   const file = logFileOf(args, io.cwd);
   const log = new DaemonLog({ stream: io.stderr, ...(file !== undefined ? { file } : {}) });
   // A reader that went away or a full disk must not end the daemon and every session with it.
@@ -68,7 +79,7 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const logUncaught = (error: Error) => log.writesFile && log.log("error", `uncaught exception: ${error.stack ?? error.message}`);
   process.on("uncaughtExceptionMonitor", logUncaught);
   try {
-    return await serveWith({ target, sandbox, pool, state: stateDir(io.env), log, io });
+    return await serveWith({ target, sandbox, pool, maxSessions, state: stateDir(io.env), log, io });
   } catch (error) {
     if (log.writesFile) log.log("error", `albedo serve: ${error instanceof Error ? error.message : String(error)}`);
     throw error;
@@ -82,12 +93,13 @@ interface ServeParts {
   readonly target: ListenTarget;
   readonly sandbox: SandboxMode | undefined;
   readonly pool: number | undefined;
+  readonly maxSessions: number | undefined;
   readonly state: string;
   readonly log: DaemonLog;
   readonly io: CliIO;
 }
 
-async function serveWith({ target, sandbox, pool, state, log, io }: ServeParts): Promise<number> {
+async function serveWith({ target, sandbox, pool, maxSessions, state, log, io }: ServeParts): Promise<number> {
   const tell = (stream: NodeJS.WritableStream, level: "info" | "error", text: string) => {
     log.print(stream, `albedo serve: ${text}\n`);
     if (log.writesFile) log.log(level, text);
@@ -105,6 +117,7 @@ async function serveWith({ target, sandbox, pool, state, log, io }: ServeParts):
     listen: target,
     ...(sandbox ? { sandbox } : {}),
     ...(pool !== undefined ? { pool } : {}),
+    ...(maxSessions !== undefined ? { maxSessions } : {}),
     log: log.log,
     logStats: () => log.stats(),
   }).catch((error: unknown) => {
@@ -134,6 +147,7 @@ export const serveCommand: CliCommand = {
     { name: "socket", value: "PATH", help: "listen on a Unix socket instead of TCP" },
     SANDBOX_OPTION,
     { name: "pool", value: "N", help: `spare kernels kept booted for the workspaces last opened, 0-${MAX_KERNEL_POOL} (default: setting kernel.pool, else 1)` },
+    { name: "max-sessions", value: "N", help: `most sessions open at once, 1-${MAX_SESSIONS_LIMIT} (default: setting daemon.max_sessions, else ${MAX_SESSIONS})` },
     {
       name: "log-file",
       value: "PATH",
