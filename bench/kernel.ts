@@ -1,28 +1,23 @@
 /**
- * Kernel bridge benchmarks, each beside its baseline, measured in one run on one machine:
- * cold session open vs jupyter_client start_new_kernel; trivial execute round trip vs
- * jupyter_client's; `await skills.read` vs a bare pyzmq DEALER echo (the transport floor);
- * reload with 128 skills; a warm open from the daemon's pool (K-11) vs the cold open; and how
- * long an interrupt takes to end a cell that awaits and one that blocks (K-4: within a second).
+ * Kernel bridge benchmarks, each beside its baseline, measured in one run on one machine: cold
+ * session open vs jupyter_client's start_new_kernel (alternating); trivial execute round trip vs
+ * jupyter_client's (bench/execute.ts); `await skills.read` vs a bare pyzmq DEALER echo
+ * (bench/rpc.ts); reload with 128 skills; a warm open from the daemon's pool (K-11); and how long
+ * an interrupt takes to end a cell that awaits and one that blocks (K-4: within a second).
  */
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { promisify } from "node:util";
-import { Router } from "zeromq";
 import { WarmPool } from "../src/daemon/index.js";
 import { resolvePython } from "../src/python/index.js";
-import { Session } from "../src/session/index.js";
-import { installDir } from "../src/settings/paths.js";
+import type { Session } from "../src/session/index.js";
+import { JupyterClientBaseline } from "./baseline.js";
+import { benchExecute } from "./execute.js";
+import { goal, limitGoal } from "./goals.js";
+import { benchRpc } from "./rpc.js";
+import { benchDirs, cellText, openSession, writeSkills, type BenchDirs } from "./session.js";
 import { median, round } from "./stats.js";
 
+/** Cold opens on each side, alternating. */
 const OPEN_RUNS = 5;
-const EXECUTE_RUNS = 200;
-/** Executes run and discarded before timing, on both sides: the first cells of a fresh kernel are slower. */
-const EXECUTE_WARMUP = 20;
-const RPC_ROUNDS = 1000;
 const RELOAD_RUNS = 20;
 const WARM_OPEN_RUNS = 5;
 const INTERRUPT_RUNS = 10;
@@ -31,155 +26,75 @@ const CELL_START_TIMEOUT_MS = 30_000;
 /** Longest a spare may take to boot before the warm-open bench gives up. */
 const SPARE_BOOT_TIMEOUT_MS = 60_000;
 const RELOAD_SKILLS = 128;
-const BASELINE_TIMEOUT_MS = 300_000;
+/** Goals: cold open within 1.1x of jupyter_client; warm open, reload (128 skills) and interrupt under these. */
+const OPEN_GOAL = 1.1;
+const WARM_OPEN_GOAL_MS = 50;
+const RELOAD_GOAL_MS = 50;
+const INTERRUPT_GOAL_MS = 1_000;
 
-const run = promisify(execFile);
+const FIRST_CALL = "print((await skills.list())['revision'])";
 
-interface Dirs { root: string; workspace: string; home: string; state: string }
-
-async function makeDirs(): Promise<Dirs> {
-  const root = await mkdtemp(join(tmpdir(), "alb-bench-"));
-  const dirs = { root, workspace: join(root, "ws"), home: join(root, "home"), state: join(root, "st") };
-  await Promise.all([mkdir(dirs.workspace), mkdir(dirs.home), mkdir(dirs.state)]);
-  return dirs;
-}
-
-async function writeSkills(workspace: string, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const name = `skill-${String(i).padStart(3, "0")}`;
-    const dir = join(workspace, ".albedo", "skills", name);
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: Bench skill ${i}.\n---\n${"Step.\n".repeat(50)}`);
-  }
-}
-
-function open(dirs: Dirs): Promise<Session> {
-  return Session.open({ workspace: dirs.workspace, home: dirs.home, stateDir: dirs.state, env: { ...process.env, HOME: dirs.home } });
-}
-
-async function cellValue(session: Session, code: string): Promise<string> {
-  const future = session.execute(code);
-  let out = "";
-  future.onOutput((o) => {
-    if (o.header.msg_type === "stream") out += (o.content as { text: string }).text;
-  });
-  const reply = await future.done;
-  if (reply.status !== "ok") throw new Error(`bench cell failed: ${code.slice(0, 60)}`);
-  return out;
-}
-
-async function albedoOpenAndExecute(dirs: Dirs): Promise<{ open: number[]; execute: number[] }> {
-  const openTimes: number[] = [];
-  const executeTimes: number[] = [];
-  for (let i = 0; i < OPEN_RUNS; i++) {
-    const began = performance.now();
-    const session = await open(dirs);
-    try {
-      await cellValue(session, "print((await skills.list())['revision'])");
-      openTimes.push(performance.now() - began);
-      if (i === 0) {
-        for (let j = 0; j < EXECUTE_WARMUP; j++) await session.execute("1").done;
-        for (let j = 0; j < EXECUTE_RUNS; j++) {
-          const t0 = performance.now();
-          await session.execute("1").done;
-          executeTimes.push(performance.now() - t0);
-        }
-      }
-    } finally {
-      await session.close();
-    }
-  }
-  return { open: openTimes, execute: executeTimes };
-}
-
-async function jupyterClientBaseline(python: string): Promise<{ start_ms: number[]; execute_ms: number[] }> {
-  const script = join(installDir(), "bench", "python", "jupyter_client_baseline.py");
-  const { stdout } = await run(python, [script, String(OPEN_RUNS), String(EXECUTE_RUNS), String(EXECUTE_WARMUP)], { timeout: BASELINE_TIMEOUT_MS });
-  return JSON.parse(stdout.trim().split("\n").at(-1)!);
-}
-
-async function rpcVersusFloor(dirs: Dirs): Promise<{ rpc: number[]; floor: number[] }> {
-  const session = await open(dirs);
-  const echo = new Router({ linger: 0 });
-  const endpoint = `ipc://${join(session.runDir, "echo")}`;
-  await echo.bind(endpoint);
-  const serving = (async () => {
-    for await (const frames of echo) await echo.send(frames);
-  })().catch(() => undefined);
+/** From Session.open to the first `skills.list` answered in a cell. */
+async function coldOpen(dirs: BenchDirs): Promise<number> {
+  const began = performance.now();
+  const session = await openSession(dirs);
   try {
-    const rpc = JSON.parse(await cellValue(session, [
-      "import time, json",
-      "_t = []",
-      `for _ in range(${RPC_ROUNDS}):`,
-      "    _b = time.perf_counter()",
-      "    await skills.read('skill-000', limit=256)",
-      "    _t.append((time.perf_counter() - _b) * 1000)",
-      "print(json.dumps(_t))",
-    ].join("\n"))) as number[];
-    const floorScript = join(installDir(), "bench", "python", "dealer_echo.py");
-    const floor = JSON.parse(await cellValue(session, [
-      `ECHO_ENDPOINT = ${JSON.stringify(endpoint)}`,
-      `ROUNDS = ${RPC_ROUNDS}`,
-      `exec(open(${JSON.stringify(floorScript)}).read())`,
-      "print(json.dumps(echo_ms))",
-    ].join("\n"))) as number[];
-    return { rpc, floor };
+    await cellText(session, FIRST_CALL);
+    return performance.now() - began;
   } finally {
-    echo.close();
-    await serving;
     await session.close();
   }
 }
 
+async function openTimes(dirs: BenchDirs, baseline: JupyterClientBaseline): Promise<{ albedo: number[]; jupyterClient: number[] }> {
+  const albedo: number[] = [];
+  const jupyterClient: number[] = [];
+  for (let i = 0; i < OPEN_RUNS; i++) {
+    albedo.push(await coldOpen(dirs));
+    jupyterClient.push((await baseline.ask<{ ms: number }>("open")).ms);
+  }
+  return { albedo, jupyterClient };
+}
+
 /** From session.interrupt() to the cell's reply, for a cell that awaits and one that blocks in C code. */
-async function interruptTimes(dirs: Dirs): Promise<{ awaiting: number[]; blocking: number[] }> {
-  const session = await open(dirs);
+async function interruptTimes(session: Session): Promise<{ awaiting: number[]; blocking: number[] }> {
   const cells = {
     awaiting: "import asyncio\nprint('running', flush=True)\nawait asyncio.sleep(100)",
     blocking: "import time\nprint('running', flush=True)\ntime.sleep(100)",
   };
   const out = { awaiting: [] as number[], blocking: [] as number[] };
-  try {
-    for (let i = 0; i < INTERRUPT_RUNS; i++) {
-      for (const kind of ["awaiting", "blocking"] as const) {
-        const future = session.execute(cells[kind]);
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error("bench: the cell to interrupt never started")), CELL_START_TIMEOUT_MS);
-          future.onOutput((o) => {
-            if (o.header.msg_type === "stream") (clearTimeout(timer), resolve());
-          });
+  for (let i = 0; i < INTERRUPT_RUNS; i++) {
+    for (const kind of ["awaiting", "blocking"] as const) {
+      const future = session.execute(cells[kind]);
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("bench: the cell to interrupt never started")), CELL_START_TIMEOUT_MS);
+        future.onOutput((o) => {
+          if (o.header.msg_type === "stream") (clearTimeout(timer), resolve());
         });
-        const began = performance.now();
-        await session.interrupt();
-        const reply = await future.done;
-        if (reply.status !== "error") throw new Error(`bench: an interrupted ${kind} cell ended with ${reply.status}`);
-        out[kind].push(performance.now() - began);
-      }
+      });
+      const began = performance.now();
+      await session.interrupt();
+      const reply = await future.done;
+      if (reply.status !== "error") throw new Error(`bench: an interrupted ${kind} cell ended with ${reply.status}`);
+      out[kind].push(performance.now() - began);
     }
-  } finally {
-    await session.close();
   }
   return out;
 }
 
-async function reloadTimes(dirs: Dirs): Promise<number[]> {
-  const session = await open(dirs);
-  try {
-    const times: number[] = [];
-    for (let i = 0; i < RELOAD_RUNS; i++) {
-      const t0 = performance.now();
-      await session.reload();
-      times.push(performance.now() - t0);
-    }
-    return times;
-  } finally {
-    await session.close();
+async function reloadTimes(session: Session): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < RELOAD_RUNS; i++) {
+    const t0 = performance.now();
+    await session.reload();
+    times.push(performance.now() - t0);
   }
+  return times;
 }
 
 /** Open from a ready spare until the namespaces answer, as the daemon does for a workspace it has seen. */
-async function warmOpenTimes(dirs: Dirs): Promise<number[]> {
-  const pool = new WarmPool({ stateDir: dirs.state, size: 1, open: () => open(dirs) });
+async function warmOpenTimes(dirs: BenchDirs): Promise<number[]> {
+  const pool = new WarmPool({ stateDir: dirs.state, size: 1, open: () => openSession(dirs) });
   const extensions = { skills: true };
   const times: number[] = [];
   try {
@@ -194,7 +109,7 @@ async function warmOpenTimes(dirs: Dirs): Promise<number[]> {
       const session = await pool.take(dirs.workspace, extensions);
       if (session === undefined) throw new Error("bench: the pool gave no spare");
       try {
-        await cellValue(session, "print((await skills.list())['revision'])");
+        await cellText(session, FIRST_CALL);
         times.push(performance.now() - began);
       } finally {
         await session.close();
@@ -206,29 +121,41 @@ async function warmOpenTimes(dirs: Dirs): Promise<number[]> {
   return times;
 }
 
-/** Runs the comparisons; returns medians (ms) and ratios against each baseline. */
+async function withSession<T>(dirs: BenchDirs, body: (session: Session) => Promise<T>): Promise<T> {
+  const session = await openSession(dirs);
+  try {
+    return await body(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/** Runs the comparisons; returns medians (ms), ratios and goals. */
 export async function benchKernel(): Promise<Record<string, unknown>> {
   const python = await resolvePython(process.env);
-  const dirs = await makeDirs();
+  const dirs = await benchDirs();
+  const baseline = JupyterClientBaseline.start(python.path);
   try {
     await writeSkills(dirs.workspace, 1);
-    const albedo = await albedoOpenAndExecute(dirs);
-    const baseline = await jupyterClientBaseline(python.path);
-    const { rpc, floor } = await rpcVersusFloor(dirs);
+    const open = await openTimes(dirs, baseline);
+    await baseline.ask("boot");
+    const execute = await withSession(dirs, (session) => benchExecute(session, baseline));
+    const rpc = await withSession(dirs, benchRpc);
     const warm = await warmOpenTimes(dirs);
-    const interrupt = await interruptTimes(dirs);
+    const interrupt = await withSession(dirs, interruptTimes);
     await writeSkills(dirs.workspace, RELOAD_SKILLS);
-    const reload = await reloadTimes(dirs);
-    const ratio = (a: number[], b: number[]) => round(median(a) / median(b));
+    const reload = await withSession(dirs, reloadTimes);
+    const slowestInterrupt = Math.max(median(interrupt.awaiting), median(interrupt.blocking));
     return {
-      open: { albedo_median_ms: round(median(albedo.open)), jupyter_client_median_ms: round(median(baseline.start_ms)), ratio: ratio(albedo.open, baseline.start_ms), target: "<= 1.1", runs: OPEN_RUNS },
-      execute: { albedo_median_ms: round(median(albedo.execute)), jupyter_client_median_ms: round(median(baseline.execute_ms)), ratio: ratio(albedo.execute, baseline.execute_ms), target: "<= 0.5", runs: EXECUTE_RUNS },
-      rpc_read: { albedo_median_ms: round(median(rpc)), pyzmq_floor_median_ms: round(median(floor)), ratio: ratio(rpc, floor), target: "<= 1.5", rounds: RPC_ROUNDS },
-      warm_open: { median_ms: round(median(warm)), cold_open_median_ms: round(median(albedo.open)), ratio: ratio(warm, albedo.open), runs: WARM_OPEN_RUNS },
-      interrupt: { awaiting_median_ms: round(median(interrupt.awaiting)), blocking_median_ms: round(median(interrupt.blocking)), target_ms: "< 1000", runs: INTERRUPT_RUNS },
-      reload: { skills: RELOAD_SKILLS, median_ms: round(median(reload)), target_ms: "< 50", runs: RELOAD_RUNS },
+      open: { albedo_median_ms: round(median(open.albedo)), jupyter_client_median_ms: round(median(open.jupyterClient)), ...goal(median(open.albedo), median(open.jupyterClient), OPEN_GOAL), runs: OPEN_RUNS },
+      execute,
+      rpc_read: rpc,
+      warm_open: { median_ms: round(median(warm)), cold_open_median_ms: round(median(open.albedo)), ...limitGoal(median(warm), WARM_OPEN_GOAL_MS), runs: WARM_OPEN_RUNS },
+      interrupt: { awaiting_median_ms: round(median(interrupt.awaiting)), blocking_median_ms: round(median(interrupt.blocking)), ...limitGoal(slowestInterrupt, INTERRUPT_GOAL_MS), runs: INTERRUPT_RUNS },
+      reload: { skills: RELOAD_SKILLS, median_ms: round(median(reload)), ...limitGoal(median(reload), RELOAD_GOAL_MS), runs: RELOAD_RUNS },
     };
   } finally {
-    await rm(dirs.root, { recursive: true, force: true });
+    await baseline.quit();
+    await dirs.remove();
   }
 }

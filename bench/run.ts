@@ -1,12 +1,18 @@
 /**
- * `npm run bench`: runs every benchmark once and prints one JSON document on stdout.
- * Progress goes to stderr so the JSON can be piped. Medians, not means: machines here are noisy.
+ * `npm run -s bench`: runs every benchmark once and prints one JSON document on stdout, then draws
+ * the goals into bench/results.svg (a full run only). Progress goes to stderr so the JSON can be
+ * piped. Medians, not means: machines here are noisy. `node dist/bench/run.js NAME...` runs some.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { installDir } from "../src/settings/paths.js";
+import { goalsChart } from "./chart.js";
 import { benchDiscovery } from "./skills.js";
 import { benchReads } from "./reads.js";
 import { benchKernel } from "./kernel.js";
 import { benchTurns } from "./turns.js";
 import { benchRemote } from "./remote.js";
+import { benchScale } from "./scale.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -15,8 +21,12 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["reads_1000_small", benchReads],
   ["kernel_bridge", benchKernel],
   ["turns", benchTurns],
+  ["scale", benchScale],
   ["remote_kernel", benchRemote],
 ];
+
+/** Where a full run draws its goals. */
+export const CHART_FILE = join("bench", "results.svg");
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
@@ -28,6 +38,10 @@ async function main(): Promise<void> {
   }
   const report = { node: process.version, platform: `${process.platform}-${process.arch}`, date: new Date().toISOString(), results };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (only.length === 0) {
+    writeFileSync(join(installDir(), CHART_FILE), goalsChart(results, `${report.date.slice(0, 10)}, node ${report.node}, ${report.platform}`));
+    process.stderr.write(`bench: drew the goals in ${CHART_FILE}\n`);
+  }
 }
 
 await main();

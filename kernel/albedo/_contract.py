@@ -24,6 +24,8 @@ EXTENSION_NAMES = ("python", "skills")
 # Used when a variable is unset: the values a session's kernel is given.
 DEFAULT_DEADLINE_MS = 65000
 MAX_MESSAGE_BYTES = 1048576
+# Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.
+MAX_PENDING_CALLS = 256
 
 # The methods a session serves (K-5), and the two notifications.
 SKILLS_LIST = "skills.list"

@@ -6,11 +6,11 @@ import asyncio
 import collections
 import json
 import sys
-from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
 
 import zmq
 
-from ._contract import HELLO_METHOD
+from ._contract import HELLO_METHOD, MAX_PENDING_CALLS
 # Plain ints: pyzmq's enum members make every `&` and flag argument go through Python-level code.
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
@@ -42,6 +42,10 @@ class LoopEndpoint:
     Only the loop's thread touches the socket. libzmq signals its FD on an edge, and any socket
     operation may consume that edge, so every send is followed by a look at EVENTS and every read
     drains until nothing is left; otherwise a reply could sit unread until the next one arrives.
+
+    At most MAX_PENDING_CALLS calls are out at once, the runtime's own bound per session: the rest
+    wait here, in order, and go out as earlier ones end, so `asyncio.gather` of a thousand calls
+    is answered rather than partly refused with limit_exceeded.
     """
 
     def __init__(self, context: zmq.Context, endpoint: str, token: bytes, loop: asyncio.AbstractEventLoop,
@@ -50,6 +54,9 @@ class LoopEndpoint:
         self._token = token
         self._on_notification = on_notification
         self._pending: Dict[Any, Tuple["asyncio.Future[Optional[Dict[str, Any]]]", float]] = {}
+        # Sent and not yet ended; and the calls waiting for one of those to end (insertion-ordered).
+        self._out: Set[Any] = set()
+        self._held: Dict[Any, bytes] = {}
         self._sweep: Optional[asyncio.TimerHandle] = None
         self._looked = True
         self._outbox: Deque[List[bytes]] = collections.deque()
@@ -68,12 +75,22 @@ class LoopEndpoint:
         self._pending[call_id] = (future, expires)
         if self._sweep is None or expires < self._sweep.when():
             self._arm(expires)
-        self._send([self._token, body])
+        if len(self._out) < MAX_PENDING_CALLS:
+            self._out.add(call_id)
+            self._send([self._token, body])
+        else:
+            self._held[call_id] = body
         return future
 
     def forget(self, call_id: int) -> None:
         """Drops a call that ended (answered, expired or cancelled); a late reply is then ignored."""
         self._pending.pop(call_id, None)
+        if self._held.pop(call_id, None) is None:
+            self._out.discard(call_id)
+            while self._held and len(self._out) < MAX_PENDING_CALLS:
+                next_id = next(iter(self._held))
+                self._out.add(next_id)
+                self._send([self._token, self._held.pop(next_id)])
 
     def close(self) -> None:
         """Stops reading and closes the socket; pending calls are left to their deadlines."""

@@ -25,11 +25,23 @@ _ids = itertools.count(1)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
+# The kernel this process serves, once found: a process has one for its whole life, and looking it up
+# through IPython costs more than the rest of tagging a call with its cell.
+_kernel: Any = None
+
+
+def _find_kernel() -> Any:
+    global _kernel
+    if _kernel is None:
+        ipython = sys.modules.get("IPython")
+        shell = ipython.get_ipython() if ipython is not None else None
+        _kernel = getattr(shell, "kernel", None)
+    return _kernel
+
+
 def current_cell() -> Optional[str]:
     """The msg_id of the Jupyter request being executed, or None outside a kernel."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    kernel = getattr(shell, "kernel", None)
+    kernel = _kernel if _kernel is not None else _find_kernel()
     if kernel is None:
         return None
     try:

@@ -1,9 +1,9 @@
 import { isAbsolute, resolve } from "node:path";
 import type { RequestEntry } from "../daemon/index.js";
 import { join } from "node:path";
-import { Daemon, DAEMON_TOKEN_FILE, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, type DaemonInfo, type ListenTarget } from "../daemon/index.js";
+import { Daemon, DAEMON_TOKEN_FILE, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, MAX_SESSIONS, type DaemonInfo, type ListenTarget } from "../daemon/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
-import { MAX_KERNEL_POOL } from "../settings/index.js";
+import { MAX_KERNEL_POOL, MAX_SESSIONS_LIMIT } from "../settings/index.js";
 import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO } from "./command.js";
@@ -71,13 +71,23 @@ export function listenTarget(args: ParsedArgs, cwd: string): ListenTarget {
   return { host, port };
 }
 
+/** `--NAME N` as a whole number from `min` to `max`; undefined when not given. Throws UsageError. */
+function wholeNumberOf(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
+  const given = stringOption(args, name);
+  if (given === undefined) return undefined;
+  const value = /^\d{1,4}$/.test(given) ? Number(given) : Number.NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`--${name} takes a whole number from ${min} to ${max}, got "${given}"`);
+  return value;
+}
+
 /** `--pool N`: spare kernels for this run (K-11), 0 to MAX_KERNEL_POOL; undefined when not given. Throws UsageError. */
 export function poolOf(args: ParsedArgs): number | undefined {
-  const given = stringOption(args, "pool");
-  if (given === undefined) return undefined;
-  const size = /^\d{1,3}$/.test(given) ? Number(given) : Number.NaN;
-  if (!(size <= MAX_KERNEL_POOL)) throw new UsageError(`--pool takes a whole number from 0 to ${MAX_KERNEL_POOL}, got "${given}"`);
-  return size;
+  return wholeNumberOf(args, "pool", 0, MAX_KERNEL_POOL);
+}
+
+/** `--max-sessions N`: the session cap for this run, 1 to MAX_SESSIONS_LIMIT; undefined when not given. Throws UsageError. */
+export function maxSessionsOf(args: ParsedArgs): number | undefined {
+  return wholeNumberOf(args, "max-sessions", 1, MAX_SESSIONS_LIMIT);
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -103,6 +113,7 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const target = listenTarget(args, io.cwd);
   const sandbox = sandboxOf(args);
   const pool = poolOf(args);
+  const maxSessions = maxSessionsOf(args);
   const file = logFileOf(args, io.cwd);
   const log = new DaemonLog({ stream: io.stderr, ...(file !== undefined ? { file } : {}) });
   // A reader that went away or a full disk must not end the daemon and every session with it.
@@ -112,7 +123,7 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const logUncaught = (error: Error) => log.writesFile && log.log("error", `uncaught exception: ${error.stack ?? error.message}`);
   process.on("uncaughtExceptionMonitor", logUncaught);
   try {
-    return await serveWith({ target, sandbox, pool, state: stateDir(io.env), log, io, idleMs: idleExitOf(args), verbose: args.options.has("verbose") });
+    return await serveWith({ target, sandbox, pool, maxSessions, state: stateDir(io.env), log, io, idleMs: idleExitOf(args), verbose: args.options.has("verbose") });
   } catch (error) {
     if (log.writesFile) log.log("error", `albedo serve: ${error instanceof Error ? error.message : String(error)}`);
     throw error;
@@ -126,6 +137,7 @@ interface ServeParts {
   readonly target: ListenTarget;
   readonly sandbox: SandboxMode | undefined;
   readonly pool: number | undefined;
+  readonly maxSessions: number | undefined;
   readonly state: string;
   readonly log: DaemonLog;
   readonly io: CliIO;
@@ -133,7 +145,7 @@ interface ServeParts {
   readonly verbose: boolean;
 }
 
-async function serveWith({ target, sandbox, pool, state, log, io, idleMs, verbose }: ServeParts): Promise<number> {
+async function serveWith({ target, sandbox, pool, maxSessions, state, log, io, idleMs, verbose }: ServeParts): Promise<number> {
   const tell = (stream: NodeJS.WritableStream, level: "info" | "error", text: string) => {
     log.print(stream, `albedo serve: ${text}\n`);
     if (log.writesFile) log.log(level, text);
@@ -151,6 +163,7 @@ async function serveWith({ target, sandbox, pool, state, log, io, idleMs, verbos
     listen: target,
     ...(sandbox ? { sandbox } : {}),
     ...(pool !== undefined ? { pool } : {}),
+    ...(maxSessions !== undefined ? { maxSessions } : {}),
     log: log.log,
     logStats: () => log.stats(),
     // The path alone, never a query or a header: neither the token nor a request body reaches the log.
@@ -189,6 +202,7 @@ export const serveCommand: CliCommand = {
     { name: "idle-exit", value: "SECONDS", help: "exit after SECONDS with no sessions" },
     { name: "on-demand", help: `started by a notebook or a command, not a person: exit after ${formatPeriod(ON_DEMAND_IDLE_EXIT_MS)} with no sessions` },
     { name: "verbose", short: "v", help: "log each request: method, path, status, time (never the token)" },
+    { name: "max-sessions", value: "N", help: `most sessions open at once, 1-${MAX_SESSIONS_LIMIT} (default: setting daemon.max_sessions, else ${MAX_SESSIONS})` },
     {
       name: "log-file",
       value: "PATH",

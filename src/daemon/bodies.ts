@@ -79,6 +79,7 @@ export const SettingsPatchBody = z
     sandbox: replaced(REPLACED_SECTIONS.sandbox),
     network: replaced(REPLACED_SECTIONS.network),
     kernel: replaced(REPLACED_SECTIONS.kernel),
+    daemon: replaced(REPLACED_SECTIONS.daemon),
     limits: replaced(REPLACED_SECTIONS.limits),
     model: replaced(REPLACED_SECTIONS.model),
   })
@@ -92,7 +93,7 @@ export const SettingsPatchBody = z
 export type SettingsPatchBody = z.infer<typeof SettingsPatchBody>;
 
 /** Settings sections `PATCH /settings` replaces whole. */
-export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "limits", "model"] as const satisfies readonly (keyof typeof REPLACED_SECTIONS & keyof SettingsPatchBody)[];
+export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "daemon", "limits", "model"] as const satisfies readonly (keyof typeof REPLACED_SECTIONS & keyof SettingsPatchBody)[];
 
 export const SettingsQuery = z.strictObject({ workspace: AbsolutePath.optional().describe("also read this workspace's project settings") });
 

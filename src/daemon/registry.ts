@@ -8,7 +8,7 @@ import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
 import type { SessionDirectory } from "./sessionPort.js";
-import { isSameProcessAlive, processIdentity } from "../settings/index.js";
+import { globalSettingsTarget, isSameProcessAlive, processIdentity, readSettings } from "../settings/index.js";
 
 /** What every session of one daemon shares. */
 export interface RegistryOptions {
@@ -21,11 +21,13 @@ export interface RegistryOptions {
   readonly sandbox?: SandboxMode;
   /** `albedo serve --pool`: overrides the `kernel.pool` setting (K-11). */
   readonly pool?: number;
+  /** `albedo serve --max-sessions`: overrides the `daemon.max_sessions` setting. */
+  readonly maxSessions?: number;
   /** Makes each open session's turn runner (O-3); without it sessions run no turns. */
   readonly turns?: (session: Session, publish: (event: StreamEvent) => void) => SessionTurns;
 }
 
-/** The daemon's open sessions, at most MAX_SESSIONS (counting ones still booting). */
+/** The daemon's open sessions, at most the session cap (counting ones still booting; see sessionCap). */
 export class SessionRegistry implements SessionDirectory {
   private readonly sessions = new Map<string, LiveSession>();
   private opening = 0;
@@ -47,9 +49,11 @@ export class SessionRegistry implements SessionDirectory {
    */
   async open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number, remote?: RemoteOverride): Promise<LiveSession> {
     if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
-    if (this.sessions.size + this.opening >= MAX_SESSIONS) {
-      throw new HttpProblem("too_many_sessions", `the daemon already holds ${this.sessions.size + this.opening} sessions; at most ${MAX_SESSIONS} (MAX_SESSIONS)`, {
-        limit: MAX_SESSIONS,
+    const cap = await this.sessionCap();
+    // Checked and counted in one step after the only await, so opens racing each other cannot pass the cap together.
+    if (this.sessions.size + this.opening >= cap.limit) {
+      throw new HttpProblem("too_many_sessions", `the daemon already holds ${this.sessions.size + this.opening} sessions; at most ${cap.limit} (${cap.from})`, {
+        limit: cap.limit,
       });
     }
     this.opening += 1;
@@ -77,6 +81,18 @@ export class SessionRegistry implements SessionDirectory {
       await session.close();
       throw error;
     }
+  }
+
+  /** The session cap now: `--max-sessions`, else the global `daemon.max_sessions` setting, else MAX_SESSIONS; and which of them it is. */
+  async sessionCap(): Promise<{ limit: number; from: string }> {
+    if (this.options.maxSessions !== undefined) return { limit: this.options.maxSessions, from: "--max-sessions" };
+    try {
+      const configured = (await readSettings(globalSettingsTarget(this.options.stateDir))).settings.daemon?.max_sessions;
+      if (configured !== undefined) return { limit: configured, from: "daemon.max_sessions" };
+    } catch {
+      // A malformed settings file fails the open itself, with the file's problem.
+    }
+    return { limit: MAX_SESSIONS, from: "MAX_SESSIONS" };
   }
 
   /** The warm pool's spares (K-11), for GET /health. */

@@ -30,6 +30,8 @@ export interface DaemonOptions {
   readonly sandbox?: SandboxMode;
   /** Spare kernels (K-11); overrides the `kernel.pool` setting. */
   readonly pool?: number;
+  /** Most sessions open at once; overrides the `daemon.max_sessions` setting. */
+  readonly maxSessions?: number;
   /** What GET /health reports about the log (`albedo serve` owns it). */
   readonly logStats?: () => LogStats;
   /** The sessions the routes serve; by default a SessionRegistry of real kernels. Route tests pass a fake. */
@@ -149,12 +151,13 @@ export class Daemon {
 }
 
 /** The optional options a registry takes, without undefined keys. */
-function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog; sandbox?: SandboxMode; pool?: number } {
+function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog; sandbox?: SandboxMode; pool?: number; maxSessions?: number } {
   return {
     ...(options.install ? { install: options.install } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.pool !== undefined ? { pool: options.pool } : {}),
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
   };
 }
 

@@ -57,6 +57,7 @@ export abstract class KernelBase {
       this.pump();
     };
     void future.done.then(finished, finished);
+    future.timeline.sent();
     this.sendExecution(future);
   }
 

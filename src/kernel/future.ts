@@ -6,6 +6,7 @@ import type { KernelMessage } from "@jupyterlab/services";
 import { Emitter } from "./emitter.js";
 import type { Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
 import { boundOutput, boundReply, MAX_PENDING_OUTPUT_BYTES } from "./outputs.js";
+import { ExecuteTimeline } from "./timeline.js";
 
 /** Outputs kept for the async iterator while it does not drain them; older ones are dropped beyond this. */
 export const MAX_PENDING_OUTPUTS = 10_000;
@@ -30,6 +31,8 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   droppedOutputs = 0;
   /** Bytes cut from outputs that passed MAX_OUTPUT_MESSAGE_BYTES; each cut output says so itself. */
   cutOutputBytes = 0;
+  /** When the request went out, the kernel's header dates of busy, reply and idle, and when each answer came in. */
+  readonly timeline = new ExecuteTimeline();
   private reply: ExecuteReply | undefined;
   private idle = false;
   private failure: unknown;
@@ -62,7 +65,9 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   /** Handles an iopub message whose parent is this request; returns whether it was an output. */
   handleIOPub(message: KernelMessage.IIOPubMessage): boolean {
     if (message.header.msg_type === "status") {
-      if ((message as KernelMessage.IStatusMsg).content.execution_state === "idle") this.markIdle();
+      const state = (message as KernelMessage.IStatusMsg).content.execution_state;
+      this.timeline.status(state, message.header.date);
+      if (state === "idle") this.markIdle();
       return false;
     }
     if (!OUTPUT_TYPES.has(message.header.msg_type)) return false;
@@ -72,6 +77,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
 
   /** Records the shell execute_reply for this request. */
   handleReply(message: KernelMessage.IExecuteReplyMsg): void {
+    this.timeline.reply(message.header.date);
     this.reply = boundReply(message.content);
     this.settleIfComplete();
   }
@@ -123,6 +129,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     if (this.settled || this.reply === undefined || !this.idle) return;
     this.settled = true;
     clearTimeout(this.replyTimer);
+    this.timeline.settled();
     this.resolveDone(this.reply);
     this.wakeIterator();
   }

@@ -263,6 +263,8 @@ export async function resolveKernelLaunch(opts: { kernelspec?: string; python?: 
  * replaced interpreter has a new identity and is probed again.
  */
 const readyInterpreters = new Map<string, PythonStatus>();
+/** Probes under way, by the same identity: sessions opening together share one Python start. */
+const probesUnderWay = new Map<string, Promise<PythonStatus>>();
 
 async function kernelReadyPython(python: string | undefined, env: NodeJS.ProcessEnv): Promise<PythonStatus> {
   const candidate = python !== undefined ? { path: resolve(python), source: "option" as const } : pythonCandidate(env);
@@ -273,8 +275,14 @@ async function kernelReadyPython(python: string | undefined, env: NodeJS.Process
   );
   const known = identity === undefined ? undefined : readyInterpreters.get(identity);
   if (known !== undefined) return known;
-  const status = python !== undefined ? await probePython(candidate, env) : await resolvePython(env);
-  assertKernelReady(status);
-  if (identity !== undefined) readyInterpreters.set(identity, status);
+  const probe = () => (python !== undefined ? probePython(candidate, env) : resolvePython(env));
+  if (identity === undefined) return assertKernelReady(await probe());
+  let probing = probesUnderWay.get(identity);
+  if (probing === undefined) {
+    probing = probe().finally(() => probesUnderWay.delete(identity));
+    probesUnderWay.set(identity, probing);
+  }
+  const status = assertKernelReady(await probing);
+  readyInterpreters.set(identity, status);
   return status;
 }

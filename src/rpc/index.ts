@@ -35,3 +35,4 @@ export {
   type AttachedPeer,
   type RpcServerOptions,
 } from "./server.js";
+export { RPC_TRACE_CHANNEL, type RpcTraceEvent } from "./trace.js";

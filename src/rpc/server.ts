@@ -6,6 +6,7 @@ import type { RpcAccess } from "../bridge/index.js";
 import type { AppErrorCode } from "../errors/index.js";
 import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher, type RpcLogger } from "./dispatcher.js";
 import { RouteTable } from "./routes.js";
+import { traceStep } from "./trace.js";
 
 /**
  * ZeroMQ's own inbound cap, in bytes: a peer sending a bigger frame is disconnected by libzmq before
@@ -199,6 +200,7 @@ export class RpcServer {
     const socket = this.socket;
     if (socket === undefined) return;
     const message: [Buffer, string] = [Buffer.from(peer, "hex"), text];
+    traceStep("replied");
     // A zeromq socket allows one send in flight: send at once when none is, else queue behind it.
     const sent = this.sendsInFlight === 0 ? sendNow(socket, message) : this.sending.then(() => socket.send(message));
     this.sendsInFlight++;
@@ -213,6 +215,7 @@ export class RpcServer {
     try {
       for await (const [identity, ...frames] of socket) {
         if (identity === undefined) continue;
+        traceStep("received");
         this.dispatcher.receive(identity.toString("hex"), frames);
         // One microtask: a handler that answered at once sends its reply before the next receive.
         await undefined;

@@ -54,15 +54,23 @@ export function probeBwrap(bwrap: string): string | null {
 export async function warmSandboxProbe(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const bwrap = process.platform === "linux" ? findExecutable("bwrap", env.PATH) : undefined;
   if (bwrap === undefined || probeCache.has(bwrap)) return;
-  const result = await new Promise<Pick<SpawnSyncReturns<string>, "error" | "status" | "signal" | "stderr">>((resolve) => {
-    const child = execFile(bwrap, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, encoding: "utf8" }, (error, _stdout, stderr) => {
-      const failed = error as (NodeJS.ErrnoException & { code?: unknown }) | null;
-      const spawnError = failed && typeof failed.code === "string" ? failed : undefined;
-      resolve({ status: child.exitCode, signal: child.signalCode, stderr, ...(spawnError ? { error: spawnError } : {}) });
-    });
-  });
-  remember(bwrap, result);
+  // Sessions opening together share the one probe instead of each starting a sandbox of its own.
+  let probing = probesUnderWay.get(bwrap);
+  if (probing === undefined) {
+    probing = new Promise<Pick<SpawnSyncReturns<string>, "error" | "status" | "signal" | "stderr">>((resolve) => {
+      const child = execFile(bwrap, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, encoding: "utf8" }, (error, _stdout, stderr) => {
+        const failed = error as (NodeJS.ErrnoException & { code?: unknown }) | null;
+        const spawnError = failed && typeof failed.code === "string" ? failed : undefined;
+        resolve({ status: child.exitCode, signal: child.signalCode, stderr, ...(spawnError ? { error: spawnError } : {}) });
+      });
+    }).then((result) => void remember(bwrap, result)).finally(() => probesUnderWay.delete(bwrap));
+    probesUnderWay.set(bwrap, probing);
+  }
+  await probing;
 }
+
+/** Probes started by warmSandboxProbe and not yet answered, by bwrap path. */
+const probesUnderWay = new Map<string, Promise<void>>();
 
 function remember(bwrap: string, result: Pick<SpawnSyncReturns<string>, "error" | "status" | "signal" | "stderr">): string | null {
   let problem: string | null = null;

@@ -1,4 +1,5 @@
-export { Session, SESSION_ID_BYTES, KERNEL_EXTENSION, type SessionOptions } from "./session.js";
+export { Session, SESSION_ID_BYTES, type SessionOptions } from "./session.js";
+export { KERNEL_EXTENSION, SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 export type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 export type { CatalogWalk, SelectionChange } from "./viewKeeper.js";
 export type { PreparedCommand } from "./commands.js";

@@ -8,7 +8,7 @@ import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/
 import type { AppErrorCode } from "../errors/index.js";
 import {
   APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, clientDeadlineMs,
+  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs,
 } from "../rpc/index.js";
 import { DEFAULT_READ_LIMIT, SKILL_FILE } from "../skills/index.js";
 import { MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL } from "../kernel/index.js";
@@ -71,6 +71,8 @@ function bridgeSection(): string[] {
     "# Used when a variable is unset: the values a session's kernel is given.",
     `DEFAULT_DEADLINE_MS = ${py(PYTHON_DEFAULT_DEADLINE_MS)}`,
     `MAX_MESSAGE_BYTES = ${py(RPC_MAX_MESSAGE_BYTES)}`,
+    "# Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.",
+    `MAX_PENDING_CALLS = ${py(RPC_MAX_PENDING_CALLS)}`,
   ];
 }
 

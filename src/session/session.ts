@@ -11,6 +11,7 @@ import { RpcServer } from "../rpc/index.js";
 import { installDir } from "../settings/paths.js";
 import type { Caller } from "../commands/index.js";
 import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
+import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 import { buildRoutes } from "./routes.js";
 import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
@@ -25,8 +26,6 @@ import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from 
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
-/** The IPython extension the kernel loads at start (K-3). */
-export const KERNEL_EXTENSION = "albedo";
 
 /**
  * Who runs the session's kernel: the session itself ("own"), or someone else (a notebook's
@@ -148,7 +147,7 @@ export class Session implements CommandHost {
       spec: launch,
       runDir: this.runDir,
       cwd: this.options.workspace,
-      extraArgv: ["--ext", KERNEL_EXTENSION],
+      extraArgv: SESSION_KERNEL_ARGV,
       extraEnv: {
         ...bridgeEnv(this.bridge()),
         PYTHONPATH: pythonPath,

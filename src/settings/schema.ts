@@ -28,6 +28,12 @@ export const MAX_SETTINGS_SKILL_NAME_LENGTH = 64;
 export const MAX_SETTINGS_SKILL_NAMES = 1024;
 /** Largest pre-started kernel pool (K-11). */
 export const MAX_KERNEL_POOL = 8;
+/**
+ * Largest `daemon.max_sessions`. Each local session holds 7 ZeroMQ sockets in the daemon's one
+ * libzmq context (shell, control, stdin, iopub, heartbeat and its replacement, the RPC ROUTER),
+ * whose default cap is 1,023 sockets: 128 sessions and MAX_KERNEL_POOL spares fit with room to spare.
+ */
+export const MAX_SESSIONS_LIMIT = 128;
 /** Length of `kernel.kernelspec` and `kernel.python`. */
 export const MAX_KERNEL_FIELD_LENGTH = 4096;
 /**
@@ -117,6 +123,9 @@ const KernelSection = section("kernel", {
   remote: RemoteSection.optional(),
 });
 
+/** `daemon`: bounds of the daemon itself (D-1); only the global file's are honoured. */
+const DaemonSection = section("daemon", { max_sessions: integer(1, MAX_SESSIONS_LIMIT).optional() });
+
 function kernelField() {
   const message = says((got) => `must be a non-empty string of at most ${MAX_KERNEL_FIELD_LENGTH} characters, got ${got}`);
   return z.string(message).min(1, message).max(MAX_KERNEL_FIELD_LENGTH, message);
@@ -171,6 +180,7 @@ function settingsShape(scope: SettingsScope) {
       skills: skillsSection(scope).optional(),
       sandbox: REPLACED_SECTIONS.sandbox.optional(),
       kernel: REPLACED_SECTIONS.kernel.optional(),
+      daemon: REPLACED_SECTIONS.daemon.optional(),
       limits: REPLACED_SECTIONS.limits.optional(),
       model: REPLACED_SECTIONS.model.optional(),
       network: REPLACED_SECTIONS.network.optional(),
@@ -184,6 +194,7 @@ export const REPLACED_SECTIONS = {
   sandbox: oneOf(SANDBOX_MODES),
   network: z.boolean(says((got) => `must be true or false, got ${got}`)),
   kernel: KernelSection,
+  daemon: DaemonSection,
   limits: LimitsSection,
   model: ModelSectionShape,
 } as const;
@@ -194,6 +205,7 @@ export const SETTINGS_SCHEMAS = { global: settingsShape("global"), project: sett
 export type Settings = z.infer<(typeof SETTINGS_SCHEMAS)["global"]>;
 export type SkillsSettings = NonNullable<Settings["skills"]>;
 export type KernelSettings = z.infer<typeof KernelSection>;
+export type DaemonSettings = z.infer<typeof DaemonSection>;
 export type LimitsSettings = z.infer<typeof LimitsSection>;
 export type ModelSection = z.infer<typeof ModelSectionShape>;
 

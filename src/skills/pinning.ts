@@ -17,10 +17,23 @@ export async function checkPinned(entry: SkillEntry): Promise<void> {
   // Identities are checked with synchronous syscalls (a few microseconds on a local disk, against a
   // thread-pool round trip each); only a SKILL.md whose stamp moved is reread, asynchronously.
   checkPinnedDirectory(entry);
-  const file = statPinnedSource(entry);
-  if (verified.get(verifiedKey(entry)) === stampOf(file)) return;
-  await readPinnedDocument(entry);
+  const key = verifiedKey(entry);
+  const stamp = stampOf(statPinnedSource(entry));
+  if (verified.get(key) === stamp) return;
+  // Calls that find the same file unverified share one reread: a burst of reads of a skill just
+  // opened (a cell gathering hundreds) would otherwise read and parse SKILL.md once per call, each
+  // read a thread-pool round trip, and every call would stay in flight until the pool got to it.
+  const flight = `${key}\n${stamp}`;
+  let reread = rereads.get(flight);
+  if (reread === undefined) {
+    reread = readPinnedDocument(entry).then(() => undefined).finally(() => rereads.delete(flight));
+    rereads.set(flight, reread);
+  }
+  await reread;
 }
+
+/** Rereads of SKILL.md under way, by verified key and the stamp found unverified; each leaves once it settles. */
+const rereads = new Map<string, Promise<void>>();
 
 /**
  * SKILL.md files whose metadata was last found matching their pin, with the (size, mtime, ctime)

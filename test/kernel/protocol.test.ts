@@ -39,6 +39,22 @@ describe("K-2 readiness", () => {
   });
 });
 
+describe("K-2 an execution's timeline", () => {
+  it("has when it was sent, the kernel's own dates of busy, reply and idle in order, and when each answer came", async () => {
+    const future = client.execute("1");
+    await future.done;
+    const t = future.timeline.times();
+    for (const step of ["sent", "kernelBusy", "kernelReply", "kernelIdle", "replyReceived", "idleReceived", "settled"] as const) {
+      expect(t[step], step).toEqual(expect.any(Number));
+    }
+    // Each side's steps are ordered on its own clock; across the two, clocks may differ by a little.
+    expect(t.kernelBusy!).toBeLessThanOrEqual(t.kernelReply!);
+    expect(t.kernelReply!).toBeLessThanOrEqual(t.kernelIdle!);
+    expect(t.sent!).toBeLessThanOrEqual(Math.min(t.replyReceived!, t.idleReceived!));
+    expect(t.settled!).toBeGreaterThanOrEqual(Math.max(t.replyReceived!, t.idleReceived!));
+  });
+});
+
 describe("K-2 execute outputs", () => {
   it("streams stdout and stderr tied to the request", async () => {
     const { outputs, reply } = await run("import sys\nprint('out line')\nprint('err line', file=sys.stderr)");

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { RouteTable, RpcServer } from "../../src/rpc/index.js";
+import { RPC_MAX_PENDING_CALLS, RouteTable, RpcServer } from "../../src/rpc/index.js";
 import { type FakeCall, declaration, fakeRoutes } from "./fake-session.js";
 import { kernelEnv, lastJson, makeRunDir, runPython } from "./helpers.js";
 
@@ -153,6 +153,31 @@ out([asyncio.run(one(i)) for i in (1, 2, 3)] + [albedo.skills.read("demo", limit
       kernelEnv(server),
     );
     expect(lastJson(result)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("holds back calls beyond RPC_MAX_PENDING_CALLS and sends each as an earlier one ends, so none is refused", async () => {
+    let server!: RpcServer;
+    let most = 0;
+    server = await startServer(RouteTable.of({
+      "commands.catalog": async () => ({ commands: [] }),
+      "skills.read": async (params) => {
+        most = Math.max(most, server.pendingCount);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { limit: params.limit };
+      },
+    }));
+    const calls = 2 * RPC_MAX_PENDING_CALLS + 10;
+    const result = await runPython(
+      `${PRELUDE}
+async def main():
+    pages = await asyncio.gather(*[albedo.skills.read("x", limit=i + 1) for i in range(${calls})])
+    return [page["limit"] for page in pages]
+out(asyncio.run(main()))`,
+      kernelEnv(server),
+    );
+    expect(lastJson(result)).toEqual(Array.from({ length: calls }, (_, i) => i + 1));
+    expect(most).toBeLessThanOrEqual(RPC_MAX_PENDING_CALLS);
+    expect(most).toBeGreaterThan(1);
   });
 
   it("an awaited call refused before parsing (no id in the reply) fails at once with the server's error", async () => {

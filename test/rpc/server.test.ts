@@ -1,3 +1,4 @@
+import diagnostics from "node:diagnostics_channel";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +11,9 @@ import {
   RPC_HARD_MESSAGE_BYTES,
   RPC_MAX_MESSAGE_BYTES,
   RouteTable,
+  RPC_TRACE_CHANNEL,
   RpcServer,
+  type RpcTraceEvent,
 } from "../../src/rpc/index.js";
 import { type LogEntry, makeRunDir, recordingLogger } from "./helpers.js";
 
@@ -80,6 +83,26 @@ describe("K-4 RPC server over ZeroMQ", () => {
     expect((await roundTrip(other, server.token, { id: 3, method: "echo", params: {} })).result).toEqual({});
     hostile.receiveTimeout = 300;
     await expect(hostile.receive()).rejects.toThrow();
+  });
+});
+
+describe("K-4 the trace of each call", () => {
+  it("publishes when a call came off the socket and when its answer went out, to a subscriber only", async () => {
+    const { server } = await startServer(RouteTable.of({ echo: async (params) => params }));
+    const socket = dealer(server.endpoint);
+    const events: RpcTraceEvent[] = [];
+    const listen = (event: unknown) => events.push(event as RpcTraceEvent);
+    diagnostics.subscribe(RPC_TRACE_CHANNEL, listen);
+    try {
+      await roundTrip(socket, server.token, { id: 1, method: "echo", params: {} });
+      await roundTrip(socket, server.token, { id: 2, method: "echo", params: {} });
+    } finally {
+      diagnostics.unsubscribe(RPC_TRACE_CHANNEL, listen);
+    }
+    expect(events.map((event) => event.step)).toEqual(["received", "replied", "received", "replied"]);
+    expect(events.every((event, i) => i === 0 || event.at >= events[i - 1]!.at)).toBe(true);
+    await roundTrip(socket, server.token, { id: 3, method: "echo", params: {} });
+    expect(events).toHaveLength(4);
   });
 });
 

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { Session, type SessionOptions } from "../../src/session/index.js";
 
 /** A temp workspace, home and state dir for one session test; `cleanup` removes them. */
@@ -63,4 +64,27 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Sessions opened by `open` in a test are closed, and their dirs removed, after it (this registers
+ * the afterEach). `prepare` runs on the fresh dirs before the session opens (to write skills, say).
+ */
+export function sessionsPerTest(): { open(prepare?: (dirs: SessionDirs) => Promise<unknown>, extra?: Partial<SessionOptions>): Promise<{ session: Session; dirs: SessionDirs }> } {
+  const opened: { session?: Session; dirs: SessionDirs }[] = [];
+  afterEach(async () => {
+    for (const { session, dirs } of opened.splice(0)) {
+      await session?.close();
+      await dirs.cleanup();
+    }
+  });
+  return {
+    async open(prepare, extra = {}) {
+      const entry: { session?: Session; dirs: SessionDirs } = { dirs: await sessionDirs() };
+      opened.push(entry);
+      await prepare?.(entry.dirs);
+      entry.session = await openSession(entry.dirs, extra);
+      return { session: entry.session, dirs: entry.dirs };
+    },
+  };
 }

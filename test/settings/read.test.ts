@@ -8,6 +8,7 @@ import {
   globalSettingsTarget,
   MAX_SETTINGS_BYTES,
   MAX_SETTINGS_DEPTH,
+  MAX_SESSIONS_LIMIT,
   MAX_SETTINGS_SKILL_NAME_LENGTH,
   projectSettingsTarget,
   readSettings,
@@ -156,6 +157,18 @@ function nestedSettings(depth: number): string {
 
 /** Nesting far past the bound: deep enough to overflow JSON.stringify and structuredClone. */
 const HOSTILE_DEPTH = 20_000;
+
+describe("D-1 daemon.max_sessions is a bounded setting", () => {
+  it("accepts 1 to MAX_SESSIONS_LIMIT and refuses anything else, naming the field", () => {
+    for (const value of [1, 16, MAX_SESSIONS_LIMIT]) expect(validateSettings({ daemon: { max_sessions: value } }, "global").ok).toBe(true);
+    for (const value of [0, MAX_SESSIONS_LIMIT + 1, 2.5, "16", null]) {
+      const checked = validateSettings({ daemon: { max_sessions: value } }, "global");
+      expect(checked).toEqual({ ok: false, problems: [{ path: "daemon.max_sessions", message: expect.stringContaining(`1 to ${MAX_SESSIONS_LIMIT}`) }] });
+    }
+    const typo = validateSettings({ daemon: { max_session: 4 } }, "global");
+    expect(typo.ok ? [] : typo.problems.map((problem) => problem.path)).toEqual(["daemon.max_session"]);
+  });
+});
 
 describe("D-4 B settings nesting depth is bounded (MAX_SETTINGS_DEPTH)", () => {
   it("reads a file exactly MAX_SETTINGS_DEPTH deep and fails one level deeper, naming the file and the bound", async () => {

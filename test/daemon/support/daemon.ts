@@ -2,11 +2,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
+import { installDir } from "../../../src/settings/paths.js";
 import { sessionDirs } from "../../session/fixtures.js";
 
-export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** The checkout, found the same way from the sources and from dist/ (the bench runs these helpers compiled). */
+export const ROOT = installDir();
 export const BIN = join(ROOT, "bin", "albedo");
 /** Liveness bound for every wait in the daemon tests: far above the expected time. */
 export const WAIT_MS = 30_000;

@@ -1,0 +1,99 @@
+/**
+ * `await skills.read` beside the transport floor (a bare pyzmq DEALER echo to a ZeroMQ ROUTER in
+ * this process), in alternating batches in one cell; then the per-stage timeline of one read, from
+ * the kernel's time.time() stamps and the runtime's trace channel (RPC_TRACE_CHANNEL).
+ */
+import diagnostics from "node:diagnostics_channel";
+import { join } from "node:path";
+import { Router } from "zeromq";
+import { RPC_TRACE_CHANNEL, type RpcTraceEvent } from "../src/rpc/index.js";
+import type { Session } from "../src/session/index.js";
+import { installDir } from "../src/settings/paths.js";
+import { goal } from "./goals.js";
+import { cellJson } from "./session.js";
+import { median, round } from "./stats.js";
+
+/** Alternating batches of reads and echoes, and calls per batch: 1,000 timed of each. */
+const RPC_ROUNDS = 20;
+const RPC_BATCH = 50;
+/** Batches of each run and dropped first. */
+const RPC_WARMUP_ROUNDS = 2;
+/** Reads split into stages. */
+const TIMELINE_CALLS = 500;
+/** The issue's goal: `await skills.read` within 1.5x of the echo floor. */
+const RPC_GOAL = 1.5;
+
+const BENCH_PY = () => join(installDir(), "bench", "python", "rpc_bench.py");
+
+/** Runs `body` with an echo ROUTER bound in the session's run dir (where the sandboxed kernel can reach it). */
+async function withEcho<T>(session: Session, body: (endpoint: string) => Promise<T>): Promise<T> {
+  const echo = new Router({ linger: 0 });
+  const endpoint = `ipc://${join(session.runDir, "echo")}`;
+  await echo.bind(endpoint);
+  const serving = (async () => {
+    for await (const frames of echo) await echo.send(frames);
+  })().catch(() => undefined);
+  try {
+    return await body(endpoint);
+  } finally {
+    echo.close();
+    await serving;
+  }
+}
+
+interface KernelMarks { call: number; encoded?: number; sent?: number; read?: number; resolved?: number; resumed: number }
+
+/** Stage medians (µs) of TIMELINE_CALLS reads, each call's kernel stamps beside the runtime's two. */
+async function readTimeline(session: Session): Promise<Record<string, number>> {
+  const runtime: RpcTraceEvent[] = [];
+  const listen = (event: unknown) => runtime.push(event as RpcTraceEvent);
+  diagnostics.subscribe(RPC_TRACE_CHANNEL, listen);
+  let calls: KernelMarks[];
+  try {
+    calls = await cellJson<KernelMarks[]>(session, `exec(open(${JSON.stringify(BENCH_PY())}).read())\nimport json\nprint(json.dumps(await timeline(skills, ${TIMELINE_CALLS})))`);
+  } finally {
+    diagnostics.unsubscribe(RPC_TRACE_CHANNEL, listen);
+  }
+  const received = runtime.filter((e) => e.step === "received").map((e) => e.at / 1000);
+  const replied = runtime.filter((e) => e.step === "replied").map((e) => e.at / 1000);
+  // The cell's calls are sequential, so the n-th call the runtime saw is the cell's n-th (the first reads of the cell come before).
+  const offset = received.length - calls.length;
+  const stages: Record<string, number[]> = {};
+  const add = (name: string, from: number | undefined, to: number | undefined) => {
+    if (from !== undefined && to !== undefined) (stages[name] ??= []).push((to - from) * 1e6);
+  };
+  calls.forEach((c, i) => {
+    const [rx, tx] = [received[offset + i], replied[offset + i]];
+    add("kernel_encode", c.call, c.encoded);
+    add("kernel_send", c.encoded, c.sent);
+    add("to_runtime", c.sent, rx);
+    add("runtime", rx, tx);
+    add("to_kernel", tx, c.read);
+    add("kernel_dispatch", c.read, c.resolved);
+    add("kernel_resume", c.resolved, c.resumed);
+    add("total", c.call, c.resumed);
+  });
+  return Object.fromEntries(Object.entries(stages).map(([name, values]) => [name, Math.round(median(values))]));
+}
+
+/** Medians (ms), the ratio to the floor, and the stage timeline (µs). */
+export async function benchRpc(session: Session): Promise<Record<string, unknown>> {
+  const measured = await withEcho(session, (endpoint) =>
+    cellJson<{ rpc: number[]; floor: number[] }>(session, [
+      `exec(open(${JSON.stringify(BENCH_PY())}).read())`,
+      "import json",
+      `print(json.dumps(await versus_floor(skills, ${JSON.stringify(endpoint)}, ${RPC_ROUNDS}, ${RPC_BATCH}, ${RPC_WARMUP_ROUNDS})))`,
+    ].join("\n")),
+  );
+  return {
+    albedo_median_ms: round(median(measured.rpc)),
+    pyzmq_floor_median_ms: round(median(measured.floor)),
+    ...goal(median(measured.rpc), median(measured.floor), RPC_GOAL),
+    rounds: measured.rpc.length,
+    timeline_us: {
+      ...(await readTimeline(session)),
+      calls: TIMELINE_CALLS,
+      stages: "kernel: call -> encoded -> sent | runtime: received -> replied | kernel: read -> resolved -> resumed",
+    },
+  };
+}
