@@ -1,0 +1,51 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { goalsChart } from "../../bench/chart.js";
+import { goal, goalsIn, limitGoal, targetBound } from "../../bench/goals.js";
+import { installDir } from "../../src/settings/paths.js";
+
+const run = promisify(execFile);
+/** The two quick benches (files only, no kernel): enough to prove the runner's output shape. */
+const QUICK = ["discovery_128_skills", "reads_1000_small"];
+/** Liveness bound for the quick benches: far above their expected second or two. */
+const QUICK_BENCH_TIMEOUT_MS = 120_000;
+
+describe("bench output: one JSON document, a ratio and a target for each measure, a chart of the goals", () => {
+  it("the runner prints one JSON document on stdout and its progress on stderr; each quick measure carries ratio, target and met", async () => {
+    const { stdout, stderr } = await run(process.execPath, [join(installDir(), "dist", "bench", "run.js"), ...QUICK], { timeout: QUICK_BENCH_TIMEOUT_MS });
+    const report = JSON.parse(stdout) as { node: string; results: Record<string, unknown> };
+    expect(report.node).toBe(process.version);
+    expect(Object.keys(report.results)).toEqual(QUICK);
+    expect(goalsIn(report.results).map((g) => g.name)).toEqual(QUICK);
+    for (const { goal: found } of goalsIn(report.results)) {
+      expect(found.ratio).toBeGreaterThan(0);
+      expect(targetBound(found.target)).toBeGreaterThan(0);
+      expect(found.met).toBe(found.ratio <= targetBound(found.target));
+    }
+    expect(stderr).toContain("bench: reads_1000_small...");
+  }, QUICK_BENCH_TIMEOUT_MS);
+
+  it("a goal is its value over the baseline held to a bound; an absolute goal is a ratio to its limit", () => {
+    expect(goal(6, 12, 0.5)).toEqual({ ratio: 0.5, target: "<= 0.5", met: true });
+    expect(goal(7, 12, 0.5)).toMatchObject({ ratio: 0.583, met: false });
+    expect(limitGoal(88, 50)).toEqual({ ratio: 1.76, target: "<= 1", met: false, target_value: 50 });
+    expect(targetBound("<= 1.5")).toBe(1.5);
+    expect(targetBound("fast")).toBeNaN();
+  });
+
+  it("finds every goal in a result tree by its dotted path, and draws one bar each, red when missed", () => {
+    const results = {
+      kernel: { execute: { median_ms: 6, ...goal(6, 12, 0.5), timeline: { total: 5 } }, reload: limitGoal(88, 50) },
+      info: { note: "no goal here", ratio: 3 },
+    };
+    expect(goalsIn(results).map((g) => g.name)).toEqual(["kernel.execute", "kernel.reload"]);
+    const svg = goalsChart(results, "test machine");
+    expect(svg.match(/<rect x="\d+" y=/g)).toHaveLength(2);
+    expect(svg).toContain("kernel.execute");
+    expect(svg).toContain('fill="#2e7d32">0.50 (goal &lt;= 0.5)');
+    expect(svg).toContain('fill="#c62828">1.76 (goal &lt;= 1)');
+    expect(svg).toContain("test machine");
+  });
+});
