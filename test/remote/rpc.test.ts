@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KernelConnection } from "@jupyterlab/services";
+import { CommsOverSubshells, KernelConnection } from "@jupyterlab/services";
 import { AppError } from "../../src/errors/index.js";
 import { serverSettings } from "../../src/kernel/index.js";
 import { RouteTable, RPC_MAX_MESSAGE_BYTES, type CallContext } from "../../src/rpc/index.js";
@@ -156,7 +156,12 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 RPC over the albedo.rpc comm (real J
   });
 
   it("a comm opened by another client without the secret is closed by the kernel; one opened from the kernel side is ignored", async () => {
-    const other = new KernelConnection({ model: { id: remote.kernel.id!, name: "python3" }, serverSettings: serverSettings({ url: server.url, token: server.token }) });
+    // No per-target subshell for the foreign client: services' own request for one would be cancelled
+    // by the dispose below and reject where nothing listens. The kernel's refusal is the same either way.
+    const other = new KernelConnection({
+      model: { id: remote.kernel.id!, name: "python3" }, serverSettings: serverSettings({ url: server.url, token: server.token }),
+      commsOverSubshells: CommsOverSubshells.Disabled,
+    });
     try {
       await other.info;
       const foreign = other.createComm("albedo.rpc");
