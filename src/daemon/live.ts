@@ -1,7 +1,7 @@
 import type { Session } from "../session/index.js";
-import type { Disposable } from "../kernel/index.js";
 import type { TranscriptEntry } from "../operations/index.js";
 import { NO_TURNS, type SessionTurns } from "./turns.js";
+import type { Disposable } from "../platform/index.js";
 
 /** One event on a session's stream (D-2). */
 export type StreamEvent =

@@ -7,9 +7,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readDaemonInfo } from "../../src/daemon/index.js";
-import { isSameProcessAlive } from "../../src/settings/index.js";
 import { runAlbedo } from "../support/cli.js";
 import { killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { isSameProcessAlive } from "../../src/platform/index.js";
 
 
 let dirs: Dirs;

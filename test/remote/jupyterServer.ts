@@ -10,8 +10,8 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promi
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { installDir } from "../../src/settings/paths.js";
 import { openSync, closeSync } from "node:fs";
+import { installDir } from "../../src/platform/index.js";
 
 /** The venv .ci/run makes with jupyter-server and ipykernel; override with ALBEDO_TEST_JUPYTER_VENV. */
 export const JUPYTER_VENV = resolve(process.env.ALBEDO_TEST_JUPYTER_VENV ?? ".venv-jupyter");

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bridgeEnv, EXTENSION_NAMES, type KernelBridge } from "../../src/bridge/index.js";
-import type { RpcLogger, RpcServer } from "../../src/rpc/index.js";
+import type { RpcServer } from "../../src/rpc/index.js";
+import type { Log } from "../../src/platform/index.js";
 
 /** The interpreter with ipykernel and pyzmq; override with ALBEDO_TEST_PYTHON. */
 export const PYTHON = process.env.ALBEDO_TEST_PYTHON ?? path.resolve(".venv/bin/python");
@@ -19,7 +20,7 @@ export interface LogEntry {
 }
 
 /** A logger that records entries for assertions. */
-export function recordingLogger(): { logger: RpcLogger; entries: LogEntry[] } {
+export function recordingLogger(): { logger: Log; entries: LogEntry[] } {
   const entries: LogEntry[] = [];
   return { logger: (level, message, fields) => entries.push({ level, message, fields }), entries };
 }

@@ -3,11 +3,10 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  globalSettingsTarget, isSameProcessAlive, processIdentity, processStartTime, readSettings, SETTINGS_LOCK_FILE, updateSettings,
-} from "../../src/settings/index.js";
+import { globalSettingsTarget, readSettings, SETTINGS_LOCK_FILE, updateSettings } from "../../src/settings/index.js";
 import { killChild, startChild, waitForOutput, type Child } from "./support/children.js";
 import { tempDirs } from "./support/tempDirs.js";
+import { isSameProcessAlive, processIdentity, processStartTime } from "../../src/platform/index.js";
 
 /** Child processes boot TypeScript through a loader; on a busy two-core machine that takes seconds. */
 const PROCESS_TEST_TIMEOUT_MS = 120_000;

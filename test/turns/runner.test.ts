@@ -2,7 +2,6 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ModelAdapter } from "../../src/model/index.js";
-import { installDir } from "../../src/settings/paths.js";
 import type { Session } from "../../src/session/index.js";
 import { loadPrompts, type ToolMode } from "../../src/turns/context.js";
 import { EMPTY_CONVERSATION, type ConversationState } from "../../src/turns/conversation.js";
@@ -13,6 +12,7 @@ import { createAdapter } from "../../src/model/index.js";
 import { closedPort, startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { ENV, openaiAdapter, openaiSettings } from "../model/support.js";
 import { openSession, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { installDir } from "../../src/platform/index.js";
 
 const BODY = "# PDF processing\n\nFill forms with references/forms.md.";
 let dirs: SessionDirs;

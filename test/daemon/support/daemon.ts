@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { installDir } from "../../../src/settings/paths.js";
 import { sessionDirs } from "../../session/fixtures.js";
+import { installDir } from "../../../src/platform/index.js";
 
 /** The checkout, found the same way from the sources and from dist/ (the bench runs these helpers compiled). */
 export const ROOT = installDir();
