@@ -26,6 +26,11 @@ export class Emitter<T> {
     }
   }
 
+  /** How many listeners are registered. */
+  get size(): number {
+    return this.listeners.size;
+  }
+
   clear(): void {
     this.listeners.clear();
   }
