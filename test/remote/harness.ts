@@ -90,11 +90,3 @@ export async function collect(future: ExecuteFuture): Promise<Cell> {
   return { msgId: future.msgId, status: reply.status, stdout, stderr, ename, evalue };
 }
 
-/** Polls `predicate` until true; throws after `limitMs`. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, limitMs = 15_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!(await predicate())) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}

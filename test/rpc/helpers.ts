@@ -36,15 +36,6 @@ export function makeRunDir(): { dir: string; remove: () => void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Polls `predicate` until true; throws after `limitMs`. */
-export async function until(predicate: () => boolean, limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 export interface PythonResult {
   readonly code: number | null;
   readonly stdout: string;
