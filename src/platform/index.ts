@@ -1,3 +1,4 @@
+/** General plumbing every domain may use and that knows nothing of albedo: paths, processes, pid locks, atomic writes, bounded reads, events, the logger shape. */
 export { writeFileAtomic, removeOrphanTemps } from "./atomicWrite.js";
 export { wallClockMs } from "./clock.js";
 export { Emitter, type Disposable } from "./emitter.js";
