@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, link, lstat, mkdir, opendir, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_STATE_DIR_ENTRIES } from "./limits.js";
-import { breakStaleLock, currentProcess, holderRuns, lockHolderOf, processIdentityOf, readFileBounded, writeFileAtomic, type ProcessIdentity } from "../platform/index.js";
+import { breakStaleLock, currentProcess, holderRuns, lockHolderOf, PRIVATE_FILE_MODE, processIdentityOf, readFileBounded, writeFileAtomic, type ProcessIdentity } from "../platform/index.js";
 
 /** File in the state dir naming the running daemon: `{"url", "pid", "start_time"}`. */
 export const DAEMON_INFO_FILE = "daemon.json";
@@ -18,8 +18,6 @@ export const DAEMON_LOCK_ATTEMPTS = 3;
 export const MAX_DAEMON_FILE_BYTES = 4096;
 /** Mode of the state dir and of every directory albedo makes in it. */
 export const PRIVATE_DIR_MODE = 0o700;
-/** Mode of every file albedo keeps in the state dir. */
-export const PRIVATE_FILE_MODE = 0o600;
 
 /** What daemon.json says about a daemon: its process, its URL, and `socket` when it listens on a Unix socket. */
 export interface DaemonInfo extends ProcessIdentity {

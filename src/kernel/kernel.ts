@@ -43,7 +43,6 @@ export interface WrappedLaunch {
  */
 export type KernelWrap = (launch: KernelLaunch) => WrappedLaunch;
 
-
 export interface StartKernelOptions {
   readonly spec: KernelLaunchSpec;
   /** Directory for the connection file and IPC sockets; created with mode 0700 when absent. */
@@ -60,6 +59,7 @@ export interface StartKernelOptions {
   readonly transport?: KernelTransport;
   /** Rewrites the final argv just before spawn (the sandbox prefixes bwrap here). */
   readonly wrap?: KernelWrap;
+  /** Logger hook; the kernel domain never writes to the console itself. */
   readonly log?: Log;
 }
 

@@ -3,7 +3,7 @@ import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { isProcessAlive } from "./process.js";
 
-/** Mode of every file writeFileAtomic writes: private to the user. */
+/** Mode of a private file (every file albedo keeps in its state dir): the user's alone. */
 export const PRIVATE_FILE_MODE = 0o600;
 
 /**

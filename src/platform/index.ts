@@ -1,5 +1,5 @@
 /** General plumbing every domain may use and that knows nothing of albedo: paths, processes, pid locks, atomic writes, bounded reads, events, the logger shape. */
-export { writeFileAtomic, removeOrphanTemps } from "./atomicWrite.js";
+export { PRIVATE_FILE_MODE, writeFileAtomic, removeOrphanTemps } from "./atomicWrite.js";
 export { wallClockMs } from "./clock.js";
 export { Emitter, type Disposable } from "./emitter.js";
 export { findExecutable } from "./executable.js";
