@@ -103,10 +103,6 @@ class CommChannel:
         """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError)."""
         return call_here(self, method, params)
 
-    async def call_async(self, method: str, params: Dict[str, Any], cell: Optional[str] = None) -> Any:
-        """Awaits the reply on the running loop (raises AlbedoError, RpcTimeout)."""
-        return await self._await(asyncio.get_running_loop(), method, params, cell)
-
     def listen(self, loop: asyncio.AbstractEventLoop) -> None:
         """Nothing to do: replies and cancels arrive through the comm, whatever the loop."""
 

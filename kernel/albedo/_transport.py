@@ -108,10 +108,6 @@ class Channel:
             wait_ms = int((end - time.monotonic()) * 1000)
         raise _timeout(method, limit)
 
-    async def call_async(self, method: str, params: Dict[str, Any], cell: Optional[str] = None) -> Any:
-        """Sends on the running loop's own socket and awaits the reply (raises AlbedoError, RpcTimeout)."""
-        return await self._await(asyncio.get_running_loop(), method, params, cell)
-
     async def _await(self, loop: asyncio.AbstractEventLoop, method: str, params: Dict[str, Any], cell: Optional[str]) -> Any:
         call_id, body = self._encode(method, params, cell)
         endpoint = self._endpoints.get(loop) or self.listen(loop)

@@ -6,7 +6,6 @@ export {
   EXTENSIONS_SEPARATOR,
   bridgeEnv,
   bridgeJson,
-  type ExtensionName,
   type KernelBridge,
   type RpcAccess,
 } from "./contract.js";

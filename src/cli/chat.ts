@@ -13,10 +13,10 @@ import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
-import { stateDir } from "../settings/paths.js";
 import { startProgress } from "./progress.js";
 import { openEmbeddedSession } from "./session.js";
 import { workspaceOf } from "./workspace.js";
+import { stateDir } from "../platform/index.js";
 
 /** Exit status of a one-shot chat whose turn did not complete. */
 const EXIT_TURN_NOT_COMPLETED = 1;

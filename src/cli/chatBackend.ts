@@ -10,8 +10,8 @@ import type { ModelMode } from "../model/index.js";
 import { activationBlock } from "../operations/index.js";
 import type { Session } from "../session/index.js";
 import type { Activation } from "../skills/index.js";
-import { installDir } from "../settings/paths.js";
 import { loadPrompts, MemoryConversationStore, TurnWorker, turnModel, type StoredRow, type TurnEnd, type TurnRequest } from "../turns/index.js";
+import { installDir } from "../platform/index.js";
 
 /** What one line became. */
 export type ChatResult = { readonly kind: "turn"; readonly end: TurnEnd } | { readonly kind: "builtin"; readonly value: unknown; readonly text: string };

@@ -1,12 +1,12 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseSlashLine } from "../commands/index.js";
-import { stateDir } from "../settings/paths.js";
 import { visibleControls } from "../text/index.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
 import { renderOutput, renderPages } from "./render.js";
 import { styleFor } from "./style.js";
+import { stateDir } from "../platform/index.js";
 
 /** Lines that open a block: the console keeps reading until a blank line closes it. */
 const OPENS_BLOCK = /[:\\([{,]\s*$/;

@@ -6,13 +6,13 @@ import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand, unknownCo
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
 import type { ExecuteOutput, InputHandler } from "../kernel/index.js";
 import type { Session } from "../session/index.js";
-import { stateDir } from "../settings/paths.js";
 import type { ParsedArgs } from "./args.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
 import { pageTexts } from "./render.js";
 import { openEmbeddedSession, remoteOf } from "./session.js";
 import { workspaceOf } from "./workspace.js";
+import { stateDir } from "../platform/index.js";
 
 /** How many skills a session has, and how many candidates it left out as invalid. */
 export interface SkillSummary {

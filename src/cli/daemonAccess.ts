@@ -7,11 +7,11 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DaemonClient, findRunningDaemon } from "../daemon/index.js";
-import { installDir, stateDir } from "../settings/paths.js";
 import { CliFailure } from "./args.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
 import { formatPeriod, ON_DEMAND_IDLE_EXIT_MS } from "./serve.js";
+import { installDir, stateDir } from "../platform/index.js";
 
 /** How long a daemon started for a command may take to answer GET /health. */
 export const DAEMON_START_TIMEOUT_MS = 30_000;

@@ -1,10 +1,9 @@
 /** `albedo daemon status|stop`: the daemon for the state dir, as a person asks about it. */
 import { API, findRunningDaemon, SHUTDOWN_TIMEOUT_MS, type DaemonClient } from "../daemon/index.js";
-import { isSameProcessAlive } from "../settings/index.js";
-import { stateDir } from "../settings/paths.js";
 import { hangingRow } from "../text/index.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
+import { isSameProcessAlive, stateDir } from "../platform/index.js";
 
 /** How long `stop` waits for the daemon to exit: its own shutdown bound and some. */
 export const DAEMON_STOP_TIMEOUT_MS = SHUTDOWN_TIMEOUT_MS + 10_000;

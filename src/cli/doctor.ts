@@ -1,13 +1,14 @@
 import { JSON_OPTION, REMOTE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { remoteDoctor, resolveRemoteKernel } from "../kernel/index.js";
-import { globalSettingsTarget, readSettings, stateDir } from "../settings/index.js";
+import { globalSettingsTarget, readSettings } from "../settings/index.js";
 import { remoteOf } from "./session.js";
 import type { ParsedArgs } from "./args.js";
-import { checkAlbedoKernelSpec, checkDaemon } from "./doctorChecks.js";
+import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon } from "./doctorChecks.js";
 import { styleFor, type Style } from "./style.js";
-import { listKernelSpecs } from "../kernel/kernelspecs.js";
+import { listKernelSpecs } from "../kernel/index.js";
 import { runDoctor, type CheckStatus, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
 import { visibleControls, wrap, TERMINAL_COLUMNS } from "../text/index.js";
+import { stateDir } from "../platform/index.js";
 
 async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
   const listing = await listKernelSpecs(env);
@@ -42,10 +43,10 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
-/** This machine's checks, the albedo kernelspec's and the daemon's. */
+/** This machine's checks (the Python domain's, then bubblewrap), the albedo kernelspec's and the daemon's. */
 async function localReport(env: NodeJS.ProcessEnv): Promise<DoctorReport> {
   const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary });
-  const checks = [...base.checks, await checkAlbedoKernelSpec(env), await checkDaemon(env)];
+  const checks = [...base.checks, checkBubblewrap(env), await checkAlbedoKernelSpec(env), await checkDaemon(env)];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 

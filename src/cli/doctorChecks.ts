@@ -1,15 +1,16 @@
 /**
- * The checks `albedo doctor` adds to the Python domain's: the daemon for this state dir, and
+ * The checks `albedo doctor` adds to the Python domain's: bubblewrap, the daemon for this state dir, and
  * whether the "albedo" kernelspec runs this install (a kernelspec left by another checkout starts
  * notebooks on that checkout's code).
  */
 import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import { findRunningDaemon } from "../daemon/index.js";
-import { findKernelSpec } from "../kernel/kernelspecs.js";
+import { findKernelSpec } from "../kernel/index.js";
+import { detectSandbox } from "../sandbox/index.js";
 import type { DoctorCheck } from "../python/index.js";
-import { installDir, stateDir } from "../settings/paths.js";
 import { DEFAULT_KERNELSPEC_NAME } from "./kernelspec.js";
+import { installDir, stateDir } from "../platform/index.js";
 
 /** The daemon named by daemon.json, when it answers; never a failure, since commands start one when they need it. */
 export async function checkDaemon(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
@@ -51,4 +52,13 @@ function executable(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+// The sandbox domain's own probe, so doctor reports exactly what a kernel start would find.
+export function checkBubblewrap(env: NodeJS.ProcessEnv): DoctorCheck {
+  const found = detectSandbox(env);
+  const warn = (detail: string, fix: string): DoctorCheck => ({ name: "bubblewrap", status: "warn", detail, fix });
+  if (found.usable) return { name: "bubblewrap", status: "ok", detail: `${found.bwrap} can create a sandbox here${found.prlimit ? "" : " (prlimit not found: no resource limits)"}`, fix: null };
+  if (found.missing) return warn(`${found.reason}: kernels will run without a sandbox (setting sandbox: auto)`, "apt-get install bubblewrap");
+  return warn(found.reason, "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ an AppArmor profile for bwrap), or set sandbox to off");
 }

@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../settings/index.js";
+import { writeFileAtomic } from "../platform/index.js";
 
 /** The history file in the state dir. */
 export const HISTORY_FILE = "console_history";

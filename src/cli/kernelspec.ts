@@ -2,14 +2,14 @@
  * `albedo kernelspec install|list` (K-13): registers the "albedo (Python)" kernelspec, whose kernel
  * (kernel/albedo/launch.py) joins a daemon session for the notebook's directory.
  */
-import { copyFile, mkdir, rename, writeFile } from "node:fs/promises";
+import { copyFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { jupyterDataDir, listKernelSpecs } from "../kernel/kernelspecs.js";
+import { jupyterDataDir, listKernelSpecs } from "../kernel/index.js";
 import { pythonCandidate } from "../python/index.js";
-import { homeDir, installDir } from "../settings/paths.js";
 import { visibleControls } from "../text/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { homeDir, installDir, writeFileAtomic } from "../platform/index.js";
 
 /** The kernelspec directory name `install` uses without --name. */
 export const DEFAULT_KERNELSPEC_NAME = "albedo";
@@ -17,6 +17,8 @@ export const DEFAULT_KERNELSPEC_NAME = "albedo";
 export const DEFAULT_KERNELSPEC_DISPLAY_NAME = "albedo (Python)";
 /** The module the kernelspec runs (kernel/albedo/launch.py). */
 export const LAUNCH_MODULE = "albedo.launch";
+/** Mode of kernel.json: every Jupyter that may start the kernelspec reads it, as with `ipykernel install`. */
+const KERNELSPEC_FILE_MODE = 0o644;
 /** The logo files Jupyter front ends show for a kernelspec, shipped in <install>/priv/kernelspec. */
 export const KERNELSPEC_LOGOS: readonly string[] = ["logo-32x32.png", "logo-64x64.png", "logo-svg.svg"];
 // jupyter_client's rule for kernelspec directory names.
@@ -56,11 +58,8 @@ async function install(args: ParsedArgs, io: CliIO): Promise<number> {
   const { name, dir } = kernelSpecTarget(args, io);
   const python = pythonCandidate(io.env);
   const spec = albedoKernelJson(python.path, installDir(), process.execPath, stringOption(args, "display-name") ?? DEFAULT_KERNELSPEC_DISPLAY_NAME);
-  await mkdir(dir, { recursive: true });
   const file = join(dir, "kernel.json");
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(spec, null, 2)}\n`);
-  await rename(temp, file);
+  await writeFileAtomic(file, `${JSON.stringify(spec, null, 2)}\n`, KERNELSPEC_FILE_MODE);
   for (const logo of KERNELSPEC_LOGOS) await copyFile(join(installDir(), "priv", "kernelspec", logo), join(dir, logo));
   if (args.options.has("json")) writeJson(io, { name, file, python: python.path, python_source: python.source, kernel: spec });
   else io.stdout.write(`albedo kernelspec: installed "${spec.display_name}" as ${name} in ${file} (python: ${python.path}, ${python.source})\n`);

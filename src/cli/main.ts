@@ -5,8 +5,8 @@ import type { CliCommand, CliIO } from "./command.js";
 import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./help.js";
 import { COMMANDS } from "./registry.js";
 import { styleFor } from "./style.js";
-import { installDir } from "../settings/paths.js";
 import { didYouMean, visibleControls } from "../text/index.js";
+import { installDir } from "../platform/index.js";
 
 /** Exit status of a usage error (a mistyped command, option or argument). */
 export const EXIT_USAGE = 2;

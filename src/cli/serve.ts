@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { Daemon, DAEMON_TOKEN_FILE, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, MAX_SESSIONS, type DaemonInfo, type ListenTarget } from "../daemon/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import { MAX_KERNEL_POOL, MAX_SESSIONS_LIMIT } from "../settings/index.js";
-import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { sandboxOf } from "./session.js";
+import { homeDir, stateDir } from "../platform/index.js";
 
 /** Hosts `--listen` accepts: the daemon serves loopback only (D-1). */
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|::1)$/;

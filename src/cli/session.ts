@@ -1,11 +1,11 @@
 import { Session } from "../session/index.js";
-import { homeDir, stateDir } from "../settings/paths.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
 import { remoteUrlProblem } from "../kernel/index.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
 import { workspaceOf } from "./workspace.js";
+import { homeDir, stateDir } from "../platform/index.js";
 
 /** Opens an in-process session (D-5) with boot progress on a terminal's stderr. */
 export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<Session> {

@@ -6,13 +6,13 @@
 import { API, DaemonError, type DaemonClient, type SettingsDocument, type SettingsFileResource } from "../daemon/index.js";
 import { discoverCatalog } from "../skills/index.js";
 import { effectiveEnablement, type Settings } from "../settings/index.js";
-import { homeDir } from "../settings/paths.js";
 import { didYouMean, visibleControls } from "../text/index.js";
 import { CliFailure, UsageError, type ParsedArgs } from "./args.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { daemonFor } from "./daemonAccess.js";
 import { parseSettingValue, SETTABLE_KEYS, settingPatch, valueAt } from "./settingKeys.js";
 import { workspaceOf } from "./workspace.js";
+import { homeDir } from "../platform/index.js";
 
 /** Attempts at a read-modify-write whose If-Match lost a race with another writer. */
 const MAX_WRITE_ATTEMPTS = 3;

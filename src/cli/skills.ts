@@ -3,12 +3,12 @@ import { skillCommandName } from "../commands/index.js";
 import { discoverCatalog, renderInstructions, renderSkillsPrompt, selectSkills, validateSkillPath } from "../skills/index.js";
 import type { CatalogSnapshot, Diagnostic, Problem, SkillValidation } from "../skills/index.js";
 import { effectiveEnablement, globalSettingsTarget, projectSettingsTarget, readSettings, type Enablement } from "../settings/index.js";
-import { homeDir, stateDir } from "../settings/paths.js";
 import { shortRevision, table, TERMINAL_COLUMNS, visibleControls, wrap } from "../text/index.js";
 import { UsageError, type ParsedArgs } from "./args.js";
 import { workspaceOf } from "./workspace.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { styleFor } from "./style.js";
+import { homeDir, stateDir } from "../platform/index.js";
 
 /** Most paths one `albedo skills validate` checks. */
 export const MAX_VALIDATE_PATHS = 128;
@@ -144,6 +144,3 @@ export const skillsPrompt: CliCommand = {
     return 0;
   },
 };
-
-/** The skills commands this module contributes to the registry. */
-export const SKILLS_COMMANDS: readonly CliCommand[] = [skillsList, skillsValidate, skillsPrompt];

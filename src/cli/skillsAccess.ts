@@ -1,11 +1,11 @@
 import { isAppError } from "../errors/index.js";
-import { homeDir } from "../settings/paths.js";
 import { DEFAULT_READ_LIMIT, discoverCatalog, findSkill, listResources, MAX_READ_LIMIT, readResource } from "../skills/index.js";
 import type { SkillEntry } from "../skills/index.js";
 import { didYouMean, visibleControls } from "../text/index.js";
 import { intOption, UsageError, type ParsedArgs } from "./args.js";
 import { workspaceOf } from "./workspace.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { homeDir } from "../platform/index.js";
 
 /** Finds the named skill in a fresh discovery of the workspace, or reports it on stderr and returns undefined. */
 async function skillFor(args: ParsedArgs, io: CliIO, commandName: string): Promise<SkillEntry | undefined> {

@@ -6,8 +6,8 @@ import { API } from "./api.js";
 import { HEALTH_TIMEOUT_MS, MAX_REQUEST_BODY_BYTES } from "./limits.js";
 import type { ProblemDocument } from "./resources.js";
 import type { RouteSpec } from "./router.js";
-import { isSameProcessAlive } from "../settings/index.js";
 import { readDaemonInfo, readToken, type DaemonInfo } from "./state.js";
+import { isSameProcessAlive } from "../platform/index.js";
 
 /** Bytes of a response body the client accepts. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;

@@ -1,10 +1,10 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import type { KernelLog } from "../kernel/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER, REFUSAL_FLUSH_TIMEOUT_MS, UNTRUSTED_CONNECTION_TIMEOUT_MS } from "./limits.js";
 import { HttpProblem, problemResponse } from "./problem.js";
+import type { Log } from "../platform/index.js";
 
 /** Peer key of connections without an address (a Unix socket): they count as one peer. */
 const LOCAL_PEER = "unix";
@@ -49,7 +49,7 @@ export class ConnectionGuard {
 
   constructor(
     private readonly token: string,
-    private readonly log?: KernelLog,
+    private readonly log?: Log,
   ) {}
 
   /** Watches `server`'s connections, requests and upgrades, and answers its broken requests. */

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { problemsOfIssues } from "../json/index.js";
-import type { KernelLog } from "../kernel/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { NoBody } from "./bodies.js";
 import type { DaemonContext } from "./context.js";
@@ -13,9 +12,10 @@ import { operationRoutes } from "./routes/operations.js";
 import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { settingsRoutes } from "./routes/settings.js";
+import type { Log } from "../platform/index.js";
 
 export interface HttpOptions {
-  readonly log?: KernelLog;
+  readonly log?: Log;
   /** Check every answer against the schema its route declares; a mismatch is a 500 naming the field (tests turn it on). */
   readonly checkReplies?: boolean;
 }

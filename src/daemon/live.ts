@@ -1,7 +1,7 @@
 import type { Session } from "../session/index.js";
-import type { Disposable } from "../kernel/index.js";
 import type { TranscriptEntry } from "../operations/index.js";
 import { NO_TURNS, type SessionTurns } from "./turns.js";
+import { Emitter, type Disposable } from "../platform/index.js";
 
 /** One event on a session's stream (D-2). */
 export type StreamEvent =
@@ -17,7 +17,8 @@ export type StreamEvent =
  * Session's own.
  */
 export class LiveSession {
-  private readonly listeners = new Set<(event: StreamEvent) => void>();
+  // A broken socket throws here and is dropped by its own close handler; the others still hear.
+  private readonly stream = new Emitter<StreamEvent>();
   private readonly watchers: Disposable[] = [];
   private readonly closeHooks = new Set<() => void>();
 
@@ -43,23 +44,16 @@ export class LiveSession {
 
   /** Registers a stream listener; the handle removes it. */
   subscribe(listener: (event: StreamEvent) => void): Disposable {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
+    return this.stream.on(listener);
   }
 
   get subscribers(): number {
-    return this.listeners.size;
+    return this.stream.size;
   }
 
   /** Sends an event to every stream listener; a failing listener never stops the others. */
   publish(event: StreamEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // A broken socket is dropped by its own close handler.
-      }
-    }
+    this.stream.fire(event);
   }
 
   publishStatus(kernel: string, reason?: string): void {
@@ -79,7 +73,7 @@ export class LiveSession {
       await this.session.close();
     } finally {
       for (const watcher of this.watchers.splice(0)) watcher.dispose();
-      this.listeners.clear();
+      this.stream.clear();
       for (const hook of [...this.closeHooks]) hook();
       this.closeHooks.clear();
     }

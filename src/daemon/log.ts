@@ -1,7 +1,7 @@
-import type { KernelLog, LogLevel } from "../kernel/index.js";
 import { MAX_LOG_ENTRY_BYTES } from "./limits.js";
 import { LogFile } from "./logFile.js";
 import { RepeatFilter, type RepeatLimits } from "./logRepeats.js";
+import type { Log, LogLevel } from "../platform/index.js";
 
 /** What `GET /health` says about the log. */
 export interface LogStats {
@@ -53,7 +53,7 @@ export class DaemonLog {
   }
 
   /** The logger the daemon's parts call. Never throws. */
-  readonly log: KernelLog = (level, message, data) => {
+  readonly log: Log = (level, message, data) => {
     if (RANK[level] < RANK[this.file ? FILE_LEVEL : STREAM_LEVEL]) return;
     if (!this.repeats.admit(`${level} ${message}`.slice(0, MAX_LOG_ENTRY_BYTES))) return;
     this.write(level, message, data);

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, fchmodSync, fstatSync, lstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES } from "./limits.js";
-import { PRIVATE_FILE_MODE } from "./state.js";
+import { PRIVATE_FILE_MODE } from "../platform/index.js";
 
 export interface LogFileOptions {
   readonly maxBytes?: number;

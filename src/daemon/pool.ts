@@ -10,9 +10,9 @@
  * launch would now be built differently (settings changed, a new skill root or linked skill) is
  * closed instead of used.
  */
-import type { KernelLog } from "../kernel/index.js";
 import type { ExtensionState, Session } from "../session/index.js";
 import { globalSettingsTarget, readSettings } from "../settings/index.js";
+import type { Log } from "../platform/index.js";
 
 /** Spares kept when the global settings name no `kernel.pool` (K-11: one while the daemon runs). */
 export const DEFAULT_KERNEL_POOL = 1;
@@ -31,7 +31,7 @@ export interface WarmPoolOptions {
   readonly open: (workspace: string, extensions: ExtensionState) => Promise<Session>;
   /** `albedo serve --pool N`: replaces the `kernel.pool` setting for this daemon. */
   readonly size?: number;
-  readonly log?: KernelLog;
+  readonly log?: Log;
 }
 
 interface Spare {

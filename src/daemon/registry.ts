@@ -1,14 +1,14 @@
 import { Session, type ExtensionState } from "../session/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import type { RemoteOverride } from "../kernel/index.js";
-import type { KernelLog } from "../kernel/index.js";
 import { LiveSession, type StreamEvent } from "./live.js";
 import type { SessionTurns } from "./turns.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
 import type { SessionDirectory } from "./sessionPort.js";
-import { globalSettingsTarget, isSameProcessAlive, processIdentity, readSettings } from "../settings/index.js";
+import { globalSettingsTarget, readSettings } from "../settings/index.js";
+import { isSameProcessAlive, type Log, processIdentity } from "../platform/index.js";
 
 /** What every session of one daemon shares. */
 export interface RegistryOptions {
@@ -16,7 +16,7 @@ export interface RegistryOptions {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly install?: string;
-  readonly log?: KernelLog;
+  readonly log?: Log;
   /** `albedo serve --sandbox`: overrides the global sandbox setting for every session. */
   readonly sandbox?: SandboxMode;
   /** `albedo serve --pool`: overrides the `kernel.pool` setting (K-11). */
@@ -130,10 +130,6 @@ export class SessionRegistry implements SessionDirectory {
     const live = this.sessions.get(id);
     if (live === undefined) throw new HttpProblem("session_not_found", `no session ${id} in this daemon`, { session_id: id });
     return live;
-  }
-
-  has(id: string): boolean {
-    return this.sessions.has(id);
   }
 
   list(): LiveSession[] {

@@ -3,8 +3,6 @@ import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { OperationsStore } from "../operations/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
-import { currentProcess } from "../settings/index.js";
-import type { KernelLog } from "../kernel/index.js";
 import { newToken } from "./auth.js";
 import { ConnectionGuard } from "./connections.js";
 import type { DaemonContext } from "./context.js";
@@ -16,6 +14,7 @@ import { DAEMON_DB_FILE, makeStateDirPrivate, removeDaemonInfo, takeDaemonLock, 
 import { StreamServer } from "./stream.js";
 import { storeTurns } from "./turns.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
+import { currentProcess, type Log } from "../platform/index.js";
 
 /** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
 export type ListenTarget = { readonly host: string; readonly port: number } | { readonly socket: string };
@@ -26,7 +25,7 @@ export interface DaemonOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly listen: ListenTarget;
   readonly install?: string;
-  readonly log?: KernelLog;
+  readonly log?: Log;
   readonly sandbox?: SandboxMode;
   /** Spare kernels (K-11); overrides the `kernel.pool` setting. */
   readonly pool?: number;
@@ -151,7 +150,7 @@ export class Daemon {
 }
 
 /** The optional options a registry takes, without undefined keys. */
-function optionalParts(options: DaemonOptions): { install?: string; log?: KernelLog; sandbox?: SandboxMode; pool?: number; maxSessions?: number } {
+function optionalParts(options: DaemonOptions): { install?: string; log?: Log; sandbox?: SandboxMode; pool?: number; maxSessions?: number } {
   return {
     ...(options.install ? { install: options.install } : {}),
     ...(options.log ? { log: options.log } : {}),

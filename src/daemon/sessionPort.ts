@@ -3,11 +3,12 @@
  * (with `LiveSession`) implements it for real; route tests pass a fake with no kernel behind it.
  */
 import type { KernelBridge } from "../bridge/index.js";
-import type { Disposable, ExecuteOutput, ExecuteReply, RemoteOverride } from "../kernel/index.js";
+import type { ExecuteOutput, ExecuteReply, RemoteOverride } from "../kernel/index.js";
 import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
 import type { StreamEvent } from "./live.js";
 import type { SpareStatus } from "./pool.js";
 import type { SessionTurns } from "./turns.js";
+import type { Disposable } from "../platform/index.js";
 
 /** An execution in flight: outputs as they come, and its reply once it ended. */
 export interface RunningExecution {

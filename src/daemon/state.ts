@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { chmod, link, lstat, mkdir, opendir, readFile, rename, rm, unlink } from "node:fs/promises";
+import { chmod, link, lstat, mkdir, opendir, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { currentProcess, isSameProcessAlive, processIdentityOf, writeFileAtomic, type ProcessIdentity } from "../settings/index.js";
 import { MAX_STATE_DIR_ENTRIES } from "./limits.js";
+import { breakStaleLock, currentProcess, holderRuns, lockHolderOf, PRIVATE_FILE_MODE, processIdentityOf, readFileBounded, writeFileAtomic, type ProcessIdentity } from "../platform/index.js";
 
 /** File in the state dir naming the running daemon: `{"url", "pid", "start_time"}`. */
 export const DAEMON_INFO_FILE = "daemon.json";
@@ -18,8 +18,6 @@ export const DAEMON_LOCK_ATTEMPTS = 3;
 export const MAX_DAEMON_FILE_BYTES = 4096;
 /** Mode of the state dir and of every directory albedo makes in it. */
 export const PRIVATE_DIR_MODE = 0o700;
-/** Mode of every file albedo keeps in the state dir. */
-export const PRIVATE_FILE_MODE = 0o600;
 
 /** What daemon.json says about a daemon: its process, its URL, and `socket` when it listens on a Unix socket. */
 export interface DaemonInfo extends ProcessIdentity {
@@ -98,12 +96,8 @@ export async function readToken(stateDir: string): Promise<string | undefined> {
 }
 
 async function readSmall(file: string): Promise<string | undefined> {
-  try {
-    const text = await readFile(file, "utf8");
-    return text.length > MAX_DAEMON_FILE_BYTES ? undefined : text;
-  } catch {
-    return undefined;
-  }
+  const found = await readFileBounded(file, MAX_DAEMON_FILE_BYTES).catch(() => undefined);
+  return found?.kind === "file" ? found.bytes.toString("utf8") : undefined;
 }
 
 /** Thrown when another live process holds the state dir's daemon.lock. */
@@ -145,7 +139,7 @@ export async function takeDaemonLock(stateDir: string): Promise<() => Promise<vo
       }
       const seen = await readSmall(lockFile);
       const holder = seen === undefined ? undefined : holderOf(seen);
-      if (holder !== undefined && holds(holder, lockFile)) throw new DaemonLockedError(lockFile, holder.pid);
+      if (holder !== undefined && holderRuns(holder, heldLocks.has(lockFile))) throw new DaemonLockedError(lockFile, holder.pid);
       if (seen !== undefined) await breakStaleLock(lockFile, seen);
     }
     throw new DaemonLockedError(lockFile, undefined);
@@ -154,40 +148,13 @@ export async function takeDaemonLock(stateDir: string): Promise<() => Promise<vo
   }
 }
 
-/**
- * Removes a stale lock. It is renamed aside first, so two daemons breaking the same stale lock
- * cannot delete a fresh one: whoever moved a lock that was not the stale one puts it back.
- */
-async function breakStaleLock(lockFile: string, seen: string): Promise<void> {
-  const aside = `${lockFile}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    await rename(lockFile, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
-  if ((await readSmall(aside)) !== seen) await link(aside, lockFile).catch(() => undefined);
-  await unlink(aside).catch(() => undefined);
-}
-
 /** Removes daemon.lock if it is still this process's. */
 async function releaseDaemonLock(lockFile: string, content: string): Promise<void> {
   heldLocks.delete(lockFile);
   if ((await readSmall(lockFile)) === content) await unlink(lockFile).catch(() => undefined);
 }
 
-/** Whether `holder` holds `lockFile` now. This process's own pid in a lock it did not take is a leftover of an earlier process. */
-function holds(holder: ProcessIdentity, lockFile: string): boolean {
-  if (holder.pid === process.pid) return heldLocks.has(lockFile);
-  return isSameProcessAlive(holder);
-}
-
 /** The holder a lock names: `{"pid", "start_time"}`, or a bare pid as earlier versions wrote it. */
 function holderOf(text: string): ProcessIdentity | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return processIdentityOf(typeof value === "number" ? { pid: value } : value);
-  } catch {
-    return undefined;
-  }
+  return /^\s*\d+\s*$/.test(text) ? processIdentityOf({ pid: Number(text) }) : lockHolderOf(text);
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { outputDropMarker, type KernelLog } from "../kernel/index.js";
+import { outputDropMarker } from "../kernel/index.js";
 import { boundJson } from "../json/index.js";
 import { API } from "./api.js";
 import { presentedToken, tokenMatches } from "./auth.js";
@@ -12,6 +12,7 @@ import { HttpProblem, problemOf } from "./problem.js";
 import type { Router } from "./router.js";
 import type { HostedSession, SessionDirectory } from "./sessionPort.js";
 import { streamMessage } from "./views.js";
+import type { Log } from "../platform/index.js";
 
 /** WebSocket close code sent when the session closes. */
 export const STREAM_CLOSE_GOING_AWAY = 1001;
@@ -65,7 +66,7 @@ export class StreamServer {
     private readonly router: Router,
     private readonly sessions: SessionDirectory,
     private readonly token: string,
-    private readonly log?: KernelLog,
+    private readonly log?: Log,
   ) {
     this.wss.on("error", (error) => this.log?.("debug", `stream server error: ${error.message}`));
   }

@@ -6,13 +6,13 @@
 import type { JsonValue } from "../json/index.js";
 import type { OperationsStore, TurnOutcome } from "../operations/index.js";
 import type { Session } from "../session/index.js";
-import { installDir } from "../settings/paths.js";
 import {
   EMPTY_CONVERSATION, loadPrompts, TurnWorker, turnModel,
   type ConversationState, type ConversationStore, type StoredRow, type TranscriptRow, type TurnEnd, type TurnRequest,
 } from "../turns/index.js";
 import type { StreamEvent } from "./live.js";
 import { turnResource } from "./views.js";
+import { installDir } from "../platform/index.js";
 
 /** What the daemon does with a session's turns. */
 export interface SessionTurns {

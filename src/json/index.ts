@@ -1,9 +1,9 @@
 /** JSON helpers shared by the catalog revision, the operation receipts, request bodies, settings files and the bounds on kernel outputs. */
 export { canonicalJson } from "./canonical.js";
 export { jsonNestingDepth } from "./depth.js";
-export { boundJson, jsonBytes, MAX_BOUNDED_DEPTH, MIN_BOUND_BYTES, type BoundedJson, type DropMarker } from "./bounded.js";
+export { boundJson, jsonBytes, MAX_BOUNDED_DEPTH, MIN_BOUND_BYTES, type DropMarker } from "./bounded.js";
 export { humanSize } from "./size.js";
-export { jsonPath } from "./path.js";
+
 export { problemsOfIssues, type JsonProblem } from "./issues.js";
 export type { DeepReadonly, JsonValue } from "./value.js";
-export { decodeUtf8Strict, firstInvalidUtf8, type Utf8Decoded } from "./utf8.js";
+export { decodeUtf8Strict, firstInvalidUtf8 } from "./utf8.js";

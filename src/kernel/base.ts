@@ -3,9 +3,9 @@
  * executions sent one at a time in call order, each running whatever the outcome of the one before.
  */
 import type { KernelMessage } from "@jupyterlab/services";
-import { Emitter } from "./emitter.js";
 import type { ExecuteFuture } from "./future.js";
-import type { Disposable, InterruptEvent, KernelLog, KernelStatus, StatusEvent } from "./kernel.js";
+import type { InterruptEvent, KernelStatus, StatusEvent } from "./kernel.js";
+import { type Disposable, Emitter, type Log } from "../platform/index.js";
 
 export abstract class KernelBase {
   protected statusValue: KernelStatus = "starting";
@@ -43,7 +43,7 @@ export abstract class KernelBase {
   protected abstract canSend(): boolean;
   /** Hands one execution to the kernel; a failure fails that future. */
   protected abstract sendExecution(future: ExecuteFuture): void;
-  protected abstract readonly log: KernelLog;
+  protected abstract readonly log: Log;
 
   /** Sends the next queued execution when none runs and the kernel can take it. */
   protected pump(): void {

@@ -10,11 +10,10 @@ import { isAlive, KernelBase } from "./base.js";
 import { deadlineError, kernelDiedError, kernelStoppedError } from "./errors.js";
 import { ExecuteFuture } from "./future.js";
 import { KernelInstance } from "./instance.js";
-import type {
-  CompleteReply, ExecuteOptions, Kernel, KernelInfo, KernelLog, StartKernelOptions,
-} from "./kernel.js";
+import type { CompleteReply, ExecuteOptions, Kernel, KernelInfo, StartKernelOptions } from "./kernel.js";
 import { completeRequest, executeRequest, inputReply, interruptRequest, kernelInfoRequest } from "./messages.js";
 import { parentMsgId } from "./wire.js";
+import type { Log } from "../platform/index.js";
 
 export const SHELL_REQUEST_TIMEOUT_MS = 30_000;
 export const INTERRUPT_REPLY_TIMEOUT_MS = 5_000;
@@ -251,7 +250,7 @@ export class KernelClient extends KernelBase implements Kernel {
     await this.instance?.send("stdin", inputReply(this.sessionId, request, value)).catch(() => undefined);
   }
 
-  protected readonly log: KernelLog = (level, message, data): void => {
+  protected readonly log: Log = (level, message, data): void => {
     this.options.log?.(level, message, data);
   };
 }

@@ -3,10 +3,10 @@
  * shell `execute_reply` and the iopub `idle` status for this request arrived (either order).
  */
 import type { KernelMessage } from "@jupyterlab/services";
-import { Emitter } from "./emitter.js";
-import type { Disposable, ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
+import type { ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
 import { boundOutput, boundReply, MAX_PENDING_OUTPUT_BYTES } from "./outputs.js";
 import { ExecuteTimeline } from "./timeline.js";
+import { type Disposable, Emitter } from "../platform/index.js";
 
 /** Outputs kept for the async iterator while it does not drain them; older ones are dropped beyond this. */
 export const MAX_PENDING_OUTPUTS = 10_000;

@@ -11,11 +11,12 @@ import {
 } from "./connection.js";
 import { KernelStartError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
-import type { KernelInfo, KernelLog, StartKernelOptions, WrappedLaunch } from "./kernel.js";
+import type { KernelInfo, StartKernelOptions, WrappedLaunch } from "./kernel.js";
 import { kernelArgv, KernelProcess, SIGKILL_TIMEOUT_MS, type ProcessExit } from "./launcher.js";
 import { kernelInfoRequest, shutdownRequest } from "./messages.js";
 import { createSigner } from "./signing.js";
 import { parentMsgId } from "./wire.js";
+import type { Log } from "../platform/index.js";
 
 export const KERNEL_READY_TIMEOUT_MS = 60_000;
 /** ipykernel may drop a kernel_info_request that arrives while it is still starting; ask again this often. */
@@ -27,7 +28,7 @@ export interface InstanceHandlers {
   onMessage(message: KernelMessage.IMessage): void;
   /** The process exited or its heartbeat stopped while nobody was shutting it down. */
   onDeath(reason: string): void;
-  readonly log: KernelLog;
+  readonly log: Log;
 }
 
 export class KernelInstance {

@@ -3,6 +3,7 @@
  * The implementation lives in client.ts (the state machine) and the files it composes.
  */
 import type { KernelMessage } from "@jupyterlab/services";
+import type { Disposable, Log } from "../platform/index.js";
 import type { ExecuteFuture } from "./future.js";
 
 /** How to start one kernel; produced from a kernelspec or a configured Python interpreter. */
@@ -42,11 +43,6 @@ export interface WrappedLaunch {
  */
 export type KernelWrap = (launch: KernelLaunch) => WrappedLaunch;
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
-
-/** Logger hook; the kernel domain never writes to the console itself. */
-export type KernelLog = (level: LogLevel, message: string, data?: Readonly<Record<string, unknown>>) => void;
-
 export interface StartKernelOptions {
   readonly spec: KernelLaunchSpec;
   /** Directory for the connection file and IPC sockets; created with mode 0700 when absent. */
@@ -63,7 +59,8 @@ export interface StartKernelOptions {
   readonly transport?: KernelTransport;
   /** Rewrites the final argv just before spawn (the sandbox prefixes bwrap here). */
   readonly wrap?: KernelWrap;
-  readonly log?: KernelLog;
+  /** Logger hook; the kernel domain never writes to the console itself. */
+  readonly log?: Log;
 }
 
 /**
@@ -102,11 +99,6 @@ export interface ExecuteOptions {
   readonly allowStdin?: boolean;
   readonly onInput?: InputHandler;
   readonly userExpressions?: Readonly<Record<string, string>>;
-}
-
-/** Removes a listener. */
-export interface Disposable {
-  dispose(): void;
 }
 
 /** What interrupt observers learn: the execution running when the interrupt was sent. */

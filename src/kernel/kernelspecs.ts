@@ -3,10 +3,10 @@
  * kernel.json validation, and the choice of how a session's kernel is launched.
  */
 import { existsSync, statSync } from "node:fs";
-import { lstat, open, readdir, stat } from "node:fs/promises";
+import { lstat, readdir, stat } from "node:fs/promises";
 import { delimiter, dirname, join, resolve, sep } from "node:path";
-import { homeDir } from "../settings/paths.js";
 import { assertKernelReady, describePython, probePython, pythonCandidate, resolvePython, type PythonStatus } from "../python/index.js";
+import { homeDir, readFileBounded } from "../platform/index.js";
 
 /** Largest kernel.json read, in bytes. */
 export const MAX_KERNEL_JSON_BYTES = 64 * 1024;
@@ -176,23 +176,15 @@ function isFile(path: string): boolean {
 
 /** Reads and validates one kernel.json (at most MAX_KERNEL_JSON_BYTES); throws KernelSpecError naming the file. */
 export async function readKernelSpec(file: string): Promise<KernelSpec> {
-  let text: string;
+  let found;
   try {
-    const handle = await open(file, "r");
-    try {
-      const size = (await handle.stat()).size;
-      if (size > MAX_KERNEL_JSON_BYTES) throw new KernelSpecError(`${file}: kernel.json is ${size} bytes, over MAX_KERNEL_JSON_BYTES=${MAX_KERNEL_JSON_BYTES}`);
-      const buffer = Buffer.alloc(MAX_KERNEL_JSON_BYTES + 1);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      if (bytesRead > MAX_KERNEL_JSON_BYTES) throw new KernelSpecError(`${file}: kernel.json grew past MAX_KERNEL_JSON_BYTES=${MAX_KERNEL_JSON_BYTES}`);
-      text = buffer.subarray(0, bytesRead).toString("utf8");
-    } finally {
-      await handle.close();
-    }
+    found = await readFileBounded(file, MAX_KERNEL_JSON_BYTES);
   } catch (error) {
-    if (error instanceof KernelSpecError) throw error;
     throw new KernelSpecError(`${file}: cannot read kernel.json: ${(error as Error).message}`);
   }
+  if (found.kind === "not_regular_file") throw new KernelSpecError(`${file}: kernel.json is ${found.what}, not a regular file`);
+  if (found.kind === "oversize") throw new KernelSpecError(`${file}: kernel.json is ${found.size} bytes, over MAX_KERNEL_JSON_BYTES=${MAX_KERNEL_JSON_BYTES}`);
+  const text = found.bytes.toString("utf8");
   let value: unknown;
   try {
     value = JSON.parse(text);

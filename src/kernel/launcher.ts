@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import type { Writable } from "node:stream";
-import type { KernelLog, WrappedLaunch } from "./kernel.js";
+import type { WrappedLaunch } from "./kernel.js";
+import type { Log } from "../platform/index.js";
 
 export const SIGTERM_TIMEOUT_MS = 3_000;
 export const SIGKILL_TIMEOUT_MS = 2_000;
@@ -20,7 +21,7 @@ export interface LaunchRequest {
   readonly launch: WrappedLaunch;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
-  readonly log: KernelLog;
+  readonly log: Log;
 }
 
 export class KernelProcess {
@@ -29,7 +30,7 @@ export class KernelProcess {
   private exit: ProcessExit | undefined;
   private readonly stderrLines: string[] = [];
 
-  private constructor(private readonly child: ChildProcess, private readonly log: KernelLog) {
+  private constructor(private readonly child: ChildProcess, private readonly log: Log) {
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => resolve((this.exit = { code, signal })));
       child.once("error", (error) => {

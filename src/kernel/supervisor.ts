@@ -3,7 +3,7 @@
  * counting restarts inside a sliding window so a kernel that keeps crashing is left dead.
  */
 import type { KernelClient } from "./client.js";
-import type { Disposable, KernelLog } from "./kernel.js";
+import type { Disposable, Log } from "../platform/index.js";
 
 export const MAX_AUTO_RESTARTS = 3;
 export const RESTART_WINDOW_MS = 60_000;
@@ -28,7 +28,7 @@ export interface SupervisorEvents {
   readonly onRestartFailed?: (error: unknown) => void;
   /** The policy refused another restart; the kernel stays dead. */
   readonly onGaveUp?: (reason: string) => void;
-  readonly log?: KernelLog;
+  readonly log?: Log;
 }
 
 /** Restarts `client` when it dies, while `policy` allows; dispose to stop watching. */

@@ -4,7 +4,7 @@
  * `execute_reply` and its `idle` status. Both are wall clocks of the same machine, so the stages
  * between them can be told apart (the bench's execute timeline).
  */
-import { wallClockMs } from "../platform/clock.js";
+import { wallClockMs } from "../platform/index.js";
 
 /** A Jupyter header date (ISO 8601, microseconds) in epoch ms with its sub-millisecond digits; undefined when it is not one. */
 export function headerDateMs(date: unknown): number | undefined {

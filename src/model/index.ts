@@ -4,33 +4,23 @@ import { ModelError } from "./errors.js";
 import { MODEL_PROVIDERS, PROVIDERS } from "./providers.js";
 import type { ModelSettings } from "./resolve.js";
 
-export type {
-  AdapterOptions,
-  ChatMessage,
-  FinishReason,
-  ModelAdapter,
-  ModelDescription,
-  ModelEnv,
-  ModelLogger,
-  ModelMode,
-  ModelReply,
-  ModelRequest,
-  ModelUsage,
-  ToolCall,
-  ToolSpec,
-} from "./adapter.js";
+export type { AdapterOptions, ChatMessage, ModelAdapter, ModelEnv, ModelLogger, ModelMode, ModelReply, ModelRequest, ToolCall, ToolSpec } from "./adapter.js";
 export { MODEL_MODES } from "./adapter.js";
-export { ModelError, isModelError, type ModelErrorKind } from "./errors.js";
-export * from "./limits.js";
-export { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
+export { ModelError, isModelError } from "./errors.js";
 export {
-  DEFAULT_MODEL_MODE,
-  describeModelSettings,
-  GLOBAL_ONLY_MODEL_FIELDS,
-  ignoredModelFields,
-  resolveModelSettings,
-  type ModelSettings,
-} from "./resolve.js";
+  MODEL_MAX_RETRIES,
+  MAX_MODEL_REPLY_BYTES,
+  DEFAULT_CONTEXT_TOKENS,
+  MIN_CONTEXT_TOKENS,
+  MAX_CONTEXT_TOKENS,
+  MAX_MODEL_NAME_LENGTH,
+  MAX_BASE_URL_LENGTH,
+  MAX_ENV_NAME_LENGTH,
+  MAX_SCRIPT_PATH_LENGTH,
+  MAX_STUB_SCRIPT_BYTES,
+} from "./limits.js";
+export { MODEL_PROVIDERS } from "./providers.js";
+export { describeModelSettings, ignoredModelFields, resolveModelSettings, type ModelSettings } from "./resolve.js";
 
 /**
  * The adapter `settings.provider` names, built from `settings` and the key variable in `env`.

@@ -1,4 +1,3 @@
-import type { ModelSection, ScopedSettings } from "../settings/index.js";
 import type { ModelMode } from "./adapter.js";
 import { ModelError } from "./errors.js";
 import { DEFAULT_CONTEXT_TOKENS } from "./limits.js";
@@ -12,6 +11,24 @@ import { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
 export const GLOBAL_ONLY_MODEL_FIELDS = ["provider", "base_url", "api_key_env", "script"] as const;
 /** Fields any scope may set; the narrowest scope that sets one wins (session, project, global). */
 const LAYERED_MODEL_FIELDS = ["name", "mode", "context_tokens"] as const;
+
+/** The `model` section of a settings file, as the settings schema has validated it. */
+export interface ModelSection {
+  readonly provider?: ModelProvider;
+  readonly base_url?: string;
+  readonly name?: string;
+  readonly api_key_env?: string;
+  readonly mode?: ModelMode;
+  readonly context_tokens?: number;
+  readonly script?: string;
+}
+
+/** The settings scopes as far as the model is concerned; the settings domain's ScopedSettings is one. */
+export interface ModelScopes {
+  readonly global?: { readonly model?: ModelSection };
+  readonly project?: { readonly model?: ModelSection };
+  readonly session?: { readonly model?: ModelSection };
+}
 
 /** `model.mode` when no scope sets it. */
 export const DEFAULT_MODEL_MODE: ModelMode = "code";
@@ -31,7 +48,7 @@ export interface ModelSettings {
  * The effective `model` settings of the scopes (O-7). Throws ModelError `config` when the global
  * file names no provider: albedo runs no model until the user chooses one.
  */
-export function resolveModelSettings(scopes: ScopedSettings): ModelSettings {
+export function resolveModelSettings(scopes: ModelScopes): ModelSettings {
   const global: ModelSection = scopes.global?.model ?? {};
   if (global.provider === undefined) throw new ModelError("config", noProviderMessage(scopes));
   const layered = <K extends (typeof LAYERED_MODEL_FIELDS)[number]>(key: K): ModelSection[K] =>
@@ -48,7 +65,7 @@ export function resolveModelSettings(scopes: ScopedSettings): ModelSettings {
 }
 
 /** The global-only fields a project or session scope sets, as `project: model.base_url`; they are ignored, and a UI may say so. */
-export function ignoredModelFields(scopes: ScopedSettings): string[] {
+export function ignoredModelFields(scopes: ModelScopes): string[] {
   const ignored: string[] = [];
   for (const scope of ["project", "session"] as const) {
     const section = scopes[scope]?.model;
@@ -58,7 +75,7 @@ export function ignoredModelFields(scopes: ScopedSettings): string[] {
   return ignored;
 }
 
-function noProviderMessage(scopes: ScopedSettings): string {
+function noProviderMessage(scopes: ModelScopes): string {
   const base = `no model configured: set model.provider (${MODEL_PROVIDERS.map((name) => `"${name}"`).join(" or ")}) in the global settings file ($ALBEDO_HOME/settings.json)`;
   const elsewhere = ignoredModelFields(scopes).filter((field) => field.endsWith("model.provider"));
   if (elsewhere.length === 0) return base;
@@ -66,7 +83,7 @@ function noProviderMessage(scopes: ScopedSettings): string {
 }
 
 /** What `/model` shows: provider, base URL, model name, key variable (its name only), mode and budget, or why there is none. */
-export function describeModelSettings(scopes: ScopedSettings): Record<string, unknown> {
+export function describeModelSettings(scopes: ModelScopes): Record<string, unknown> {
   let settings: ModelSettings;
   try {
     settings = resolveModelSettings(scopes);

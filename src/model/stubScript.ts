@@ -1,7 +1,6 @@
 /** The stub's script file (format in docs/turns.md): read once, bounded, checked whole before any request. */
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { z } from "zod";
+import { readFileBounded } from "../platform/index.js";
 import { ModelError } from "./errors.js";
 import { MAX_MODEL_TOOL_CALLS, MAX_STUB_DELAY_MS, MAX_STUB_REPLIES, MAX_STUB_SCRIPT_BYTES } from "./limits.js";
 
@@ -51,28 +50,15 @@ export async function readStubScript(file: string): Promise<StubScript> {
 }
 
 async function readScriptText(file: string): Promise<string> {
-  let handle;
+  let found;
   try {
-    // O_NONBLOCK: a FIFO planted at the path must not hang the adapter's creation.
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    found = await readFileBounded(file, MAX_STUB_SCRIPT_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "does not exist" : `cannot be opened (${code ?? String(error)})`;
     throw new ModelError("config", `the stub script ${file} (model.script) ${why}`);
   }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new ModelError("config", `the stub script ${file} (model.script) is not a regular file`);
-    const buffer = Buffer.alloc(MAX_STUB_SCRIPT_BYTES + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      filled += bytesRead;
-      if (bytesRead === 0 || filled === buffer.length) break;
-    }
-    if (filled > MAX_STUB_SCRIPT_BYTES) throw new ModelError("config", `the stub script ${file} (model.script) is over ${MAX_STUB_SCRIPT_BYTES} bytes (MAX_STUB_SCRIPT_BYTES)`);
-    return buffer.subarray(0, filled).toString("utf8");
-  } finally {
-    await handle.close();
-  }
+  if (found.kind === "not_regular_file") throw new ModelError("config", `the stub script ${file} (model.script) is not a regular file`);
+  if (found.kind === "oversize") throw new ModelError("config", `the stub script ${file} (model.script) is over ${MAX_STUB_SCRIPT_BYTES} bytes (MAX_STUB_SCRIPT_BYTES)`);
+  return found.bytes.toString("utf8");
 }

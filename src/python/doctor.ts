@@ -1,6 +1,5 @@
 import { accessSync, constants, statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
-import { stateDir } from "../settings/paths.js";
 import {
   describeModule,
   fixFor,
@@ -11,8 +10,8 @@ import {
   type PythonSettings,
   type PythonStatus,
 } from "./interpreter.js";
-import { detectSandbox } from "../sandbox/index.js";
 import { compareVersions, MIN_IPYKERNEL_MAJOR } from "./requirements.js";
+import { stateDir } from "../platform/index.js";
 
 /** Oldest Node.js the runtime supports (package.json "engines"). */
 export const MIN_NODE_VERSION = "20.19.0";
@@ -56,7 +55,6 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(...(await checkPython(options.env, options.settings)));
   checks.push(await checkKernelSpecs(options));
   checks.push(checkStateDir(stateDir(options.env)));
-  checks.push(checkBubblewrap(options.env));
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
@@ -110,19 +108,6 @@ export function checkStateDir(dir: string): DoctorCheck {
   }
   if (!writableDir(dir)) return problem("state-dir", "fail", `${dir} is not writable by this user`, `fix its owner or permissions, or set ALBEDO_HOME to a directory you own`);
   return ok("state-dir", `${dir} (mode ${(stat.mode & 0o777).toString(8)})`);
-}
-
-// The sandbox domain's own probe, so doctor reports exactly what a kernel start would find.
-function checkBubblewrap(env: NodeJS.ProcessEnv): DoctorCheck {
-  const found = detectSandbox(env);
-  if (found.usable) return ok("bubblewrap", `${found.bwrap} can create a sandbox here${found.prlimit ? "" : " (prlimit not found: no resource limits)"}`);
-  if (found.missing) return problem("bubblewrap", "warn", `${found.reason}: kernels will run without a sandbox (setting sandbox: auto)`, "apt-get install bubblewrap");
-  return problem(
-    "bubblewrap",
-    "warn",
-    found.reason,
-    "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ an AppArmor profile for bwrap), or set sandbox to off",
-  );
 }
 
 function statOrUndefined(path: string): Stats | undefined {

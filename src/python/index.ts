@@ -1,40 +1,4 @@
-export {
-  assertKernelReady,
-  describeModule,
-  label as describePython,
-  managedVenvDir,
-  probePython,
-  pythonCandidate,
-  PYTHON_PROBE_TIMEOUT_MS,
-  PythonUnavailableError,
-  resolvePython,
-  venvPrefixOf,
-  venvPython,
-  type ModuleStatus,
-  type PythonCandidate,
-  type PythonSettings,
-  type PythonSource,
-  type PythonStatus,
-} from "./interpreter.js";
+export { assertKernelReady, label as describePython, managedVenvDir, probePython, pythonCandidate, PythonUnavailableError, resolvePython, venvPython, type PythonStatus } from "./interpreter.js";
 export { MIN_IPYKERNEL_MAJOR } from "./requirements.js";
-export {
-  DEFAULT_BASE_PYTHON,
-  PIP_INSTALL_TIMEOUT_MS,
-  setupPython,
-  VENV_CREATE_TIMEOUT_MS,
-  type PhaseEvent,
-  type SetupFailure,
-  type SetupFailureKind,
-  type SetupOptions,
-  type SetupPhase,
-  type SetupResult,
-} from "./setup.js";
-export {
-  MIN_NODE_VERSION,
-  runDoctor,
-  type CheckStatus,
-  type DoctorCheck,
-  type DoctorOptions,
-  type DoctorReport,
-  type KernelSpecSummary,
-} from "./doctor.js";
+export { setupPython, type PhaseEvent, type SetupResult } from "./setup.js";
+export { runDoctor, type CheckStatus, type DoctorCheck, type DoctorReport, type KernelSpecSummary } from "./doctor.js";

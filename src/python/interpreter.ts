@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { installDir } from "../settings/paths.js";
+import { join, resolve } from "node:path";
 import { isExecutable, runProcess } from "./process.js";
 import { compareVersions, MIN_IPYKERNEL_MAJOR } from "./requirements.js";
 
@@ -58,12 +57,6 @@ export function managedVenvDir(): string {
 /** The interpreter inside a venv directory. */
 export function venvPython(venvDir: string): string {
   return join(venvDir, "bin", "python");
-}
-
-/** The venv prefix an interpreter path lives in (its pyvenv.cfg is one level above bin/), or undefined. */
-export function venvPrefixOf(pythonPath: string): string | undefined {
-  const prefix = dirname(dirname(pythonPath));
-  return existsSync(join(prefix, "pyvenv.cfg")) ? prefix : undefined;
 }
 
 /** Which interpreter would be used, without running it: $ALBEDO_PYTHON, then settings, then the managed venv. */
@@ -139,6 +132,7 @@ for name in sys.argv[1:]:
     out["dists"][name] = dist_version(name)
 print(json.dumps(out))
 `;
+import { installDir } from "../platform/index.js";
 
 interface ProbeOutput {
   version: string;

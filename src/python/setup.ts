@@ -1,11 +1,10 @@
 import { existsSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { installDir } from "../settings/paths.js";
 import { managedVenvDir, probePython, PythonUnavailableError, venvPython, type PythonStatus } from "./interpreter.js";
 import { classifyPipFailure, type PipFailureKind } from "./pipFailure.js";
-import { findExecutable } from "../sandbox/index.js";
 import { isExecutable, runProcess } from "./process.js";
 import { readRequirements, requirementsFile, satisfies, type Requirement } from "./requirements.js";
+import { findExecutable, installDir } from "../platform/index.js";
 
 /** Deadline for `python -m venv` (includes ensurepip), in milliseconds. */
 export const VENV_CREATE_TIMEOUT_MS = 180_000;

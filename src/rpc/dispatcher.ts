@@ -13,6 +13,7 @@ import {
   peekId,
 } from "./protocol.js";
 import { LazyAbort } from "./lazyAbort.js";
+import type { Log } from "../platform/index.js";
 import { RefusalLog } from "./refusals.js";
 import type { CallContext, RouteTable } from "./routes.js";
 
@@ -29,9 +30,6 @@ export const RPC_CANCEL_METHOD = "albedo/cancel";
 /** Kernel -> runtime notification registering a peer for notifications. */
 export const RPC_HELLO_METHOD = "albedo/hello";
 
-/** Where the channel reports refusals and handler failures; the detail never reaches the kernel. */
-export type RpcLogger = (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
-
 /** An opaque peer address given by the transport (a hex routing id for ZeroMQ). */
 export type PeerId = string;
 
@@ -39,7 +37,8 @@ export interface DispatcherOptions {
   readonly token: string;
   readonly routes: RouteTable;
   readonly send: (peer: PeerId, text: string) => void;
-  readonly logger: RpcLogger;
+  /** Where the channel reports refusals and handler failures; the detail never reaches the kernel. */
+  readonly logger: Log;
   readonly callTimeoutMs?: number;
   readonly maxMessageBytes?: number;
 }

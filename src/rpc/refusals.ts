@@ -1,5 +1,6 @@
-import type { PeerId, RpcLogger } from "./dispatcher.js";
+import type { PeerId } from "./dispatcher.js";
 import { RPC_MAX_REFUSAL_PEERS, RPC_REFUSAL_WINDOW_MS } from "./limits.js";
+import type { Log } from "../platform/index.js";
 
 /** What a peer sent that the channel refused or ignored without running anything. */
 export type RefusalKind = "token" | "oversized" | "notification";
@@ -30,7 +31,7 @@ export class RefusalLog {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly logger: RpcLogger,
+    private readonly logger: Log,
     private readonly windowMs = RPC_REFUSAL_WINDOW_MS,
   ) {}
 

@@ -4,9 +4,10 @@ import path from "node:path";
 import { Router } from "zeromq";
 import type { RpcAccess } from "../bridge/index.js";
 import type { AppErrorCode } from "../errors/index.js";
-import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher, type RpcLogger } from "./dispatcher.js";
+import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher } from "./dispatcher.js";
 import { RouteTable } from "./routes.js";
 import { traceStep } from "./trace.js";
+import type { Log } from "../platform/index.js";
 
 /**
  * ZeroMQ's own inbound cap, in bytes: a peer sending a bigger frame is disconnected by libzmq before
@@ -45,7 +46,7 @@ export interface RpcServerOptions {
   /** The session's private run directory (0700); the socket file is created inside it. */
   readonly runDir: string;
   readonly routes?: RouteTable;
-  readonly logger?: RpcLogger;
+  readonly logger?: Log;
   readonly callTimeoutMs?: number;
 }
 
@@ -84,7 +85,7 @@ export class RpcServer {
   readonly endpoint: string;
   readonly token: string;
   private readonly dispatcher: RpcDispatcher;
-  private readonly logger: RpcLogger;
+  private readonly logger: Log;
   private readonly callTimeoutMs: number;
   private socket: Router | undefined;
   private sending: Promise<void> = Promise.resolve();

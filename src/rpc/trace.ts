@@ -3,7 +3,7 @@
  * whoever subscribes (the bench's RPC timeline). With no subscriber a call pays one flag check.
  */
 import diagnostics from "node:diagnostics_channel";
-import { wallClockMs } from "../platform/clock.js";
+import { wallClockMs } from "../platform/index.js";
 
 /** Name of the channel; a subscriber gets an RpcTraceEvent per step. */
 export const RPC_TRACE_CHANNEL = "albedo:rpc";

@@ -3,8 +3,7 @@
  * (for resource limits). The bwrap probe starts one real sandbox and is cached per binary path.
  */
 import { execFile, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { findExecutable } from "../platform/index.js";
 
 /** How long the one-time bwrap probe may take before bwrap counts as unusable. */
 export const PROBE_TIMEOUT_MS = 10_000;
@@ -22,22 +21,6 @@ export type Detection =
   | { readonly usable: false; readonly reason: string; readonly missing: boolean };
 
 const probeCache = new Map<string, string | null>();
-
-/** The absolute path of an executable named `name` on `searchPath`, or undefined when none is found. */
-export function findExecutable(name: string, searchPath: string | undefined): string | undefined {
-  for (const dir of (searchPath ?? "").split(delimiter)) {
-    if (dir.length === 0 || !isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      continue;
-    }
-  }
-  return undefined;
-}
 
 /** Runs the probe sandbox once per bwrap path; returns null when it works, else why it does not. */
 export function probeBwrap(bwrap: string): string | null {

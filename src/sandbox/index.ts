@@ -12,16 +12,15 @@ import { within } from "./paths.js";
 import { SandboxPlan, type PlanNote } from "./plan.js";
 import { bwrapLaunch, checkProfile, sandboxedKernelArgv, sandboxEnv, type SandboxProfile } from "./profile.js";
 
-export { DEFAULT_LIMITS, LIMIT_MINIMUMS, MAX_LIMIT_VALUE, DEFAULT_MEMORY_MB, DEFAULT_OPEN_FILES, DEFAULT_PROCESSES, DEFAULT_SHM_MB, resolveLimits, type ResourceLimits } from "./limits.js";
-export { detectSandbox, findExecutable, PROBE_TIMEOUT_MS, warmSandboxProbe, type Detection } from "./detect.js";
-export { sandboxEnv, SANDBOX_CONNECTION_FILE, type SandboxProfile } from "./profile.js";
-export { planKey, PROTECTED_WORKSPACE_DIRS, SCRATCH_DIRS, type ExposureRequest, type PlanNote } from "./plan.js";
+export { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, resolveLimits, type ResourceLimits } from "./limits.js";
+export { detectSandbox, warmSandboxProbe } from "./detect.js";
+export { sandboxEnv, type SandboxProfile } from "./profile.js";
+export { planKey, type ExposureRequest } from "./plan.js";
 export { sandboxedPid, signalSandboxed } from "./pids.js";
 export { pythonReadPaths } from "./python.js";
 
 export type SandboxMode = "auto" | "required" | "off";
 export const SANDBOX_MODES: readonly SandboxMode[] = ["auto", "required", "off"];
-export const DEFAULT_SANDBOX_MODE: SandboxMode = "auto";
 
 /** Rewrites a kernel launch (see KernelWrap): the argv goes inside bwrap, pinned directories and the connection file come along. */
 export type Wrap = KernelWrap;
@@ -50,7 +49,7 @@ export interface BwrapSandbox {
   dispose(): Promise<void>;
 }
 
-export interface NoSandbox {
+interface NoSandbox {
   readonly kind: "none";
   readonly reason: string;
   /** Set in mode "auto": the text the caller prints once. Absent when the user chose "off". */
@@ -62,7 +61,7 @@ export interface NoSandbox {
 
 export type Sandbox = BwrapSandbox | NoSandbox;
 
-export interface PrepareSandboxOptions {
+interface PrepareSandboxOptions {
   readonly mode: SandboxMode;
   readonly profile: SandboxProfile;
   readonly limits?: Partial<ResourceLimits>;

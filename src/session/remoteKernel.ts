@@ -8,14 +8,11 @@
 import { realpathSync } from "node:fs";
 import { dirname, join, relative, resolve, isAbsolute } from "node:path";
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
-import {
-  bootstrapKernel, CALLBACK_CONNECT_TIMEOUT_MS, checkKernelInfo, packageSources, registerCallback, REMOTE_PACE_BURST, REMOTE_PACE_PER_S,
-  RpcComm, startRemoteKernel,
-  type CallbackRegistration, type KernelLog, type RemoteKernelClient, type RemoteKernelOptions, type ReplyRoute,
-} from "../kernel/index.js";
+import { bootstrapKernel, CALLBACK_CONNECT_TIMEOUT_MS, checkKernelInfo, packageSources, registerCallback, REMOTE_PACE_BURST, REMOTE_PACE_PER_S, RpcComm, startRemoteKernel, type CallbackRegistration, type RemoteKernelClient, type RemoteKernelOptions, type ReplyRoute } from "../kernel/index.js";
 import type { AttachedPeer, RpcServer } from "../rpc/index.js";
 import { discoveryRoots } from "../skills/index.js";
 import type { SessionView } from "./view.js";
+import type { Log } from "../platform/index.js";
 
 const COMMANDS_CATALOG = "commands.catalog";
 /** Places on this machine no kernel should read through the runtime (the same list a sandbox hides). */
@@ -28,7 +25,7 @@ export interface RemoteKernelInputs {
   readonly bridge: () => KernelBridge;
   /** The runtime's install; the package source is read from `<install>/kernel`. */
   readonly install: string;
-  readonly log?: KernelLog;
+  readonly log?: Log;
 }
 
 /** Starts and bootstraps the session's remote kernel; throws RemoteKernelError (nothing is left on the server then). */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { currentProcess, isSameProcessAlive, processIdentityOf } from "../settings/index.js";
+import { currentProcess, isSameProcessAlive, processIdentityOf } from "../platform/index.js";
 
 /** The state dir's directory of run dirs. */
 export const RUN_BASE_DIR = "run";

@@ -3,12 +3,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { bridgeEnv, type KernelBridge } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
-import {
-  resolveKernelLaunch, resolveRemoteKernel, startKernel, superviseKernel, RestartPolicy,
-  type Disposable, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelLog, type KernelStatus, type RemoteKernelOptions, type RemoteOverride,
-} from "../kernel/index.js";
+import { resolveKernelLaunch, resolveRemoteKernel, startKernel, superviseKernel, RestartPolicy, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelStatus, type RemoteKernelOptions, type RemoteOverride } from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
-import { installDir } from "../settings/paths.js";
 import type { Caller } from "../commands/index.js";
 import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
 import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
@@ -23,6 +19,7 @@ import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 import { describeModelSettings } from "../model/index.js";
 import { findSkill, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
+import { type Disposable, installDir, type Log } from "../platform/index.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
@@ -46,7 +43,7 @@ export interface SessionOptions {
   readonly kernelspec?: string;
   /** Overrides the global `sandbox` setting for this session (K-10). */
   readonly sandbox?: SandboxMode;
-  readonly log?: KernelLog;
+  readonly log?: Log;
   /** Progress lines for long waits (kernel boot), for terminals. */
   readonly onProgress?: (message: string) => void;
   /** "external": boot no kernel; one started elsewhere connects with `bridge()` (K-13). Default "own". */
@@ -324,7 +321,7 @@ function defaultLog(level: string, message: string): void {
   process.stderr.write(`albedo ${level}: ${message}\n`);
 }
 
-function rpcLogger(log: KernelLog | undefined) {
+function rpcLogger(log: Log | undefined) {
   return log === undefined ? undefined : (level: string, message: string, fields?: Record<string, unknown>) => log(level as "info", message, fields);
 }
 

@@ -1,10 +1,10 @@
-import type { Disposable } from "../kernel/index.js";
 import type { Settings } from "../settings/index.js";
 import type { FullDiscovery } from "../skills/index.js";
 import {
   buildView, readSelection, reloadResult, walkFiles, withSessionScope,
   type ExtensionState, type ReloadResult, type SelectionInputs, type SessionView, type ViewSource,
 } from "./view.js";
+import type { Disposable } from "../platform/index.js";
 
 /** One walk of the files for the management catalog (D-3), with the view it is read against. */
 export interface CatalogWalk {

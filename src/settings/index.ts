@@ -1,4 +1,3 @@
-export { installDir, homeDir, stateDir } from "./paths.js";
 export {
   validateSettings,
   skillNameProblem,
@@ -14,7 +13,6 @@ export {
   type DaemonSettings,
   type KernelSettings,
   type LimitsSettings,
-  type ModelSection,
   type SandboxMode,
   type Settings,
   type SettingsProblem,
@@ -26,8 +24,6 @@ export {
 export { SettingsFileError, type SettingsFileFault } from "./errors.js";
 export { ABSENT_REVISION, MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
 export { SETTINGS_LOCK_FILE, SETTINGS_LOCK_RETRY_MS, SETTINGS_LOCK_TIMEOUT_MS, withSettingsLock } from "./lock.js";
-export { SETTINGS_FILE_MODE, writeFileAtomic } from "./atomicWrite.js";
-export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./pids.js";
 export {
   globalSettingsTarget,
   projectSettingsTarget,

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readFile, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "../errors/index.js";
 import { Mutex } from "./mutex.js";
-import { currentProcess, isSameProcessAlive, processIdentityOf, type ProcessIdentity } from "./pids.js";
+import { breakStaleLock, currentProcess, holderRuns, lockHolderOf } from "../platform/index.js";
 
 /** How long a settings writer waits for the state dir's lock before giving up. */
 export const SETTINGS_LOCK_TIMEOUT_MS = 10_000;
@@ -73,55 +73,30 @@ async function acquireLockFile(lockPath: string, deadline: number): Promise<stri
 }
 
 async function releaseLockFile(lockPath: string, content: string): Promise<void> {
-  heldTokens.delete(holderOf(content)?.token ?? "");
+  heldTokens.delete(lockHolderOf(content)?.token ?? "");
   // Only remove the file if it is still ours: a peer may have (wrongly) broken and retaken it.
   if ((await readOrUndefined(lockPath)) === content) await unlink(lockPath).catch(() => undefined);
 }
 
-/**
- * Removes the lock file when its holder is dead; true when the caller should retry at once.
- * The file is first renamed aside, so two processes breaking the same stale lock cannot delete
- * a fresh one: whoever moved a lock that was not the stale one puts it back.
- */
+/** Removes the lock file when its holder is dead; true when the caller should retry at once. */
 async function breakIfStale(lockPath: string): Promise<boolean> {
   const seen = await readOrUndefined(lockPath);
   if (seen === undefined) return true;
   if (!(await isStale(lockPath, seen))) return false;
-  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    await rename(lockPath, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
-    throw error;
-  }
-  if ((await readOrUndefined(aside)) !== seen) await link(aside, lockPath).catch(() => undefined);
-  await unlink(aside).catch(() => undefined);
+  await breakStaleLock(lockPath, seen);
   return true;
 }
 
 async function isStale(lockPath: string, content: string): Promise<boolean> {
-  const holder = holderOf(content);
-  if (holder !== undefined) return holder.pid === process.pid ? !heldTokens.has(holder.token) : !isSameProcessAlive(holder);
+  const holder = lockHolderOf(content);
+  if (holder !== undefined) return !holderRuns(holder, holder.token !== undefined && heldTokens.has(holder.token));
   // A holder that died between creating the file and writing its pid leaves it empty or partial.
   const stats = await stat(lockPath).catch(() => undefined);
   return stats !== undefined && Date.now() - stats.mtimeMs > SETTINGS_LOCK_TIMEOUT_MS;
 }
 
-/** The holder a lock file names, or undefined while it is empty or partial. */
-function holderOf(content: string): (ProcessIdentity & { readonly token: string }) | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    return undefined;
-  }
-  const holder = processIdentityOf(value);
-  const token = (value as { token?: unknown }).token;
-  return holder && { ...holder, token: typeof token === "string" ? token : "" };
-}
-
 async function describeHolder(lockPath: string): Promise<string> {
-  const holder = holderOf((await readOrUndefined(lockPath)) ?? "");
+  const holder = lockHolderOf((await readOrUndefined(lockPath)) ?? "");
   return holder === undefined ? "an unknown holder" : `process ${holder.pid}`;
 }
 

@@ -1,27 +1,2 @@
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** The package's own directory (holds package.json, priv/, kernel/), found from this module. */
-export function installDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === "albedo") return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("cannot find the albedo install directory above " + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-}
-
-/** The user's home directory: $HOME when set, else the OS answer. */
-export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.HOME && env.HOME.length > 0 ? env.HOME : homedir());
-}
-
-/** The state dir: $ALBEDO_HOME, default ~/.albedo. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.ALBEDO_HOME;
-  return resolve(configured && configured.length > 0 ? configured : join(homeDir(env), ".albedo"));
-}
+// bench/ still imports this path; the paths live in platform/ now.
+export { installDir, homeDir, stateDir } from "../platform/index.js";

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { readFileBounded } from "../platform/index.js";
 import { SettingsFileError } from "./errors.js";
 import { settingsDepthProblem, validateSettings, type Settings, type SettingsScope } from "./schema.js";
 
@@ -47,32 +46,17 @@ export async function readSettingsFile(file: string, scope: SettingsScope): Prom
 
 /** The file's bytes, or undefined when it does not exist. */
 async function readBounded(file: string): Promise<Buffer | undefined> {
-  let handle;
+  let found;
   try {
-    // O_NONBLOCK: opening a FIFO planted at the path must not hang the read.
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    found = await readFileBounded(file, MAX_SETTINGS_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
     throw new SettingsFileError(file, "unreadable", [{ path: "", message: `cannot open (${code ?? String(error)})` }]);
   }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new SettingsFileError(file, "not_regular_file", [{ path: "", message: "not a regular file" }]);
-    if (stats.size > MAX_SETTINGS_BYTES) throw oversize(file, stats.size);
-    const buffer = Buffer.alloc(MAX_SETTINGS_BYTES + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      // The file grew between fstat and read.
-      if (filled > MAX_SETTINGS_BYTES) throw oversize(file, filled);
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
+  if (found.kind === "not_regular_file") throw new SettingsFileError(file, "not_regular_file", [{ path: "", message: "not a regular file" }]);
+  if (found.kind === "oversize") throw oversize(file, found.size);
+  return found.bytes;
 }
 
 function oversize(file: string, size: number): SettingsFileError {

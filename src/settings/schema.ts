@@ -17,7 +17,7 @@ import {
   MODEL_MODES,
   MODEL_PROVIDERS,
 } from "../model/index.js";
-import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/remote/index.js";
+import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/index.js";
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";

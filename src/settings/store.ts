@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
-import { removeOrphanTemps, writeFileAtomic } from "./atomicWrite.js";
 import { withSettingsLock } from "./lock.js";
 import { MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
 import { MAX_SETTINGS_DEPTH, settingsDepthProblem, validateSettings, type Settings } from "./schema.js";
+import { removeOrphanTemps, writeFileAtomic } from "../platform/index.js";
 
 /** File name of a settings file in the state dir and in `<workspace>/.albedo`. */
 export const SETTINGS_FILE_NAME = "settings.json";

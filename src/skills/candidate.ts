@@ -1,7 +1,8 @@
 import { realpath } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { decodeUtf8, parseSkillDocument } from "./frontmatter.js";
-import { fileKind, identityOf, isProblem, probe, readBoundedFile } from "./files.js";
+import { identityOf, isProblem, probe, readBoundedFile } from "./files.js";
+import { fileKind } from "../platform/index.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import type { Diagnostic, FileIdentity, OptionalFields, Problem, Scope } from "./types.js";
 import { validateSkillFields } from "./validate.js";

@@ -1,5 +1,6 @@
 import { constants, type BigIntStats } from "node:fs";
 import { lstat, open, realpath, stat } from "node:fs/promises";
+import { fileKind } from "../platform/index.js";
 import type { FileIdentity, Problem } from "./types.js";
 
 /** A regular file read through any links, at most `maxBytes` of it. */
@@ -52,15 +53,6 @@ export async function probe(path: string): Promise<PathProbe> {
     }
     return { kind: "problem", problem: fsProblem(error, path) };
   }
-}
-
-/** Names the kind of a non-regular file for messages. */
-export function fileKind(stats: BigIntStats): string {
-  if (stats.isDirectory()) return "a directory";
-  if (stats.isFIFO()) return "a FIFO";
-  if (stats.isSocket()) return "a socket";
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
-  return "not a regular file";
 }
 
 /**

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type BigIntStats } from "node:fs";
-import { fileKind } from "./files.js";
+import { fileKind } from "../platform/index.js";
 
 /** A path that resolves to something other than a regular file; local, mapped to a wire code by callers. */
 export class NotRegularFileError extends Error {

@@ -1,7 +1,8 @@
 import type { BigIntStats } from "node:fs";
 import { opendir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { fileKind, fsProblem, probe } from "./files.js";
+import { fsProblem, probe } from "./files.js";
+import { fileKind } from "../platform/index.js";
 import { checkGuard, checkPinned } from "./pinning.js";
 import { MAX_RESOURCE_DEPTH } from "./resourcePath.js";
 import type { Diagnostic, PathGuard, SkillEntry } from "./types.js";

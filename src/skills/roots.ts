@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
-import { installDir } from "../settings/paths.js";
 import type { Scope } from "./types.js";
+import { installDir } from "../platform/index.js";
 
 /** Where one discovery looks: the session's workspace, the user's home, the package install. */
 export interface DiscoveryOptions {

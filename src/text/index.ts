@@ -1,5 +1,5 @@
 /** Text as the program shows it to people and models: names the file system holds, control characters, layout for a terminal. */
 export { escapeInvalidUtf8 } from "./utf8.js";
 export { jsonWithoutControls, stripAnsi, visibleControls } from "./controls.js";
-export { closeNames, didYouMean, editDistance, MAX_SUGGESTIONS, SUGGESTION_DISTANCE } from "./closest.js";
-export { cut, hangingRow, shortRevision, SHORT_REVISION_CHARS, table, TERMINAL_COLUMNS, wrap } from "./layout.js";
+export { closeNames, didYouMean } from "./closest.js";
+export { cut, hangingRow, shortRevision, table, TERMINAL_COLUMNS, wrap } from "./layout.js";

@@ -7,9 +7,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readDaemonInfo } from "../../src/daemon/index.js";
-import { isSameProcessAlive } from "../../src/settings/index.js";
 import { runAlbedo } from "../support/cli.js";
-import { killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { isSameProcessAlive } from "../../src/platform/index.js";
+import { poll } from "../support/poll.js";
 
 
 let dirs: Dirs;
@@ -28,7 +29,7 @@ afterEach(async () => {
   const info = await readDaemonInfo(dirs.state);
   if (info !== undefined && isSameProcessAlive(info)) {
     process.kill(info.pid, "SIGTERM");
-    await waitFor(() => !isSameProcessAlive(info), "the on-demand daemon to exit");
+    await poll(() => !isSameProcessAlive(info), { what: "the on-demand daemon to exit" });
   }
   await dirs.cleanup();
 });

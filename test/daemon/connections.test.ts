@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER } from "../../src/daemon/index.js";
-import { call, killDaemon, makeDirs, openStream, startDaemon, waitFor, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, openStream, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
@@ -89,13 +90,13 @@ describe("D-1 B connections without the token cannot exhaust the daemon's descri
   // Connections of the test before (this process's keep-alive pool too) must be gone, or they take places under the caps.
   // The test that opens a session runs last: a closed kernel leaves the daemon some descriptors (zeromq's).
   beforeEach(async () => {
-    await waitFor(() => daemonFds() <= idle, "the daemon to hold no connection");
+    await poll(() => daemonFds() <= idle, { what: "the daemon to hold no connection" });
   });
 
   it(`MAX_CONNECTIONS_PER_PEER (${MAX_CONNECTIONS_PER_PEER}) connections from one peer all stay; one more closes the oldest`, { timeout: 60_000 }, async () => {
     const clients = await flood(MAX_CONNECTIONS_PER_PEER);
     const last = await rawConnection();
-    await waitFor(() => clients[0]!.ended, "the oldest connection to be closed");
+    await poll(() => clients[0]!.ended, { what: "the oldest connection to be closed" });
     expect(clients.filter((client) => client.ended)).toEqual([clients[0]]);
     expect(last.ended).toBe(false);
     expect(clients[0]!.received).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
@@ -104,7 +105,7 @@ describe("D-1 B connections without the token cannot exhaust the daemon's descri
   it(`past MAX_CONNECTIONS (${MAX_CONNECTIONS}) from several peers the oldest connections without the token go first, whoever opened them`, { timeout: 60_000 }, async () => {
     const first = await flood(MAX_CONNECTIONS_PER_PEER);
     const second = await flood(MAX_CONNECTIONS - MAX_CONNECTIONS_PER_PEER + CONNECT_BATCH, undefined, "127.0.0.2");
-    await waitFor(() => first.filter((client) => client.ended).length >= CONNECT_BATCH, "room to be made");
+    await poll(() => first.filter((client) => client.ended).length >= CONNECT_BATCH, { what: "room to be made" });
     expect(first.slice(0, CONNECT_BATCH).every((client) => client.ended)).toBe(true);
     expect(second.some((client) => client.ended)).toBe(false);
   });
@@ -113,8 +114,8 @@ describe("D-1 B connections without the token cannot exhaust the daemon's descri
     baseline = daemonFds();
     const clients = await flood(CONNECT_BATCH);
     for (const client of clients) client.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n");
-    await waitFor(() => clients.every((client) => client.ended), "the daemon to close every half-sent request");
-    await waitFor(() => daemonFds() <= baseline + FD_SLACK, "the daemon's descriptors to fall back");
+    await poll(() => clients.every((client) => client.ended), { what: "the daemon to close every half-sent request" });
+    await poll(() => daemonFds() <= baseline + FD_SLACK, { what: "the daemon's descriptors to fall back" });
   });
 
   it("of thousands of idle connections at most MAX_CONNECTIONS_PER_PEER stay, the oldest get 503 too_many_connections; authenticated requests and a stream get through; all are released at the timeout", { timeout: 120_000 }, async () => {
@@ -127,7 +128,7 @@ describe("D-1 B connections without the token cannot exhaust the daemon's descri
     const clients = await flood(count, async () => void answers.push((await call(daemon, "GET", "/health")).status));
     expect(answers.every((status) => status === 200)).toBe(true);
     const open = () => clients.filter((client) => !client.ended).length;
-    await waitFor(() => open() <= MAX_CONNECTIONS_PER_PEER, `at most ${MAX_CONNECTIONS_PER_PEER} connections left open`);
+    await poll(() => open() <= MAX_CONNECTIONS_PER_PEER, { what: `at most ${MAX_CONNECTIONS_PER_PEER} connections left open` });
     expect(daemonFds()).toBeLessThanOrEqual(baseline + MAX_CONNECTIONS_PER_PEER + FD_SLACK);
     const refused = clients.find((client) => client.ended && client.received !== "");
     expect(refused?.received).toMatch(/^HTTP\/1\.1 503 [^\r]*\r\n[\s\S]*"code":"too_many_connections"/);
@@ -135,10 +136,10 @@ describe("D-1 B connections without the token cannot exhaust the daemon's descri
     expect((await call({ url: daemon.url, token: "wrong" }, "GET", "/health")).status).toBe(401);
     expect(stream.ws.readyState).toBe(stream.ws.OPEN);
     expect((await call(daemon, "POST", `/sessions/${sessionId}/execute`, { code: "print('still here')", execution_id: "after-flood" })).status).toBe(200);
-    await waitFor(() => stream.events.some((event) => event.execution_id === "after-flood"), "the stream to carry the cell's output");
+    await poll(() => stream.events.some((event) => event.execution_id === "after-flood"), { what: "the stream to carry the cell's output" });
 
-    await waitFor(() => open() === 0, "the daemon to close every idle connection");
-    await waitFor(() => daemonFds() <= baseline + FD_SLACK, "the daemon's descriptors to fall back");
+    await poll(() => open() === 0, { what: "the daemon to close every idle connection" });
+    await poll(() => daemonFds() <= baseline + FD_SLACK, { what: "the daemon's descriptors to fall back" });
     expect(stream.ws.readyState).toBe(stream.ws.OPEN);
     await stream.close();
     expect((await call(daemon, "DELETE", `/sessions/${sessionId}`)).status).toBe(204);

@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DaemonLog, LOG_REPEAT_WINDOW_MS, LOG_ROTATIONS_KEPT, MAX_LOG_ENTRY_BYTES, MAX_LOG_FILE_BYTES, MAX_LOG_REPEATS, MAX_LOG_REPEAT_KEYS } from "../../src/daemon/index.js";
 import { entry } from "../../src/daemon/log.js";
 import { LogFile } from "../../src/daemon/logFile.js";
-import { tempDirs } from "../settings/support/tempDirs.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = tempDirs("log");
+const temps = tempDirs("albedo-log-");
 afterEach(() => temps.cleanup());
 
 /** A LogFile in a fresh temp dir, with the errors it counted. */

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RPC_MAX_REFUSAL_PEERS } from "../../src/rpc/index.js";
-import { alive, call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { alive } from "../support/process.js";
 
 /** Requests that each make the daemon log an error (503 kernel_unavailable: the interpreter does not exist). */
 const FAILING_REQUESTS = 20;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_EXECUTE_OUTPUT_BYTES, MAX_STREAM_MESSAGE_BYTES } from "../../src/daemon/index.js";
 import { MAX_OUTPUT_MESSAGE_BYTES } from "../../src/kernel/index.js";
 import { jsonBytes } from "../../src/json/index.js";
-import { call, killDaemon, makeDirs, openStream, startDaemon, waitFor, type DaemonProcess, type Dirs, type StreamClient } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, openStream, startDaemon, type DaemonProcess, type Dirs, type StreamClient } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
@@ -63,7 +64,7 @@ describe("D-1 B outputs are bounded in the daemon", () => {
     expect(kept.reduce((sum, output) => sum + jsonBytes(output.content), 0)).toBeLessThanOrEqual(MAX_EXECUTE_OUTPUT_BYTES + ANSWER_MARKER_BYTES);
     expect(answer.body.dropped_output_bytes).toBeGreaterThan(300 * MIB);
 
-    await waitFor(() => streamedOutputs("flood").some((output) => output.msg_type === "error"), "the error on the stream");
+    await poll(() => streamedOutputs("flood").some((output) => output.msg_type === "error"), { what: "the error on the stream" });
     const outputs = streamedOutputs("flood");
     for (const output of outputs) expect(jsonBytes(output.content)).toBeLessThanOrEqual(MAX_OUTPUT_MESSAGE_BYTES);
     const texts = outputs.filter((output) => output.msg_type === "stream").map((output) => output.content.text as string);
@@ -95,6 +96,6 @@ describe("D-1 B outputs are bounded in the daemon", () => {
       content: { name: "stderr", text: expect.stringMatching(/^\[albedo: [\d.]+ MB of output dropped: more than MAX_EXECUTE_OUTPUT_BYTES \(16\.0 MB\) in one execute answer; its \d+ later outputs went to the stream only\]\n$/) },
     });
     const streamedText = () => streamedOutputs("many").reduce((sum, output) => sum + (output.content.text as string).length, 0);
-    await waitFor(() => streamedText() === count * MIB, "every output on the stream");
+    await poll(() => streamedText() === count * MIB, { what: "every output on the stream" });
   });
 });

@@ -2,7 +2,9 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { NO_SANDBOX } from "../support/sandbox.js";
-import { alive, call, killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 interface Spare {
   readonly workspace: string;
@@ -35,11 +37,11 @@ async function spares(daemon: DaemonProcess): Promise<Spare[]> {
 /** Waits until the pool holds exactly one ready spare, for `workspace`; returns it. */
 async function readySpare(daemon: DaemonProcess, workspace: string): Promise<Spare> {
   let found: Spare | undefined;
-  await waitFor(async () => {
+  await poll(async () => {
     const list = await spares(daemon);
     found = list.length === 1 && list[0]!.workspace === workspace && list[0]!.state === "ready" ? list[0] : undefined;
     return found !== undefined;
-  }, `a ready spare kernel for ${workspace}`);
+  }, { what: `a ready spare kernel for ${workspace}` });
   return found!;
 }
 
@@ -78,7 +80,7 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     const first = await readySpare(daemon, dirs.workspace);
     await writeFile(join(dirs.state, "settings.json"), JSON.stringify({ limits: { openFiles: 512 } }), { mode: 0o600 });
     expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
-    await waitFor(() => !alive(first.pid!), "the outdated spare kernel to exit");
+    await poll(() => !alive(first.pid!), { what: "the outdated spare kernel to exit" });
 
     // A workspace link to a skill elsewhere is never bound into a sandbox (the kernel could have planted it): the spare still fits.
     const second = await readySpare(daemon, dirs.workspace);
@@ -95,7 +97,7 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     await mkdir(join(dirs.home, ".agents", "skills"), { recursive: true });
     await symlink(userStore, join(dirs.home, ".agents", "skills", "user-linked"));
     expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
-    await waitFor(() => !alive(third.pid!), "the outdated spare kernel to exit");
+    await poll(() => !alive(third.pid!), { what: "the outdated spare kernel to exit" });
   });
 
   it("keeps at most kernel.pool spares: another workspace's open closes the older spare", async () => {
@@ -106,7 +108,7 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     const old = await readySpare(daemon, dirs.workspace);
     await open(daemon, other);
     await readySpare(daemon, other);
-    await waitFor(() => !alive(old.pid!), "the older spare kernel to exit");
+    await poll(() => !alive(old.pid!), { what: "the older spare kernel to exit" });
     // A different extension set is another kind of session: it gets no spare booted for skills on.
     expect((await open(daemon, other, { skills: false })).kernel.warm).toBe(false);
   });

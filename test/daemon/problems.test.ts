@@ -1,24 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PROBLEMS, type ProblemCode } from "../../src/daemon/index.js";
 import { HttpProblem, problemOf, problemResponse } from "../../src/daemon/problem.js";
 import { AppError } from "../../src/errors/index.js";
 import { call, type Answer } from "./support/daemon.js";
-import { startInProcess, type InProcessDaemon } from "./support/inProcess.js";
+import { inProcessDaemonSession } from "../support/daemonSession.js";
 
-let daemon: InProcessDaemon;
-let sessionId: string;
-
-beforeAll(async () => {
-  daemon = await startInProcess();
-  sessionId = (await call(daemon, "POST", "/sessions", { workspace: daemon.dirs.workspace })).body.id;
-});
-
-afterAll(async () => {
-  await daemon?.close();
-});
+const shared = inProcessDaemonSession();
 
 /** Checks `answer` is the problem document of `code`, with the status, type and title of its one table entry. */
 function expectProblem(answer: Answer, code: ProblemCode): void {
@@ -29,7 +19,7 @@ function expectProblem(answer: Answer, code: ProblemCode): void {
 
 /** Writes `request` on a raw socket and returns all the daemon sent before it closed the connection. */
 async function rawExchange(request: string): Promise<string> {
-  const url = new URL(daemon.url);
+  const url = new URL(shared.daemon.url);
   const socket = connect(Number(url.port), url.hostname);
   let answer = "";
   socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
@@ -54,24 +44,24 @@ function parseRaw(raw: string): { statusLine: string; contentType: string | unde
 
 describe("D-1 one problem producer", () => {
   it("answers every HTTP refusal with a problem document whose status, type and title come from the one table", async () => {
-    const noToken = await fetch(`${daemon.url}/health`);
+    const noToken = await fetch(`${shared.daemon.url}/health`);
     const unauthorized: Answer = { status: noToken.status, headers: noToken.headers, body: await noToken.json() };
     expectProblem(unauthorized, "unauthorized");
     expect(unauthorized.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    expectProblem(await call(daemon, "GET", "/nowhere"), "route_not_found");
-    const wrongMethod = await call(daemon, "PUT", "/sessions");
+    expectProblem(await call(shared.daemon, "GET", "/nowhere"), "route_not_found");
+    const wrongMethod = await call(shared.daemon, "PUT", "/sessions");
     expectProblem(wrongMethod, "method_not_allowed");
     expect(wrongMethod.headers.get("allow")).toBe("POST, GET");
-    expectProblem(await call(daemon, "POST", "/sessions", "{not json"), "invalid_json");
-    expectProblem(await call(daemon, "POST", "/sessions", "{}", { "content-type": "text/plain" }), "unsupported_media_type");
-    expectProblem(await call(daemon, "GET", "/sessions/nope"), "session_not_found");
-    expectProblem(await call(daemon, "GET", `/sessions/${sessionId}/stream`), "upgrade_required");
-    expectProblem(await call(daemon, "GET", "/settings?workspace=relative"), "invalid_query");
-    expectProblem(await call(daemon, "PATCH", `/sessions/${sessionId}/catalog`, {}), "precondition_required");
+    expectProblem(await call(shared.daemon, "POST", "/sessions", "{not json"), "invalid_json");
+    expectProblem(await call(shared.daemon, "POST", "/sessions", "{}", { "content-type": "text/plain" }), "unsupported_media_type");
+    expectProblem(await call(shared.daemon, "GET", "/sessions/nope"), "session_not_found");
+    expectProblem(await call(shared.daemon, "GET", `/sessions/${shared.sessionId}/stream`), "upgrade_required");
+    expectProblem(await call(shared.daemon, "GET", "/settings?workspace=relative"), "invalid_query");
+    expectProblem(await call(shared.daemon, "PATCH", `/sessions/${shared.sessionId}/catalog`, {}), "precondition_required");
   });
 
   it("names the field at fault by its path, and lists every problem", async () => {
-    const answer = await call(daemon, "PATCH", "/settings", { scope: "global", skills: { on: ["a", "b", ""], off: 3 }, colour: "red" }, { "if-match": '"absent"' });
+    const answer = await call(shared.daemon, "PATCH", "/settings", { scope: "global", skills: { on: ["a", "b", ""], off: 3 }, colour: "red" }, { "if-match": '"absent"' });
     expectProblem(answer, "invalid_body");
     expect(answer.body.field).toBe("skills.on[2]");
     expect(answer.body.problems.map((problem: { path: string }) => problem.path)).toEqual(["skills.on[2]", "skills.off", "colour"]);
@@ -80,9 +70,9 @@ describe("D-1 one problem producer", () => {
 
   it("refuses a WebSocket upgrade with the same document and the right reason phrase on the raw socket", async () => {
     const cases: [string, string | undefined, ProblemCode][] = [
-      [`/sessions/${sessionId}/stream`, undefined, "unauthorized"],
-      ["/sessions/nope/stream", daemon.token, "session_not_found"],
-      ["/elsewhere", daemon.token, "route_not_found"],
+      [`/sessions/${shared.sessionId}/stream`, undefined, "unauthorized"],
+      ["/sessions/nope/stream", shared.daemon.token, "session_not_found"],
+      ["/elsewhere", shared.daemon.token, "route_not_found"],
     ];
     for (const [path, token, code] of cases) {
       const { statusLine, contentType, body } = parseRaw(await rawExchange(upgrade(path, token)));
@@ -96,7 +86,7 @@ describe("D-1 one problem producer", () => {
     const { statusLine, body } = parseRaw(await rawExchange("NOT HTTP AT ALL\r\n\r\n"));
     expect(statusLine).toBe("HTTP/1.1 400 Bad Request");
     expect(body).toMatchObject({ code: "bad_request", status: 400 });
-    expect((await call(daemon, "GET", "/health")).status).toBe(200);
+    expect((await call(shared.daemon, "GET", "/health")).status).toBe(200);
   });
 
   it("writes the reason phrase of the status, never a fixed one: a 503 says Service Unavailable, a 507 Insufficient Storage", () => {

@@ -6,9 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DaemonClient, readDaemonInfo } from "../../src/daemon/index.js";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI } from "../model/fakeOpenAI.js";
-import { alive, call, envFor, killDaemon, makeDirs, ROOT, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { spawnSync } from "node:child_process";
 import { NO_SANDBOX } from "../support/sandbox.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 const daemons: DaemonProcess[] = [];
 const kernels: number[] = [];
@@ -56,7 +58,7 @@ describe("O-2 restart", () => {
     const answers = [];
     for (const input of inputs) answers.push(await call(first, "POST", `/sessions/${session.id}/events`, input));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
-    await waitFor(() => model.requests.length === 1, "the first turn to ask the model");
+    await poll(() => model.requests.length === 1, { what: "the first turn to ask the model" });
 
     await killDaemon(first, "SIGKILL");
     await model.close();
@@ -118,7 +120,7 @@ describe("D-1 daemon lifecycle", () => {
     expect(bad.stderr).toContain("loopback");
     daemon.process.kill("SIGTERM");
     await daemon.exited;
-    await waitFor(() => !existsSync(socket), "the socket file to go");
+    await poll(() => !existsSync(socket), { what: "the socket file to go" });
   });
 
   it("K-10 --sandbox overrides the sandbox setting for every session it opens; a bad mode is a usage error", { timeout: 60_000 }, async () => {

@@ -2,7 +2,9 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { alive, call, killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 let dirs: Dirs | undefined;
 let daemon: DaemonProcess | undefined;
@@ -31,7 +33,7 @@ describe("D-1 albedo serve tells a person how to reach it", () => {
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--verbose"]);
     await call(daemon, "GET", `/health?token=${daemon.token}`);
     await call(daemon, "GET", "/nowhere");
-    await waitFor(() => /GET \/nowhere 404/.test(daemon!.stderr()), "the request log line");
+    await poll(() => /GET \/nowhere 404/.test(daemon!.stderr()), { what: "the request log line" });
     expect(daemon.stderr()).toMatch(/^albedo serve: GET \/health 200 \d+ ms$/m);
     expect(daemon.stderr()).toMatch(/^albedo serve: GET \/nowhere 404 \d+ ms$/m);
     expect(daemon.stdout() + daemon.stderr()).not.toContain(daemon.token);

@@ -1,24 +1,9 @@
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, openStream, waitFor, writeSkill } from "./support/daemon.js";
-import { startInProcess, type InProcessDaemon } from "./support/inProcess.js";
+import { describe, expect, it } from "vitest";
+import { call, openStream } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
+import { inProcessDaemonSession } from "../support/daemonSession.js";
 
-let daemon: InProcessDaemon;
-let sessionId: string;
-let created: Record<string, unknown>;
-
-beforeAll(async () => {
-  daemon = await startInProcess();
-  await writeSkill(join(daemon.dirs.workspace, ".agents", "skills"), "demo");
-  const answer = await call(daemon, "POST", "/sessions", { workspace: daemon.dirs.workspace });
-  expect(answer.status).toBe(201);
-  created = answer.body;
-  sessionId = answer.body.id;
-});
-
-afterAll(async () => {
-  await daemon?.close();
-});
+const shared = inProcessDaemonSession({ demoSkill: true });
 
 /** Paths of object keys in `value` that are not snake_case; settings documents hold a file's own keys and are skipped. */
 function nonSnakeKeys(value: unknown, path = "", found: string[] = []): string[] {
@@ -37,9 +22,9 @@ const ANSI_TRACEBACK = ["\u001b[0;31m-------------------------------------------
 
 describe("D-2 one shape per resource", () => {
   it("a session is the same in the 201 of POST /sessions, GET /sessions/{id} and GET /sessions, kernel included", async () => {
-    const one = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
-    const listed = (await call(daemon, "GET", "/sessions")).body.sessions.find((session: { id: string }) => session.id === sessionId);
-    expect(one).toEqual(created);
+    const one = (await call(shared.daemon, "GET", `/sessions/${shared.sessionId}`)).body;
+    const listed = (await call(shared.daemon, "GET", "/sessions")).body.sessions.find((session: { id: string }) => session.id === shared.sessionId);
+    expect(one).toEqual(shared.created.body);
     expect(listed).toEqual(one);
     expect(one.kernel).toEqual({ status: "idle", pid: 4242, sandbox: "none", sandbox_notes: [], warm: false });
     expect(one.commands.find((command: { name: string }) => command.name === "/reload")).toEqual({
@@ -53,25 +38,25 @@ describe("D-2 one shape per resource", () => {
   });
 
   it("an external kernel's session adds only `rpc`, the bridge record, to its 201", async () => {
-    const answer = await call(daemon, "POST", "/sessions", { workspace: daemon.dirs.workspace, kernel: "external", kernel_pid: process.pid });
+    const answer = await call(shared.daemon, "POST", "/sessions", { workspace: shared.daemon.dirs.workspace, kernel: "external", kernel_pid: process.pid });
     expect(answer.status).toBe(201);
     expect(answer.body.rpc).toEqual({ endpoint: expect.stringMatching(/^ipc:\/\//), token: expect.any(String), deadline_ms: expect.any(Number), max_message_bytes: expect.any(Number), extensions: ["python", "skills"] });
     const { rpc: _rpc, ...session } = answer.body;
-    expect((await call(daemon, "GET", `/sessions/${answer.body.id}`)).body).toEqual(session);
-    expect((await call(daemon, "DELETE", `/sessions/${answer.body.id}`)).status).toBe(204);
+    expect((await call(shared.daemon, "GET", `/sessions/${answer.body.id}`)).body).toEqual(session);
+    expect((await call(shared.daemon, "DELETE", `/sessions/${answer.body.id}`)).status).toBe(204);
   });
 
   it("an execute answer and the stream carry the same outputs, tracebacks without terminal escapes", async () => {
-    const stream = await openStream(daemon, sessionId);
+    const stream = await openStream(shared.daemon, shared.sessionId);
     try {
-      daemon.sessions.kernel.script = () => ({
+      shared.daemon.sessions.kernel.script = () => ({
         outputs: [
           { msg_type: "stream", content: { name: "stdout", text: "hi\n" } },
           { msg_type: "error", content: { ename: "ZeroDivisionError", evalue: "division by zero", traceback: ANSI_TRACEBACK } },
         ],
         reply: { status: "error" },
       });
-      const answer = await call(daemon, "POST", `/sessions/${sessionId}/execute`, { code: "1/0", execution_id: "run-1" });
+      const answer = await call(shared.daemon, "POST", `/sessions/${shared.sessionId}/execute`, { code: "1/0", execution_id: "run-1" });
       expect(answer.body).toEqual({
         execution_id: "run-1",
         status: "error",
@@ -84,10 +69,10 @@ describe("D-2 one shape per resource", () => {
         dropped_output_bytes: 0,
         pages: [],
       });
-      await waitFor(() => stream.events.filter((event) => event.type === "output").length === 2, "the outputs on the stream");
+      await poll(() => stream.events.filter((event) => event.type === "output").length === 2, { what: "the outputs on the stream" });
       const streamed = stream.events.filter((event) => event.type === "output");
       expect(streamed.map(({ msg_type, content }) => ({ msg_type, content }))).toEqual(answer.body.outputs);
-      expect(streamed[0]).toEqual({ type: "output", session_id: sessionId, execution_id: "run-1", msg_type: "stream", content: { name: "stdout", text: "hi\n" } });
+      expect(streamed[0]).toEqual({ type: "output", session_id: shared.sessionId, execution_id: "run-1", msg_type: "stream", content: { name: "stdout", text: "hi\n" } });
       expect(JSON.stringify(stream.events)).not.toContain("\\u001b");
     } finally {
       await stream.close();
@@ -95,27 +80,27 @@ describe("D-2 one shape per resource", () => {
   });
 
   it("a stream's status message carries the session's kernel resource, as GET /sessions/{id} shows it", async () => {
-    const stream = await openStream(daemon, sessionId);
+    const stream = await openStream(shared.daemon, shared.sessionId);
     try {
-      await waitFor(() => stream.events.length > 0, "the first status");
-      const kernel = (await call(daemon, "GET", `/sessions/${sessionId}`)).body.kernel;
-      expect(stream.events[0]).toEqual({ type: "status", session_id: sessionId, kernel, reason: null, revision: created.revision });
+      await poll(() => stream.events.length > 0, { what: "the first status" });
+      const kernel = (await call(shared.daemon, "GET", `/sessions/${shared.sessionId}`)).body.kernel;
+      expect(stream.events[0]).toEqual({ type: "status", session_id: shared.sessionId, kernel, reason: null, revision: shared.created.body.revision });
     } finally {
       await stream.close();
     }
   });
 
   it("reload answers previous_revision; interrupt and DELETE answer 204 with no body", async () => {
-    const reloaded = await call(daemon, "POST", `/sessions/${sessionId}/reload`);
-    expect(reloaded.body).toEqual({ revision: created.revision, previous_revision: created.revision, added: [], removed: [], skills: expect.any(Number) });
-    const before = daemon.sessions.kernel.interrupts;
-    const interrupted = await call(daemon, "POST", `/sessions/${sessionId}/interrupt`);
+    const reloaded = await call(shared.daemon, "POST", `/sessions/${shared.sessionId}/reload`);
+    expect(reloaded.body).toEqual({ revision: shared.created.body.revision, previous_revision: shared.created.body.revision, added: [], removed: [], skills: expect.any(Number) });
+    const before = shared.daemon.sessions.kernel.interrupts;
+    const interrupted = await call(shared.daemon, "POST", `/sessions/${shared.sessionId}/interrupt`);
     expect([interrupted.status, interrupted.body]).toEqual([204, undefined]);
-    expect(daemon.sessions.kernel.interrupts).toBe(before + 1);
+    expect(shared.daemon.sessions.kernel.interrupts).toBe(before + 1);
   });
 
   it("health answers in snake_case too", async () => {
-    const health = (await call(daemon, "GET", "/health")).body;
+    const health = (await call(shared.daemon, "GET", "/health")).body;
     expect(health).toEqual({ ok: true, pid: process.pid, started_at: expect.any(String), sessions: expect.any(Number), spares: [], log: null });
   });
 });

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, waitFor, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
 
 const daemons: DaemonProcess[] = [];
 const children: ChildProcess[] = [];
@@ -64,7 +65,7 @@ describe("D-1 one daemon per state dir", () => {
   it("of two concurrent `albedo serve`, exactly one listens and the other exits 1; a kill -9 leaves a stale lock the next start replaces", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
     const both = [spawnServe(dirs), spawnServe(dirs)];
-    await waitFor(() => both.every((serve) => listening(serve) !== undefined || serve.exit !== undefined), "both to listen or exit");
+    await poll(() => both.every((serve) => listening(serve) !== undefined || serve.exit !== undefined), { what: "both to listen or exit" });
     const winners = both.filter((serve) => serve.exit === undefined);
     const losers = both.filter((serve) => serve.exit !== undefined);
     expect(winners).toHaveLength(1);
@@ -109,11 +110,11 @@ describe("D-1 daemon.lock names a process (pid and start time), not just a pid",
     dirs = await makeDirs();
     for (const lock of ["$$", '{"pid": $$, "start_time": "1"}']) {
       const serve = serveUnderOwnPid(dirs, lock);
-      await waitFor(() => listening(serve) !== undefined || serve.exit !== undefined, "the daemon to listen or exit");
+      await poll(() => listening(serve) !== undefined || serve.exit !== undefined, { what: "the daemon to listen or exit" });
       expect({ lock, exit: serve.exit, err: serve.err }).toEqual({ lock, exit: undefined, err: "" });
       expect(lockHolder(dirs)).toEqual({ pid: serve.child.pid, start_time: expect.stringMatching(/^\d+$/) });
       serve.child.kill("SIGTERM");
-      await waitFor(() => serve.exit !== undefined, "the daemon to exit");
+      await poll(() => serve.exit !== undefined, { what: "the daemon to exit" });
       expect(existsSync(join(dirs.state, "daemon.lock"))).toBe(false);
     }
   });
@@ -135,7 +136,7 @@ describe("D-1 daemon.lock names a process (pid and start time), not just a pid",
     daemons.push(first);
     await rm(join(dirs.state, "daemon.json"));
     const second = spawnServe(dirs);
-    await waitFor(() => second.exit !== undefined, "the second daemon to exit");
+    await poll(() => second.exit !== undefined, { what: "the second daemon to exit" });
     expect(second.exit).toBe(1);
     expect(second.err).toContain(`held by pid ${first.process.pid}`);
     expect(lockHolder(dirs).pid).toBe(first.process.pid);

@@ -3,7 +3,9 @@ import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } 
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
-import { alive, BIN, call, envFor, makeDirs, waitFor, type Dirs } from "./support/daemon.js";
+import { BIN, call, envFor, makeDirs, type Dirs } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 /** Size of the tmpfs the state dir lives on: room for the database and a session, little more. */
 const TMPFS_BYTES = 4 * 1024 * 1024;
@@ -56,14 +58,14 @@ async function startConfined(target: Dirs, args: readonly string[]): Promise<Con
   const child = spawn("bwrap", argv, { env: envFor(target), stdio: "ignore" });
   bwrap = child;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), "the confined shell to start");
+  await poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), { what: "the confined shell to start" });
   const pid = Number(readFileSync(pidFile, "utf8"));
   confinedPid = pid;
   const view = `/proc/${pid}/root${target.state}`;
-  await waitFor(() => {
+  await poll(() => {
     if (child.exitCode !== null) throw new Error(`albedo serve exited with ${child.exitCode}`);
     return existsSync(join(view, "daemon.json"));
-  }, "the confined daemon to listen");
+  }, { what: "the confined daemon to listen" });
   const info = JSON.parse(readFileSync(join(view, "daemon.json"), "utf8")) as { url: string };
   return { url: info.url, token: readFileSync(join(view, "daemon.token"), "utf8").trim(), pid, view, exited };
 }

@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
-import { call, killDaemon, makeDirs, openStream, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, openStream, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { poll } from "../support/poll.js";
 
 let server: FakeOpenAI;
 const running: DaemonProcess[] = [];
@@ -41,10 +42,10 @@ const toolCall = (name: string, args: object, id = `c_${name}`): FakeReply => ({
 
 async function outcomeOf(daemon: DaemonProcess, operationId: string): Promise<Record<string, unknown>> {
   let turn: Record<string, unknown> | undefined;
-  await waitFor(async () => {
+  await poll(async () => {
     turn = (await call(daemon, "GET", `/operations/${operationId}`)).body.turn;
     return turn?.state !== "pending" && turn?.state !== "running";
-  }, `operation ${operationId} to end`);
+  }, { what: `operation ${operationId} to end` });
   return turn!;
 }
 
@@ -61,7 +62,7 @@ describe("O-3 O-9 turns in the daemon", () => {
     expect(page.rows.map((row: { kind: string }) => row.kind)).toEqual(["user", "skill", "assistant"]);
     expect(page.rows[1]).toMatchObject({ skill: "pdf-processing", via: "tool", text: expect.stringMatching(/^used skill pdf-processing · /), turn_id: turn.turn_id, seq: 2 });
     expect(page.next_after).toBeNull();
-    await waitFor(() => stream.events.filter((e) => e.type === "row").length === 3, "three rows on the stream");
+    await poll(() => stream.events.filter((e) => e.type === "row").length === 3, { what: "three rows on the stream" });
     expect(stream.events.some((e) => e.type === "text" && e.delta === "Filled.")).toBe(true);
     await stream.close();
   });
@@ -98,7 +99,7 @@ describe("O-3 O-9 turns in the daemon", () => {
     server.enqueue(toolCall("python", { code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)" }));
     const stream = await openStream(daemon, session);
     const admitted = await say(daemon, session, { type: "message", text: "sleep" });
-    await waitFor(() => stream.events.some((e) => e.type === "row" && (e.row as { kind: string }).kind === "code"), "the code row");
+    await poll(() => stream.events.some((e) => e.type === "row" && (e.row as { kind: string }).kind === "code"), { what: "the code row" });
     expect((await call(daemon, "POST", `/sessions/${session}/interrupt`)).status).toBe(204);
     expect(await outcomeOf(daemon, admitted.body.operation_id)).toMatchObject({ outcome: { result: "interrupted" } });
     server.enqueue(prose("awake"));
@@ -122,7 +123,7 @@ describe("O-2 O-9 a daemon killed mid-turn", () => {
     server.enqueue(toolCall("python", { code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)" }));
     const stream = await openStream(daemon, session);
     const admitted = await say(daemon, session, { type: "message", text: "sleep forever" });
-    await waitFor(() => stream.events.some((e) => e.type === "row" && (e.row as { kind: string }).kind === "code"), "the code row");
+    await poll(() => stream.events.some((e) => e.type === "row" && (e.row as { kind: string }).kind === "code"), { what: "the code row" });
     await killDaemon(daemon, "SIGKILL");
     running.splice(running.indexOf(daemon), 1);
     const requestsBefore = server.requests.length;

@@ -1,19 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  APP_ERROR_NUMBERS,
-  INTERNAL_ERROR,
-  INVALID_PARAMS,
-  INVALID_REQUEST,
-  METHOD_NOT_FOUND,
-  MAX_CELL_ID_CHARS,
-  PARSE_ERROR,
-  RouteTable,
-  RpcDispatcher,
-  type RpcLogger,
-} from "../../src/rpc/index.js";
+import { APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MAX_CELL_ID_CHARS, PARSE_ERROR, RouteTable, RpcDispatcher } from "../../src/rpc/index.js";
 import { decodeMessage, encodeError } from "../../src/rpc/protocol.js";
 import { PROPERTY_RUNS } from "./arbitraries.js";
+import type { Log } from "../../src/platform/index.js";
 
 const TOKEN = "f".repeat(64);
 const STANDARD = [PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR];
@@ -75,7 +65,7 @@ const body = fc.oneof(
   fc.string({ unit: "binary", maxLength: 60 }).map((text) => Buffer.from(text)),
 );
 
-const quietLogger: RpcLogger = () => undefined;
+const quietLogger: Log = () => undefined;
 
 /** A dispatcher with one `echo` route that records what it was handed. */
 function harness() {

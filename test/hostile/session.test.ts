@@ -5,8 +5,10 @@ import {
   APP_ERROR_NUMBERS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RPC_HARD_MESSAGE_BYTES, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PARAMS_DEPTH,
 } from "../../src/rpc/index.js";
 import type { Session } from "../../src/session/index.js";
-import { alive, openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
 import { makeFifo } from "./trees.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 /** How long a raw probe waits for a reply before calling it "no reply" (only the hard-cap probe should need it). */
 const REPLY_WAIT_MS = 5_000;
@@ -35,14 +37,6 @@ function probeCell(): string {
     .replace("__HARD_CAP_BYTES__", String(RPC_HARD_MESSAGE_BYTES))
     .replace("__REPLY_WAIT_MS__", String(REPLY_WAIT_MS))
     .replace("__DEEP_PARAMS_LEVELS__", String(HOSTILE_PARAMS_DEPTH));
-}
-
-async function waitFor(predicate: () => boolean, what: string, limitMs = RESTART_WAIT_MS): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Cell code proving the namespaces still answer: prints this test's skill names and whether /demo is in the command catalog. */
@@ -149,10 +143,10 @@ describe("B K-4 K-6 hostile RPC from inside a real session kernel", () => {
       () => "finished",
       (error: unknown) => String(error),
     );
-    await waitFor(() => started, "the read loop to start");
+    await poll(() => started, { what: "the read loop to start", timeoutMs: RESTART_WAIT_MS });
     process.kill(firstPid, "SIGKILL");
     expect(await outcome).toMatch(/died|exit|killed/i);
-    await waitFor(() => session.kernel.pid !== firstPid && ["idle", "ready"].includes(session.kernel.status), "the restarted kernel");
+    await poll(() => session.kernel.pid !== firstPid && ["idle", "ready"].includes(session.kernel.status), { what: "the restarted kernel", timeoutMs: RESTART_WAIT_MS });
     expect(alive(firstPid)).toBe(false);
     expect(JSON.parse((await run(session, STILL_WORKS)).trim())).toEqual({ skills: ["demo", "nasty"], demo: true });
     expect((await run(session, "print((await skills.read('demo'))['content'].splitlines()[0])")).trim()).toBe("---");

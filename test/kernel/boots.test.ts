@@ -2,7 +2,8 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startKernel } from "../../src/kernel/index.js";
-import { ipykernelSpec, processExists, runCleanups, tempDir } from "./fixtures.js";
+import { ipykernelSpec, runCleanups, tempDir } from "./fixtures.js";
+import { alive } from "../support/process.js";
 
 const BOOTS = 50;
 const cleanups: Array<() => Promise<void>> = [];
@@ -24,7 +25,7 @@ describe("K-2 readiness under repetition", () => {
       const reply = await future.done;
       expect({ boot, status: reply.status, results }).toEqual({ boot, status: "ok", results: ["2"] });
       await client.shutdown();
-      expect(processExists(pid)).toBe(false);
+      expect(alive(pid)).toBe(false);
       expect(await readdir(runDir)).toEqual([]);
     }
   }, 600_000);

@@ -55,26 +55,6 @@ export async function runCleanups(cleanups: Array<() => Promise<void>>): Promise
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 }
 
-/** True while a process with `pid` exists. */
-export function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Polls `check` until it holds or `ms` pass; returns its last answer. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
-
 /** The concatenated stream text of a list of outputs. */
 export function streamText(outputs: ReadonlyArray<{ header: { msg_type: string }; content: unknown }>): string {
   return outputs

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ExecuteOutput, KernelClient } from "../../src/kernel/index.js";
-import { eventually, ipykernelSpec, runCleanups, startTestKernel, streamText, type TestKernel } from "./fixtures.js";
+import { ipykernelSpec, runCleanups, startTestKernel, streamText, type TestKernel } from "./fixtures.js";
+import { poll } from "../support/poll.js";
 
 const shared: Array<() => Promise<void>> = [];
 const perTest: Array<() => Promise<void>> = [];
@@ -97,7 +98,7 @@ describe("K-2 execute outputs", () => {
 
   it("reports the running execution through currentExecution()", async () => {
     const future = client.execute("import time; time.sleep(0.3)");
-    expect(await eventually(() => client.currentExecution()?.msgId === future.msgId, 5_000)).toBe(true);
+    await poll(() => client.currentExecution()?.msgId === future.msgId, { timeoutMs: 5_000 });
     await future.done;
     expect(client.currentExecution()).toBeUndefined();
   });
@@ -108,7 +109,7 @@ describe("K-2 execute outputs", () => {
       if (message.header.msg_type === "stream") seen.push((message.content as { text: string }).text);
     });
     await client.execute("import threading\nthreading.Timer(0.3, lambda: print('late output', flush=True)).start()").done;
-    expect(await eventually(() => seen.join("").includes("late output"), 10_000)).toBe(true);
+    await poll(() => seen.join("").includes("late output"), { timeoutMs: 10_000 });
     listener.dispose();
   });
 
@@ -172,7 +173,7 @@ describe("K-2 interrupt", () => {
       const future = kernelClient.execute("import time\nprint('sleeping', flush=True)\ntime.sleep(100)");
       const outputs: ExecuteOutput[] = [];
       future.onOutput((output) => outputs.push(output));
-      expect(await eventually(() => streamText(outputs).includes("sleeping"), 20_000)).toBe(true);
+      await poll(() => streamText(outputs).includes("sleeping"), { timeoutMs: 20_000 });
       await kernelClient.interrupt();
       const reply = await future.done;
       expect(reply.status).toBe("error");

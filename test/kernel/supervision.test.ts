@@ -2,7 +2,9 @@ import { readdir, readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAppError } from "../../src/errors/index.js";
 import { RestartPolicy, superviseKernel, type ExecuteOutput, type StatusEvent } from "../../src/kernel/index.js";
-import { eventually, processExists, runCleanups, startTestKernel, streamText } from "./fixtures.js";
+import { runCleanups, startTestKernel, streamText } from "./fixtures.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(() => runCleanups(cleanups));
@@ -12,7 +14,7 @@ async function sleepingCell(kernel: Awaited<ReturnType<typeof startTestKernel>>)
   const future = kernel.client.execute("import time\nprint('asleep', flush=True)\ntime.sleep(100)");
   const outputs: ExecuteOutput[] = [];
   future.onOutput((output) => outputs.push(output));
-  expect(await eventually(() => streamText(outputs).includes("asleep"), 20_000)).toBe(true);
+  await poll(() => streamText(outputs).includes("asleep"), { timeoutMs: 20_000 });
   return future;
 }
 
@@ -33,21 +35,21 @@ describe("K-9 death detection", () => {
     expect(deadEvents(kernel.statuses)).toEqual([{ status: "dead", reason: "process killed by SIGKILL" }]);
     expect(kernel.client.status).toBe("dead");
     await expect(kernel.client.execute("1").done).rejects.toMatchObject({ code: "kernel_died" });
-    expect(await eventually(async () => (await readdir(kernel.runDir)).length === 0, 5_000)).toBe(true);
+    await poll(async () => (await readdir(kernel.runDir)).length === 0, { timeoutMs: 5_000 });
   });
 
   it("detects heartbeat loss of a stopped (SIGSTOP) kernel and kills it", async () => {
     const kernel = await startTestKernel(cleanups);
     const pid = kernel.client.pid!;
     const future = kernel.client.execute("import time\ntime.sleep(100)");
-    await eventually(() => kernel.client.currentExecution() !== undefined, 5_000);
+    await poll(() => kernel.client.currentExecution() !== undefined, { timeoutMs: 5_000 });
     process.kill(pid, "SIGSTOP");
     try {
       await expect(future.done).rejects.toMatchObject({ code: "kernel_died" });
       expect(deadEvents(kernel.statuses)[0]?.reason).toMatch(/^heartbeat lost/);
-      expect(await eventually(() => !processExists(pid), 5_000)).toBe(true);
+      await poll(() => !alive(pid), { timeoutMs: 5_000 });
     } finally {
-      if (processExists(pid)) process.kill(pid, "SIGKILL");
+      if (alive(pid)) process.kill(pid, "SIGKILL");
     }
   });
 });
@@ -61,7 +63,7 @@ describe("K-9 restart", () => {
     await kernel.client.restart();
     expect(kernel.statuses.map((event) => event.status)).toEqual(expect.arrayContaining(["restarting", "ready"]));
     expect(kernel.client.pid).not.toBe(firstPid);
-    expect(processExists(firstPid)).toBe(false);
+    expect(alive(firstPid)).toBe(false);
     const newKey = JSON.parse(await readFile(kernel.client.connectionFile!, "utf8")).key as string;
     expect(newKey).not.toBe(oldKey);
     const reply = await kernel.client.execute("x").done;
@@ -74,13 +76,13 @@ describe("K-9 restart", () => {
     const gaveUp: string[] = [];
     const supervision = superviseKernel(kernel.client, new RestartPolicy(1, 60_000), { onGaveUp: (reason) => gaveUp.push(reason) });
     process.kill(kernel.client.pid!, "SIGKILL");
-    expect(await eventually(() => kernel.statuses.some((event) => event.status === "ready"), 30_000)).toBe(true);
+    await poll(() => kernel.statuses.some((event) => event.status === "ready"), { timeoutMs: 30_000 });
     const statuses = kernel.statuses.map((event) => event.status);
     expect(statuses.indexOf("dead")).toBeLessThan(statuses.indexOf("restarting"));
     expect(statuses.indexOf("restarting")).toBeLessThan(statuses.indexOf("ready"));
     expect((await kernel.client.execute("1+1").done).status).toBe("ok");
     process.kill(kernel.client.pid!, "SIGKILL");
-    expect(await eventually(() => gaveUp.length === 1, 10_000)).toBe(true);
+    await poll(() => gaveUp.length === 1, { timeoutMs: 10_000 });
     expect(kernel.client.status).toBe("dead");
     supervision.dispose();
   });
@@ -100,7 +102,7 @@ describe("K-9 shutdown ladder", () => {
     expect((await readdir(kernel.runDir)).length).toBe(6);
     await Promise.all([kernel.client.shutdown(), kernel.client.shutdown()]);
     await kernel.client.shutdown();
-    expect(processExists(pid)).toBe(false);
+    expect(alive(pid)).toBe(false);
     expect(await readdir(kernel.runDir)).toEqual([]);
     expect(kernel.statuses.at(-1)).toEqual({ status: "stopped" });
     await expect(kernel.client.execute("1").done).rejects.toMatchObject({ code: "cancelled" });
@@ -116,7 +118,7 @@ describe("K-9 shutdown ladder", () => {
     await expect(pending.done).rejects.toMatchObject({ code: "cancelled" });
     const steps = kernel.logs.map((record) => record.message).filter((message) => /shutdown_request|SIGTERM|SIGKILL/.test(message));
     expect(steps).toEqual(["sending shutdown_request", "kernel still running; sending SIGTERM", "kernel ignored SIGTERM; sending SIGKILL"]);
-    expect(processExists(pid)).toBe(false);
+    expect(alive(pid)).toBe(false);
     expect(await readdir(kernel.runDir)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MODEL_MAX_RETRIES, createAdapter } from "../../src/model/index.js";
 import { closedPort, startFakeOpenAI, type FakeOpenAI } from "./fakeOpenAI.js";
-import { ENV, modelFailure, openaiAdapter, openaiSettings, request, until } from "./support.js";
+import { ENV, modelFailure, openaiAdapter, openaiSettings, request } from "./support.js";
+import { poll } from "../support/poll.js";
 
 let server: FakeOpenAI;
 beforeEach(async () => {
@@ -159,7 +160,7 @@ describe("O-7 openai adapter: interrupts", () => {
     server.enqueue({ kind: "status", status: 503, headers: { "retry-after": "3600" } });
     const controller = new AbortController();
     const call = (await openaiAdapter(server)).complete(request({ signal: controller.signal }));
-    await until(() => server.requests.length === 1);
+    await poll(() => server.requests.length === 1);
     controller.abort();
     expect((await modelFailure(call)).kind).toBe("interrupted");
   });

@@ -11,10 +11,10 @@ import {
   type ModelSettings,
 } from "../../src/model/index.js";
 import { readSettingsFile, validateSettings, type Settings, type SettingsScope } from "../../src/settings/index.js";
-import { tempDirs } from "../settings/support/tempDirs.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { KEY, modelFailure } from "./support.js";
 
-const dirs = tempDirs("model-settings");
+const dirs = tempDirs("albedo-model-settings-");
 afterAll(() => dirs.cleanup());
 
 /** The problems `model` gets in `scope`, as "path: message" lines. */

@@ -3,11 +3,11 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONTEXT_TOKENS, MAX_STUB_SCRIPT_BYTES, createAdapter, type ChatMessage, type ModelAdapter, type ModelSettings } from "../../src/model/index.js";
-import { installDir } from "../../src/settings/index.js";
-import { tempDirs } from "../settings/support/tempDirs.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { modelFailure, request } from "./support.js";
+import { installDir } from "../../src/platform/index.js";
 
-const dirs = tempDirs("model-stub");
+const dirs = tempDirs("albedo-model-stub-");
 afterAll(() => dirs.cleanup());
 
 function stubSettings(script: string | undefined, extra: Partial<ModelSettings> = {}): ModelSettings {

@@ -50,14 +50,3 @@ export function expectNoKey(value: unknown): void {
   if (value instanceof Error) expect(value.message).not.toContain(KEY);
 }
 
-/** How long `until` polls before failing the test. */
-const UNTIL_TIMEOUT_MS = 5_000;
-
-/** Resolves once `condition` holds; fails after UNTIL_TIMEOUT_MS. */
-export async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + UNTIL_TIMEOUT_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${UNTIL_TIMEOUT_MS} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

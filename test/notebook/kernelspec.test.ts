@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findKernelSpec, type KernelClient } from "../../src/kernel/index.js";
-import { alive, call, killDaemon, makeDirs, ROOT, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { testPython } from "../kernel/python.js";
 import { albedo, installSpec, run, startSpecKernel as startSpecKernelWith } from "./support.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
@@ -99,9 +101,9 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
     expect(refused.status).toBe(409);
 
     await kernel.shutdown();
-    await waitFor(async () => (await call(daemon!, "GET", "/sessions")).body.sessions.length === 0, "the daemon to close the external session");
+    await poll(async () => (await call(daemon!, "GET", "/sessions")).body.sessions.length === 0, { what: "the daemon to close the external session" });
     // The registry forgets the session first, then closes it: its run dir goes a moment later.
-    await waitFor(() => !existsSync(join(dirs.state, "run", id)), "the external session's run dir to go");
+    await poll(() => !existsSync(join(dirs.state, "run", id)), { what: "the external session's run dir to go" });
   });
 
   it("POST /sessions validates kernel and kernel_pid", async () => {
@@ -137,7 +139,7 @@ describe("K-13 the launcher starts a daemon when none runs", () => {
       const info = JSON.parse(await readFile(join(dirs.state, "daemon.json"), "utf8").catch(() => "null")) as { pid: number } | null;
       if (info === null || !alive(info.pid)) return;
       process.kill(info.pid, "SIGTERM");
-      await waitFor(() => !alive(info.pid), "the started daemon to exit");
+      await poll(() => !alive(info.pid), { what: "the started daemon to exit" });
     });
     const { kernel } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state });
     const result = await run(kernel, "print((await commands.invoke('/demo'))['name'])");

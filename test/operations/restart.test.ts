@@ -4,10 +4,10 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { OperationsStore, type AdmitInput, type Receipt } from "../../src/operations/index.js";
 import { killChild, startChild, waitForOutput, type Child } from "../settings/support/children.js";
-import { tempDirs } from "../settings/support/tempDirs.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 const ADMIT_CHILD = fileURLToPath(new URL("./support/admitChild.ts", import.meta.url));
-const temps = tempDirs("operations-restart");
+const temps = tempDirs("albedo-operations-restart-");
 const children: Child[] = [];
 const stores: OperationsStore[] = [];
 

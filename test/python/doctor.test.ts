@@ -4,14 +4,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
 import { checkStateDir } from "../../src/python/doctor.js";
 import type { DoctorReport } from "../../src/python/index.js";
-import { bareVenv, captureIO, cleanEnv, MAIN_VENV_PYTHON, tempDirs } from "./helpers.js";
+import { bareVenv, captureIO, cleanEnv, MAIN_VENV_PYTHON } from "./helpers.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 // The "no kernelspecs" case needs a machine whose system-wide Jupyter dirs hold none.
 const SYSTEM_KERNELS = ["/usr/local/share/jupyter/kernels", "/usr/share/jupyter/kernels"].some((dir) => existsSync(dir));
 const CHECK_NAMES = ["node", "python", "ipykernel", "pyzmq", "kernelspecs", "state-dir", "bubblewrap", "albedo-kernelspec", "daemon"];
 
-const temps = tempDirs();
-const venvTemps = tempDirs();
+const temps = tempDirs("albedo-python-");
+const venvTemps = tempDirs("albedo-python-");
 let barePython: string;
 
 beforeAll(() => {

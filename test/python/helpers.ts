@@ -1,6 +1,4 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PassThrough, Writable } from "node:stream";
@@ -10,21 +8,6 @@ import type { CliIO } from "../../src/cli/command.js";
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 /** The project's own venv, which has ipykernel 7 and pyzmq. */
 export const MAIN_VENV_PYTHON = join(REPO_ROOT, ".venv", "bin", "python");
-
-/** Temp dirs made by one test file; call cleanup() in afterEach/afterAll. */
-export function tempDirs(): { make(prefix?: string): string; cleanup(): void } {
-  const made: string[] = [];
-  return {
-    make(prefix = "albedo-python-") {
-      const dir = mkdtempSync(join(tmpdir(), prefix));
-      made.push(dir);
-      return dir;
-    },
-    cleanup() {
-      for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** A venv without pip (so without ipykernel) in `dir`; returns its interpreter. */
 export function bareVenv(dir: string): string {

@@ -9,9 +9,10 @@ import {
   resolvePython,
 } from "../../src/python/index.js";
 import { compareVersions, readRequirements, satisfies } from "../../src/python/requirements.js";
-import { bareVenv, cleanEnv, MAIN_VENV_PYTHON, tempDirs } from "./helpers.js";
+import { bareVenv, cleanEnv, MAIN_VENV_PYTHON } from "./helpers.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = tempDirs();
+const temps = tempDirs("albedo-python-");
 let barePython: string;
 
 beforeAll(() => {

@@ -10,10 +10,11 @@ import {
   resolveKernelLaunch,
 } from "../../src/kernel/kernelspecs.js";
 import { PythonUnavailableError } from "../../src/python/index.js";
-import { bareVenv, cleanEnv, MAIN_VENV_PYTHON, tempDirs } from "./helpers.js";
+import { bareVenv, cleanEnv, MAIN_VENV_PYTHON } from "./helpers.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = tempDirs();
-const venvTemps = tempDirs();
+const temps = tempDirs("albedo-python-");
+const venvTemps = tempDirs("albedo-python-");
 let barePython: string;
 
 beforeAll(() => {

@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
 import type { SetupResult } from "../../src/python/index.js";
-import { captureIO, cleanEnv, REPO_ROOT, tempDirs } from "./helpers.js";
+import { captureIO, cleanEnv, REPO_ROOT } from "./helpers.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = tempDirs();
+const temps = tempDirs("albedo-python-");
 afterEach(() => temps.cleanup());
 
 /** Creating a venv and installing ipykernel takes seconds to a minute on a busy two-core machine. */

@@ -3,9 +3,10 @@ import WebSocket from "ws";
 import { registerCallback } from "../../src/kernel/index.js";
 import { RouteTable, type CallContext } from "../../src/rpc/index.js";
 import { declaration } from "../rpc/fake-session.js";
-import { eventually, remoteHarness, type RemoteHarness } from "./harness.js";
+import { remoteHarness, type RemoteHarness } from "./harness.js";
 import { HAVE_JUPYTER_SERVER, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
 import { freePort } from "./jupyterServer.js";
+import { poll } from "../support/poll.js";
 
 describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the callback WebSocket (the optional fast path)", () => {
   let server: JupyterServer;
@@ -36,7 +37,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the callback WebSocket (the optional
   });
 
   it("carries awaited and blocking calls once the kernel dialled it, tagged with their cell", async () => {
-    await eventually(async () => (await remote.run("import albedo\nprint(albedo._session[0].transport)")).stdout === "callback\n");
+    await poll(async () => (await remote.run("import albedo\nprint(albedo._session[0].transport)")).stdout === "callback\n");
     const cell = await remote.run([
       "import albedo",
       "await skills.list()",
@@ -50,7 +51,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the callback WebSocket (the optional
 
   it("cancels an awaiting cell over it", async () => {
     const { future, cell } = await remote.start("print('calling', flush=True)\nawait commands.invoke('/hang')", "calling");
-    await eventually(() => contexts.some((context) => context.cell === future.msgId));
+    await poll(() => contexts.some((context) => context.cell === future.msgId));
     await remote.kernel.interrupt();
     expect(["CancelledError", "Cancelled"]).toContain((await cell).ename);
   });

@@ -2,8 +2,9 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
-import { call, killDaemon, startDaemon, waitFor, type DaemonProcess } from "../daemon/support/daemon.js";
+import { call, killDaemon, startDaemon, type DaemonProcess } from "../daemon/support/daemon.js";
 import { HAVE_JUPYTER_SERVER, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
+import { poll } from "../support/poll.js";
 
 const bin = join(import.meta.dirname, "..", "..", "bin", "albedo");
 /** Liveness bound for one CLI process in this file. */
@@ -112,7 +113,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
       const ran = await call(daemon, "POST", `/sessions/${id}/execute`, { code: "print(any(s['name'] == 'demo' for s in (await skills.list())['skills']))" });
       expect(ran.body).toMatchObject({ status: "ok", outputs: [{ msg_type: "stream", content: { text: "True\n" } }] });
       expect((await call(daemon, "DELETE", `/sessions/${id}`)).status).toBeLessThan(300);
-      await waitFor(async () => (await kernels()).length === 0, "the remote kernel to be shut down");
+      await poll(async () => (await kernels()).length === 0, { what: "the remote kernel to be shut down" });
     });
 
     it("albedo console --remote attached to the daemon asks it for a session whose kernel runs on the server", async () => {
@@ -120,7 +121,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
       expect(ran.code).toBe(0);
       expect(ran.stdout).toContain(`(daemon ${daemon.url})`);
       expect(ran.stdout).toContain("CommChannel 42\n");
-      await waitFor(async () => (await kernels()).length === 0, "the remote kernel to be shut down");
+      await poll(async () => (await kernels()).length === 0, { what: "the remote kernel to be shut down" });
     });
   });
 });

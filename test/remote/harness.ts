@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
 import { EXTENSION_NAMES } from "../../src/bridge/index.js";
-import { resolveRemoteKernel, type ExecuteFuture, type KernelLog, type RemoteKernelClient } from "../../src/kernel/index.js";
+import { resolveRemoteKernel, type ExecuteFuture, type RemoteKernelClient } from "../../src/kernel/index.js";
 import { RpcServer, type RouteTable } from "../../src/rpc/index.js";
 import { startSessionRemoteKernel } from "../../src/session/remoteKernel.js";
 import { makeRunDir } from "../rpc/helpers.js";
 import type { JupyterServer } from "./jupyterServer.js";
+import type { Log } from "../../src/platform/index.js";
 
 export interface Cell {
   readonly msgId: string;
@@ -27,7 +28,7 @@ export interface RemoteHarness {
 }
 
 /** The session's remote-kernel wiring against a test route table; `url` overrides the server's (a proxy). */
-export async function remoteHarness(server: JupyterServer, routes: RouteTable, options: { url?: string; callback?: string; log?: KernelLog } = {}): Promise<RemoteHarness> {
+export async function remoteHarness(server: JupyterServer, routes: RouteTable, options: { url?: string; callback?: string; log?: Log } = {}): Promise<RemoteHarness> {
   const run = makeRunDir();
   const rpc = new RpcServer({ runDir: run.dir, logger: () => {}, routes });
   await rpc.start();
@@ -89,11 +90,3 @@ export async function collect(future: ExecuteFuture): Promise<Cell> {
   return { msgId: future.msgId, status: reply.status, stdout, stderr, ename, evalue };
 }
 
-/** Polls `predicate` until true; throws after `limitMs`. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, limitMs = 15_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!(await predicate())) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}

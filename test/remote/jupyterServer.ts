@@ -10,8 +10,9 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promi
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { installDir } from "../../src/settings/paths.js";
 import { openSync, closeSync } from "node:fs";
+import { installDir } from "../../src/platform/index.js";
+import { poll } from "../support/poll.js";
 
 /** The venv .ci/run makes with jupyter-server and ipykernel; override with ALBEDO_TEST_JUPYTER_VENV. */
 export const JUPYTER_VENV = resolve(process.env.ALBEDO_TEST_JUPYTER_VENV ?? ".venv-jupyter");
@@ -114,14 +115,13 @@ async function launch(root: string, options: JupyterServerOptions): Promise<Jupy
 }
 
 async function waitReady(url: string, token: string, child: ChildProcess, statusPath: string): Promise<void> {
-  const end = Date.now() + SERVER_READY_TIMEOUT_MS;
-  while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`jupyter-server exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}${statusPath}`, { headers: { Authorization: `token ${token}` } }).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((done) => setTimeout(done, SERVER_POLL_MS));
-  }
-  throw new Error(`the server did not answer /${statusPath} within SERVER_READY_TIMEOUT_MS (${SERVER_READY_TIMEOUT_MS} ms)`);
+  await poll(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`jupyter-server exited with ${child.exitCode}`);
+      return fetch(`${url}${statusPath}`, { headers: { Authorization: `token ${token}` } }).then((r) => r.ok, () => false);
+    },
+    { what: `the server to answer /${statusPath} (SERVER_READY_TIMEOUT_MS)`, timeoutMs: SERVER_READY_TIMEOUT_MS, intervalMs: SERVER_POLL_MS },
+  );
 }
 
 async function stopGroup(child: ChildProcess): Promise<void> {

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteKernelError } from "../../src/kernel/index.js";
 import type { Session } from "../../src/session/index.js";
 import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
-import { collect, eventually } from "./harness.js";
+import { collect } from "./harness.js";
 import { HAVE_JUPYTER_SERVER, JUPYTER_VENV, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
+import { poll } from "../support/poll.js";
 
 /** The variable the global settings name for the token (not the default, to prove token_env is read). */
 const TOKEN_ENV = "ALBEDO_TEST_JUPYTER_TOKEN";
@@ -137,7 +138,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     try {
       const dying = session.execute("import os\nos._exit(1)");
       await expect(dying.done).rejects.toMatchObject({ code: "kernel_died" });
-      await eventually(() => statuses.includes("ready"), 60_000);
+      await poll(() => statuses.includes("ready"), { timeoutMs: 60_000 });
       expect(statuses.filter((status) => status !== "busy" && status !== "idle").slice(0, 3)).toEqual(["dead", "restarting", "ready"]);
       expect((await run(session, "print(len((await skills.list())['skills']) > 0)")).trim()).toBe("True");
     } finally {

@@ -4,8 +4,9 @@ import { AppError } from "../../src/errors/index.js";
 import { serverSettings } from "../../src/kernel/index.js";
 import { RouteTable, RPC_MAX_MESSAGE_BYTES, type CallContext } from "../../src/rpc/index.js";
 import { declaration, type FakeCall } from "../rpc/fake-session.js";
-import { eventually, remoteHarness, type RemoteHarness } from "./harness.js";
+import { remoteHarness, type RemoteHarness } from "./harness.js";
 import { HAVE_JUPYTER_SERVER, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
+import { poll } from "../support/poll.js";
 
 /** An interrupted cell must end well within this, against its 100 s wait. */
 const CANCELLED_CELL_DEADLINE_MS = 15_000;
@@ -83,7 +84,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 RPC over the albedo.rpc comm (real J
 
   it("an interrupt cancels an awaiting cell over the comm, and the handler is aborted", async () => {
     const { future, cell } = await remote.start("print('calling', flush=True)\nawait commands.invoke('/hang')", "calling");
-    await eventually(() => calls.some((call) => call.params.name === "/hang" && call.context.cell === future.msgId));
+    await poll(() => calls.some((call) => call.params.name === "/hang" && call.context.cell === future.msgId));
     const handler = calls.find((call) => call.params.name === "/hang" && call.context.cell === future.msgId)!;
     const started = Date.now();
     await remote.kernel.interrupt();
@@ -168,7 +169,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 RPC over the albedo.rpc comm (real J
       let closed = false;
       foreign.onClose = () => void (closed = true);
       foreign.open({ secret: "not the session's secret" }).dispose();
-      await eventually(() => closed);
+      await poll(() => closed);
     } finally {
       other.dispose();
     }

@@ -18,7 +18,8 @@ import {
   type CallContext,
   type RouteHandler,
 } from "../../src/rpc/index.js";
-import { recordingLogger, until } from "./helpers.js";
+import { recordingLogger } from "./helpers.js";
+import { poll } from "../support/poll.js";
 
 const TOKEN = "a".repeat(64);
 
@@ -44,7 +45,7 @@ function pair(routes: RouteTable, callTimeoutMs?: number) {
   const call = (id: number, method: string, params?: unknown, cell?: string) =>
     raw(JSON.stringify({ jsonrpc: "2.0", id, method, params, cell }));
   const reply = async (id: number) => {
-    await until(() => sent.some((s) => s.message.id === id));
+    await poll(() => sent.some((s) => s.message.id === id));
     return sent.find((s) => s.message.id === id)!.message;
   };
   return { dispatcher, sent, entries, raw, call, reply };
@@ -105,7 +106,7 @@ describe("K-4 JSON-RPC decoding", () => {
     p.raw(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "x", cell: 12 }));
     p.raw(Buffer.from([0xff, 0xfe, 0x00]));
     p.raw(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), Buffer.from([0xc3]), Buffer.from('"}')]));
-    await until(() => p.sent.length === 7);
+    await poll(() => p.sent.length === 7);
     const codes = p.sent.map((s) => s.message.error.code);
     expect(codes).toEqual([PARSE_ERROR, INVALID_REQUEST, INVALID_REQUEST, INVALID_REQUEST, INVALID_REQUEST, PARSE_ERROR, PARSE_ERROR]);
     expect(p.sent[6]?.message.error.message).toContain("UTF-8");
@@ -171,7 +172,7 @@ describe("K-6 token check", () => {
     const p = pair(RouteTable.of({ echo: async () => ++ran }));
     p.raw(JSON.stringify({ jsonrpc: "2.0", id: 10, method: "echo" }), "b".repeat(64));
     p.dispatcher.receive("p1", [Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 11, method: "echo" }))]);
-    await until(() => p.sent.length === 2);
+    await poll(() => p.sent.length === 2);
     expect(p.sent.map((s) => s.message.error.code)).toEqual([APP_ERROR_NUMBERS.forbidden, APP_ERROR_NUMBERS.forbidden]);
     expect(p.sent[0]?.message.id).toBe(10);
     expect(ran).toBe(0);
@@ -237,7 +238,7 @@ describe("B oversized RPC messages", () => {
     const p = pair(RouteTable.of({ echo: async (params) => params }));
     const body = JSON.stringify({ jsonrpc: "2.0", id: 12, method: "echo", params: { s: "x".repeat(RPC_MAX_MESSAGE_BYTES) } });
     p.raw(body);
-    await until(() => p.sent.length === 1);
+    await poll(() => p.sent.length === 1);
     const error = p.sent[0]!.message.error;
     expect(error.code).toBe(APP_ERROR_NUMBERS.limit_exceeded);
     expect(error.message).toContain("RPC_MAX_MESSAGE_BYTES");
@@ -287,15 +288,19 @@ describe("B deeply nested RPC params", () => {
 });
 
 describe("K-4 timeouts", () => {
-  it("aborts the handler and answers timeout after the default deadline", async () => {
-    const slow = gate("late");
-    const p = pair(RouteTable.of({ slow: slow.handler }), 50);
+  it("aborts the handler and answers timeout after the default deadline; a late answer is not sent", async () => {
+    const contexts: CallContext[] = [];
+    let release!: () => void;
+    // A handler that ignores its abort signal and answers once released.
+    const late = new Promise<void>((resolve) => (release = resolve)).then(() => "late");
+    const p = pair(RouteTable.of({ slow: (_params, context) => (contexts.push(context), late) }), 50);
     p.call(15, "slow", {});
     const error = (await p.reply(15)).error;
     expect(error.code).toBe(APP_ERROR_NUMBERS.timeout);
-    expect(slow.contexts[0]?.signal.aborted).toBe(true);
-    slow.release();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(contexts[0]?.signal.aborted).toBe(true);
+    release();
+    // The dispatcher subscribed to `late` before this await did, so it has handled the late answer by now.
+    await late;
     expect(p.sent).toHaveLength(1);
   });
 
@@ -314,7 +319,7 @@ describe("K-4 cancellation", () => {
     p.raw(JSON.stringify({ jsonrpc: "2.0", method: "albedo/hello" }), TOKEN, "kernel");
     p.call(17, "slow", {}, "cell-A");
     p.call(18, "slow", {}, "cell-B");
-    await until(() => slow.contexts.length === 2);
+    await poll(() => slow.contexts.length === 2);
     expect(p.dispatcher.cancelCell("cell-A", "interrupted by the user")).toBe(1);
     expect((await p.reply(17)).error).toMatchObject({ code: APP_ERROR_NUMBERS.cancelled, message: expect.stringContaining("interrupted") });
     expect(slow.contexts[0]?.signal.aborted).toBe(true);
@@ -332,7 +337,7 @@ describe("K-4 cancellation", () => {
     let seen: CallContext | undefined;
     const p = pair(RouteTable.of({ late: async (_params, context) => ((seen = context), await released, "late") }));
     p.call(23, "late", {}, "cell-C");
-    await until(() => seen !== undefined);
+    await poll(() => seen !== undefined);
     p.dispatcher.cancelCell("cell-C");
     expect(seen!.signal.aborted).toBe(true);
     expect(seen!.signal.reason).toBeInstanceOf(AppError);
@@ -345,7 +350,7 @@ describe("K-4 cancellation", () => {
     const p = pair(RouteTable.of({ slow: slow.handler }));
     p.call(19, "slow", {});
     p.call(20, "slow", {});
-    await until(() => slow.contexts.length === 2);
+    await poll(() => slow.contexts.length === 2);
     expect(p.dispatcher.failAll("kernel_died", "the kernel exited")).toBe(2);
     expect((await p.reply(19)).error.code).toBe(APP_ERROR_NUMBERS.kernel_died);
     expect((await p.reply(20)).error.message).toBe("the kernel exited");
@@ -359,7 +364,7 @@ describe("K-7 route swap", () => {
     const tableB = RouteTable.of({ "skills.list": async () => "answer from B" });
     const p = pair(tableA);
     p.call(21, "skills.list", {});
-    await until(() => slowA.contexts.length === 1);
+    await poll(() => slowA.contexts.length === 1);
     p.dispatcher.swapRoutes(tableB);
     expect(p.dispatcher.routes).toBe(tableB);
     p.call(22, "skills.list", {});

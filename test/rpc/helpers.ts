@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bridgeEnv, EXTENSION_NAMES, type KernelBridge } from "../../src/bridge/index.js";
-import type { RpcLogger, RpcServer } from "../../src/rpc/index.js";
+import type { RpcServer } from "../../src/rpc/index.js";
+import type { Log } from "../../src/platform/index.js";
 
 /** The interpreter with ipykernel and pyzmq; override with ALBEDO_TEST_PYTHON. */
 export const PYTHON = process.env.ALBEDO_TEST_PYTHON ?? path.resolve(".venv/bin/python");
@@ -19,7 +20,7 @@ export interface LogEntry {
 }
 
 /** A logger that records entries for assertions. */
-export function recordingLogger(): { logger: RpcLogger; entries: LogEntry[] } {
+export function recordingLogger(): { logger: Log; entries: LogEntry[] } {
   const entries: LogEntry[] = [];
   return { logger: (level, message, fields) => entries.push({ level, message, fields }), entries };
 }
@@ -33,15 +34,6 @@ export function kernelEnv(server: RpcServer, overrides: Partial<KernelBridge> = 
 export function makeRunDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "alb-rpc-"));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** Polls `predicate` until true; throws after `limitMs`. */
-export async function until(predicate: () => boolean, limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 export interface PythonResult {

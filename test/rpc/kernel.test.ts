@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RpcServer } from "../../src/rpc/index.js";
 import { type FakeCall, declaration, fakeRoutes } from "./fake-session.js";
-import { kernelEnv, makeRunDir, until } from "./helpers.js";
+import { kernelEnv, makeRunDir } from "./helpers.js";
 import { KernelHarness } from "./kernel-harness.js";
+import { poll } from "../support/poll.js";
 
 /** Generous bound for an interrupted cell to end, against its 100 s sleep. */
 const CANCELLED_CELL_DEADLINE_S = 10;
@@ -66,7 +67,7 @@ describe("kernel side (real ipykernel)", () => {
   describe("K-4 interrupt cancels the cell", () => {
     it("an interrupted `await commands.x()` whose handler never answers ends, and the handler is aborted", async () => {
       const started = await kernel.start(`print("calling", flush=True)\nawait commands.invoke("${HANG}")`, "calling");
-      await until(() => calls.some((c) => c.params.name === HANG && c.context.cell === started.msg_id));
+      await poll(() => calls.some((c) => c.params.name === HANG && c.context.cell === started.msg_id));
       const handler = calls.find((c) => c.params.name === HANG)!;
       await kernel.interrupt();
       expect(server.cancelCell(started.msg_id, "interrupted by the user")).toBe(1);

@@ -7,9 +7,10 @@
 import { mkdtemp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, startDaemon, waitFor, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { newOperationId } from "../../src/operations/index.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
+import { poll } from "../support/poll.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
@@ -147,10 +148,10 @@ describe.skipIf(NO_SANDBOX)("K-10 K-6 planted skill-root links never widen a san
     await symlink("../../state/run", join(dirs.workspace, ".albedo", "skills"));
     try {
       await call(daemon, "POST", `/sessions/${attacker}/execute`, { code: "import os, signal; os.kill(os.getpid(), signal.SIGKILL)" });
-      await waitFor(async () => {
+      await poll(async () => {
         const now = await kernelOf(attacker);
         return now.pid !== before.pid && now.pid !== null && (now.status === "idle" || now.status === "ready");
-      }, "the attacker's kernel to restart");
+      }, { what: "the attacker's kernel to restart" });
       const all = await runDirs(dirs.state);
       expect(all).toHaveLength(3);
       const seen = JSON.parse(await py(daemon, attacker, probe(dirs.state, all))) as Seen;
@@ -220,7 +221,7 @@ describe.skipIf(NO_SANDBOX)("K-10 K-11 a link planted in a warm spare's workspac
     try {
       const workspace = await newWorkspace("warm");
       const first = await open(pooled, workspace);
-      await waitFor(async () => ((await call(pooled, "GET", "/health")).body.spares as { state: string }[]).some((s) => s.state === "ready"), "a ready spare");
+      await poll(async () => ((await call(pooled, "GET", "/health")).body.spares as { state: string }[]).some((s) => s.state === "ready"), { what: "a ready spare" });
       await symlink(relative(join(workspace, ".albedo"), join(other.state, "run")), join(workspace, ".albedo", "skills"));
       const second = await open(pooled, workspace);
       const all = await runDirs(other.state);

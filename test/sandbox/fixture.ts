@@ -4,13 +4,15 @@
  * Python inside a sandbox and always reaps it.
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { type ExposureRequest, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
 import { childPids } from "../../src/sandbox/pids.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 export const PYTHON = "/work/main/.venv/bin/python";
 /** Upper bound on one sandboxed Python run; it is killed past this. */
@@ -158,26 +160,6 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
-/** True while a process with `pid` exists and is not a zombie. */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
-export async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
-}
-
 export interface Started {
   readonly child: ChildProcess;
   /** Resolves with the first stdout line (rejects if the process ends first). */
@@ -204,11 +186,11 @@ export function startPython(wrap: Wrap | undefined, code: string): Started {
   return { child, firstLine, exited };
 }
 
-/** SIGKILLs the spawned bwrap and waits until it and every process it had started are gone. */
-export async function killTree(started: { readonly child: ChildProcess; readonly exited: Promise<unknown> }, timeoutMs = 10_000): Promise<boolean> {
+/** SIGKILLs the spawned bwrap and waits until it and every process it had started are gone; throws after `timeoutMs`. */
+export async function killTree(started: { readonly child: ChildProcess; readonly exited: Promise<unknown> }, timeoutMs = 10_000): Promise<void> {
   const pid = started.child.pid!;
   const tree = [pid, ...descendants(pid)];
   started.child.kill("SIGKILL");
   await started.exited;
-  return waitFor(() => tree.every((p) => !alive(p)), timeoutMs);
+  await poll(() => tree.every((p) => !alive(p)), { what: "the sandboxed process tree to be gone", timeoutMs });
 }

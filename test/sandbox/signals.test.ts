@@ -3,8 +3,10 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, sandboxedPid, signalSandboxed, type Sandbox } from "../../src/sandbox/index.js";
-import { alive, descendants, killTree, makeTree, profileOf, PYTHON, removeTree, startPython, waitFor, type Started, type Tree } from "./fixture.js";
+import { descendants, killTree, makeTree, profileOf, PYTHON, removeTree, startPython, type Started, type Tree } from "./fixture.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 /** How long a test waits for a signal's effect to show. */
 const EFFECT_TIMEOUT_MS = 10_000;
@@ -53,7 +55,7 @@ describe.skipIf(NO_SANDBOX)("K-10 signals and process lifetime under bwrap", () 
     started.child.kill("SIGINT");
     const [, signal] = await started.exited;
     expect(signal).toBe("SIGINT");
-    expect(await waitFor(() => tree_.every((pid) => !alive(pid)), EFFECT_TIMEOUT_MS)).toBe(true);
+    await poll(() => tree_.every((pid) => !alive(pid)), { timeoutMs: EFFECT_TIMEOUT_MS });
   });
 
   it("signalSandboxed delivers SIGINT to the sandboxed Python itself, and bwrap stays up", async () => {
@@ -76,7 +78,7 @@ describe.skipIf(NO_SANDBOX)("K-10 signals and process lifetime under bwrap", () 
     expect(tree_.length).toBeGreaterThanOrEqual(3);
     started.child.kill("SIGTERM");
     await started.exited;
-    expect(await waitFor(() => tree_.every((pid) => !alive(pid)), EFFECT_TIMEOUT_MS)).toBe(true);
+    await poll(() => tree_.every((pid) => !alive(pid)), { timeoutMs: EFFECT_TIMEOUT_MS });
   });
 
   it("when the runtime that spawned bwrap dies, the sandbox and its processes die too (--die-with-parent)", async () => {
@@ -86,10 +88,10 @@ describe.skipIf(NO_SANDBOX)("K-10 signals and process lifetime under bwrap", () 
     const runtime = spawn("/bin/sh", ["-c", `${quoted} >/dev/null & echo $!; wait`], { stdio: ["ignore", "pipe", "inherit", ...launch.fds, "pipe"] });
     (runtime.stdio[3 + launch.fds.length] as Writable).end(launch.feed);
     const bwrapPid = await new Promise<number>((resolve) => runtime.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
-    expect(await waitFor(() => sandboxedPid(bwrapPid) !== undefined, EFFECT_TIMEOUT_MS)).toBe(true);
+    await poll(() => sandboxedPid(bwrapPid) !== undefined, { timeoutMs: EFFECT_TIMEOUT_MS });
     const tree_ = [bwrapPid, ...descendants(bwrapPid)];
     runtime.kill("SIGKILL");
-    const allGone = await waitFor(() => tree_.every((pid) => !alive(pid)), EFFECT_TIMEOUT_MS);
+    const allGone = await poll(() => tree_.every((pid) => !alive(pid)), { timeoutMs: EFFECT_TIMEOUT_MS }).then(() => true, () => false);
     const left = tree_.filter(alive);
     const described = left.map((pid) => `${pid}: ${statLine(pid)}`);
     for (const pid of left) killQuietly(pid);

@@ -56,16 +56,6 @@ export async function run(session: Session, code: string): Promise<string> {
   return out;
 }
 
-/** Whether a process id is alive. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Sessions opened by `open` in a test are closed, and their dirs removed, after it (this registers
  * the afterEach). `prepare` runs on the fresh dirs before the session opens (to write skills, say).

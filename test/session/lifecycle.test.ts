@@ -3,7 +3,9 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/index.js";
-import { alive, openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { poll } from "../support/poll.js";
+import { alive } from "../support/process.js";
 
 /** Liveness bound for waits in this file: far above the expected time, far below a hung cell (100 s). */
 const WAIT_MS = 20_000;
@@ -18,14 +20,6 @@ afterEach(async () => {
   dirs = undefined;
 });
 
-async function waitFor(predicate: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe("K-4 interrupt ends an awaiting cell", () => {
   it("interrupts `await asyncio.sleep(100)` and the session stays usable", async () => {
     dirs = await sessionDirs();
@@ -33,7 +27,7 @@ describe("K-4 interrupt ends an awaiting cell", () => {
     const future = session.execute("import asyncio\nprint('waiting', flush=True)\nawait asyncio.sleep(100)");
     let printed = "";
     future.onOutput((output) => (printed += output.header.msg_type === "stream" ? (output.content as { text: string }).text : ""));
-    await waitFor(() => printed.includes("waiting"), "the cell to reach its await");
+    await poll(() => printed.includes("waiting"), { what: "the cell to reach its await", timeoutMs: WAIT_MS });
     const started = Date.now();
     await session.interrupt();
     const reply = await future.done;
@@ -50,10 +44,10 @@ describe("K-9 supervision", () => {
     session = await openSession(dirs);
     const firstPid = session.kernel.pid!;
     const future = session.execute("import time\ntime.sleep(100)");
-    await waitFor(() => session!.kernel.status === "busy", "the cell to start");
+    await poll(() => session!.kernel.status === "busy", { what: "the cell to start", timeoutMs: WAIT_MS });
     process.kill(firstPid, "SIGKILL");
     await expect(future.done).rejects.toThrow(/died|exit|killed/i);
-    await waitFor(() => session!.kernel.status === "idle" || session!.kernel.status === "ready", "the restarted kernel");
+    await poll(() => session!.kernel.status === "idle" || session!.kernel.status === "ready", { what: "the restarted kernel", timeoutMs: WAIT_MS });
     expect(session.kernel.pid).not.toBe(firstPid);
     expect(alive(firstPid)).toBe(false);
     const out = await run(session, "print(type(skills).__name__, (await commands.demo('x'))['name'])");

@@ -1,18 +1,25 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  globalSettingsTarget, isSameProcessAlive, processIdentity, processStartTime, readSettings, SETTINGS_LOCK_FILE, updateSettings,
-} from "../../src/settings/index.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { globalSettingsTarget, readSettings, SETTINGS_LOCK_FILE, updateSettings } from "../../src/settings/index.js";
 import { killChild, startChild, waitForOutput, type Child } from "./support/children.js";
-import { tempDirs } from "./support/tempDirs.js";
+import { tempDirs } from "../support/tempDirs.js";
+import { isSameProcessAlive, processIdentity, processStartTime } from "../../src/platform/index.js";
+import { poll } from "../support/poll.js";
+
+// Every read goes through unchanged; the spy lets a test see a writer look at a held lock again and again.
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs/promises")>();
+  return { ...real, readFile: vi.fn(real.readFile) };
+});
 
 /** Child processes boot TypeScript through a loader; on a busy two-core machine that takes seconds. */
 const PROCESS_TEST_TIMEOUT_MS = 120_000;
 const COUNTER_CHILD = fileURLToPath(new URL("./support/counterChild.ts", import.meta.url));
-const temps = tempDirs("settings-proc");
+const temps = tempDirs("albedo-settings-proc-");
 const children: Child[] = [];
 const sleepers: ChildProcess[] = [];
 
@@ -100,12 +107,15 @@ describe("D-4 one lock per state dir across processes", () => {
     const lockFile = join(state, SETTINGS_LOCK_FILE);
     const holder = await liveProcess();
     writeFileSync(lockFile, JSON.stringify({ ...processIdentity(holder.pid!), token: "held" }));
+    const looks = () => vi.mocked(readFile).mock.calls.filter(([path]) => path === lockFile).length;
+    const before = looks();
     let finished = false;
     const update = updateSettings(globalSettingsTarget(state), () => ({ network: true })).then((result) => {
       finished = true;
       return result;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Observed retries, not a fixed sleep: the writer found the holder alive three times and kept waiting.
+    await poll(() => looks() >= before + 3, { what: "the writer to look at the held lock three times" });
     expect(finished).toBe(false);
     expect(readdirSync(state)).toEqual([SETTINGS_LOCK_FILE]);
     rmSync(lockFile);

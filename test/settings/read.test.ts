@@ -18,9 +18,9 @@ import {
   updateSettings,
   validateSettings,
 } from "../../src/settings/index.js";
-import { tempDirs } from "./support/tempDirs.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = tempDirs("settings-read");
+const temps = tempDirs("albedo-settings-read-");
 afterEach(() => temps.cleanup());
 
 /** Writes `text` as the global settings file of a fresh state dir; returns the state dir. */

@@ -12,9 +12,9 @@ import {
   updateSettings,
   type Settings,
 } from "../../src/settings/index.js";
-import { tempDirs } from "./support/tempDirs.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = tempDirs("settings-write");
+const temps = tempDirs("albedo-settings-write-");
 afterEach(() => temps.cleanup());
 
 const withDemoOn = (current: Settings): Settings => patchSkills(current, { on: ["demo"] });

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { installDir } from "../../src/settings/paths.js";
 import { parseSkillDocument, validateSkillPath } from "../../src/skills/index.js";
+import { installDir } from "../../src/platform/index.js";
 
 const BUILTINS = ["complexity-review", "customize-albedo", "design-preflight", "orchestrating-agents", "research", "running-experiments"];
 /** A body shorter than this is a placeholder, not instructions a model can follow. */

@@ -6,8 +6,8 @@ import { discoverCandidates } from "../../src/skills/discovery.js";
 import { MAX_CANDIDATES, MAX_DIAGNOSTICS, MAX_SKILL_FILE_BYTES } from "../../src/skills/limits.js";
 import { discoverCatalog, findSkill } from "../../src/skills/snapshot.js";
 import type { CatalogSnapshot } from "../../src/skills/types.js";
-import { installDir } from "../../src/settings/paths.js";
 import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { installDir } from "../../src/platform/index.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.cleanup());

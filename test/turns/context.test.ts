@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { installDir } from "../../src/settings/paths.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
 import { loadPrompts, systemPrompt } from "../../src/turns/context.js";
 import { layout, roots, TempDirs, writeFile, writeSkill } from "../skills/fixtures.js";
+import { installDir } from "../../src/platform/index.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.cleanup());

@@ -2,7 +2,6 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ModelAdapter } from "../../src/model/index.js";
-import { installDir } from "../../src/settings/paths.js";
 import type { Session } from "../../src/session/index.js";
 import { loadPrompts, type ToolMode } from "../../src/turns/context.js";
 import { EMPTY_CONVERSATION, type ConversationState } from "../../src/turns/conversation.js";
@@ -13,6 +12,8 @@ import { createAdapter } from "../../src/model/index.js";
 import { closedPort, startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { ENV, openaiAdapter, openaiSettings } from "../model/support.js";
 import { openSession, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { installDir } from "../../src/platform/index.js";
+import { poll } from "../support/poll.js";
 
 const BODY = "# PDF processing\n\nFill forms with references/forms.md.";
 let dirs: SessionDirs;
@@ -145,7 +146,7 @@ describe("O-3 the python tool", () => {
   it("an interrupt ends the turn as interrupted and the cell stops; the conversation stays well formed", async () => {
     const controller = new AbortController();
     const running = turn("sleep", [call("python", { code: "import time\nprint('sleeping', flush=True)\ntime.sleep(30)" })], { mode: "code", signal: controller.signal });
-    await waitUntil(() => server.requests.length === 1);
+    await poll(() => server.requests.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     controller.abort();
     const { end, rows } = await running;
@@ -270,10 +271,3 @@ describe("O-8 compaction", () => {
   });
 });
 
-async function waitUntil(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
-import { isProcessAlive } from "../../settings/index.js";
 import { API } from "../api.js";
 import type { DaemonContext } from "../context.js";
 import { KeptOutputs } from "../outputs.js";
@@ -8,6 +7,7 @@ import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import { MAX_TRANSCRIPT_PAGE_ROWS } from "../limits.js";
 import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
+import { isProcessAlive } from "../../platform/index.js";
 
 async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.openSession>) {
   const body = request.body();

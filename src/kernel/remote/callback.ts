@@ -9,8 +9,8 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { KernelLog } from "../kernel.js";
 import { CALLBACK_TOKEN_BYTES, CALLBACK_UNTRUSTED_TIMEOUT_MS, CALLBACK_MAX_FRAME_BYTES } from "./limits.js";
+import type { Log } from "../../platform/index.js";
 
 /** One session's place on a listener. */
 export interface CallbackRegistration {
@@ -32,7 +32,7 @@ interface Entry {
 const listeners = new Map<string, Promise<CallbackListener>>();
 
 /** Registers a session on the listener at host:port (started on first use); throws when the address cannot be bound. */
-export async function registerCallback(host: string, port: number, connected: CallbackConnected, log: KernelLog = () => undefined): Promise<CallbackRegistration> {
+export async function registerCallback(host: string, port: number, connected: CallbackConnected, log: Log = () => undefined): Promise<CallbackRegistration> {
   const key = `${host}:${port}`;
   let listening = listeners.get(key);
   if (listening === undefined) {
@@ -58,12 +58,12 @@ class CallbackListener {
   private readonly entries = new Map<string, Entry>();
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: CALLBACK_MAX_FRAME_BYTES, perMessageDeflate: false });
 
-  private constructor(private readonly server: Server, private readonly log: KernelLog) {
+  private constructor(private readonly server: Server, private readonly log: Log) {
     server.on("upgrade", (request, socket, head) => this.upgrade(request, socket, head));
     server.on("request", (_request, response) => response.writeHead(404).end());
   }
 
-  static listen(host: string, port: number, log: KernelLog): Promise<CallbackListener> {
+  static listen(host: string, port: number, log: Log): Promise<CallbackListener> {
     // Timeouts are enforced by a periodic check; a short period makes the untrusted bound hold closely.
     const server = createServer({ connectionsCheckingInterval: CALLBACK_UNTRUSTED_TIMEOUT_MS / 5 });
     // A connection that does not upgrade with a token in time is dropped (it has no business here).

@@ -10,7 +10,7 @@ import { CommsOverSubshells, KernelAPI, KernelConnection, type Kernel as Service
 import { isAlive, KernelBase } from "../base.js";
 import { kernelDiedError, kernelStoppedError } from "../errors.js";
 import { ExecuteFuture } from "../future.js";
-import type { CompleteReply, ExecuteOptions, Kernel, KernelInfo, KernelLog } from "../kernel.js";
+import type { CompleteReply, ExecuteOptions, Kernel, KernelInfo } from "../kernel.js";
 import { executeRequest } from "../messages.js";
 import { captureServicesConsole } from "./consoleNoise.js";
 import { remoteErrorOf, RemoteKernelError } from "./errors.js";
@@ -21,10 +21,11 @@ import { serverSettings } from "./server.js";
 import type { RemoteKernelOptions } from "./settings.js";
 import { withDeadline } from "./deadline.js";
 import { connectedInfo } from "./ready.js";
+import type { Log } from "../../platform/index.js";
 
 export interface RemoteKernelStartOptions {
   readonly remote: RemoteKernelOptions;
-  readonly log?: KernelLog;
+  readonly log?: Log;
   /**
    * Runs after every boot (start, restart, a restart the server made by itself) before the kernel
    * counts as ready; the session bootstraps its kernel package here. A throw fails the boot.
@@ -299,5 +300,5 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     return remoteErrorOf(error, what, this.options.remote.url, this.options.remote.tokenEnv);
   }
 
-  protected readonly log: KernelLog = (level, message, data) => this.options.log?.(level, message, data);
+  protected readonly log: Log = (level, message, data) => this.options.log?.(level, message, data);
 }

@@ -8,10 +8,10 @@
  */
 import { KernelMessage, type KernelConnection } from "@jupyterlab/services";
 import { RPC_HELLO_METHOD } from "../../rpc/index.js";
-import type { KernelLog } from "../kernel.js";
 import { withDeadline } from "./deadline.js";
 import { RemoteKernelError } from "./errors.js";
 import { REMOTE_BOOTSTRAP_TIMEOUT_MS, REMOTE_SUBSHELL_TIMEOUT_MS } from "./limits.js";
+import type { Log } from "../../platform/index.js";
 
 /** The comm target the kernel package registers and the runtime opens. */
 export const RPC_COMM_TARGET = "albedo.rpc";
@@ -28,7 +28,7 @@ export interface RpcCommOptions {
   readonly openData: Readonly<Record<string, unknown>>;
   /** One message from the kernel as the JSON frame the dispatcher reads, with where its reply must go. */
   readonly onMessage: (body: Buffer, route: ReplyRoute) => void;
-  readonly log?: KernelLog;
+  readonly log?: Log;
 }
 
 export class RpcComm {
@@ -38,7 +38,7 @@ export class RpcComm {
     private readonly connection: KernelConnection,
     private readonly commId: string,
     private readonly subshellId: string,
-    private readonly log: KernelLog,
+    private readonly log: Log,
   ) {}
 
   /**
@@ -101,7 +101,7 @@ export class RpcComm {
 }
 
 /** The runtime opens the channel; a comm the kernel opens on the same target (user code) is closed unread. */
-function refuseKernelOpenedComms(connection: KernelConnection, log: KernelLog): void {
+function refuseKernelOpenedComms(connection: KernelConnection, log: Log): void {
   connection.registerCommTarget(RPC_COMM_TARGET, (comm) => {
     log("warn", "rpc comm: closed an albedo.rpc comm opened from the kernel side; only the runtime's own comm carries calls", { comm: comm.commId });
     comm.close().dispose();

@@ -1,3 +1,4 @@
+import type { Log } from "../../platform/index.js";
 /**
  * `@jupyterlab/services` writes its connection chatter with the global console: every status change
  * ("Kernel: busy (<id>)") and every socket ("Starting WebSocket: …") to stdout through
@@ -6,16 +7,15 @@
  * console.error), so those lines are taken off the console once, by their known prefixes, and given to the remote
  * kernels' log hooks instead. Every other console line passes through unchanged.
  */
-import type { KernelLog } from "../kernel.js";
 
 const SERVICES_LINES = [/^Kernel: /, /^Starting WebSocket: /, /^Connection lost, reconnecting in /, /^Comm not found for comm id /];
-const hooks = new Set<KernelLog>();
+const hooks = new Set<Log>();
 let installed = false;
 
 /** Routes services' chatter to `log` while the returned function has not been called. */
-export function captureServicesConsole(log: KernelLog | undefined): () => void {
+export function captureServicesConsole(log: Log | undefined): () => void {
   install();
-  const hook: KernelLog = log ?? (() => undefined);
+  const hook: Log = log ?? (() => undefined);
   hooks.add(hook);
   return () => hooks.delete(hook);
 }

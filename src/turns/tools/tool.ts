@@ -1,11 +1,12 @@
 /** What every tool of the turn loop is: a spec the model sees, a schema its arguments must meet, and what it does. */
 import { z } from "zod";
-import type { Disposable, ExecuteFuture } from "../../kernel/index.js";
+import type { ExecuteFuture } from "../../kernel/index.js";
 import type { ToolSpec } from "../../model/index.js";
 import type { Activation, ResourceListing } from "../../skills/index.js";
 import type { ActivationObserver, SessionView } from "../../session/index.js";
 import type { PullLedger } from "../pulls.js";
 import type { TranscriptRow } from "../rows.js";
+import type { Disposable } from "../../platform/index.js";
 
 /** What the turn loop needs from its session. The session implements it; tests may fake it. */
 export interface TurnHost {

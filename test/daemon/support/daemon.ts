@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { installDir } from "../../../src/settings/paths.js";
 import { sessionDirs } from "../../session/fixtures.js";
+import { installDir } from "../../../src/platform/index.js";
+import { poll } from "../../support/poll.js";
 
 /** The checkout, found the same way from the sources and from dist/ (the bench runs these helpers compiled). */
 export const ROOT = installDir();
@@ -67,10 +68,10 @@ export async function startDaemon(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   let gone = false;
   void exited.then(() => (gone = true));
-  await waitFor(() => {
+  await poll(() => {
     if (gone) throw new Error(`albedo serve exited early: ${err}${out}`);
     return /listening on (\S+)/.test(out);
-  }, "the daemon to listen");
+  }, { what: "the daemon to listen" });
   const url = /listening on (\S+)/.exec(out)![1]!;
   const token = readFileSync(join(dirs.state, "daemon.token"), "utf8").trim();
   return { process: child, url, token, stdout: () => out, stderr: () => err, exited };
@@ -80,14 +81,6 @@ export async function startDaemon(
 export async function killDaemon(daemon: DaemonProcess, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
   if (daemon.process.exitCode === null && daemon.process.signalCode === null) daemon.process.kill(signal);
   await daemon.exited;
-}
-
-export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** A parsed answer. */
@@ -109,16 +102,6 @@ export async function call(daemon: Pick<DaemonProcess, "url" | "token">, method:
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-/** Whether a pid is alive. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A stream client collecting every event. */

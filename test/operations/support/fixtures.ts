@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { newOperationId, OperationsStore, type AdmitInput, type CommandInput } from "../../../src/operations/index.js";
-import { tempDirs } from "../../settings/support/tempDirs.js";
+import { tempDirs } from "../../support/tempDirs.js";
 
 /** 2025-01-01T00:00:00Z: the fixed start of every test clock. */
 export const T0 = Date.UTC(2025, 0, 1);
@@ -12,7 +12,7 @@ export function storeFixture(): {
   dir(): string;
   close(): void;
 } {
-  const temps = tempDirs("operations");
+  const temps = tempDirs("albedo-operations-");
   const clock = { now: T0 };
   const stores: OperationsStore[] = [];
   return {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { poll } from "../../support/poll.js";
 
 const LOADER = fileURLToPath(new URL("./tsLoader.mjs", import.meta.url));
 
@@ -28,14 +29,18 @@ export function startChild(script: string, args: readonly string[], env: NodeJS.
   return { process: child, stdout: () => out, exited };
 }
 
-/** Resolves when `predicate` holds for the child's stdout; rejects if the child exits first. */
+/** How long a child may take to print what a test waits for: it boots TypeScript through a loader. */
+const CHILD_OUTPUT_TIMEOUT_MS = 120_000;
+
+/** Resolves when `predicate` holds for the child's stdout; rejects if the child exits first or after CHILD_OUTPUT_TIMEOUT_MS. */
 export async function waitForOutput(child: Child, predicate: (out: string) => boolean): Promise<void> {
   let gone = false;
   void child.exited.then(() => (gone = true));
-  while (!predicate(child.stdout())) {
+  await poll(() => {
+    if (predicate(child.stdout())) return true;
     if (gone) throw new Error(`child exited before the expected output; stdout so far: ${child.stdout().slice(-500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+    return false;
+  }, { what: "the child's expected output", timeoutMs: CHILD_OUTPUT_TIMEOUT_MS });
 }
 
 /** Kills the child with SIGKILL if it still runs and waits until it is reaped. */

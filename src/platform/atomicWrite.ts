@@ -1,26 +1,26 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { isProcessAlive } from "./pids.js";
+import { isProcessAlive } from "./process.js";
 
-/** Mode of every settings file written. */
-export const SETTINGS_FILE_MODE = 0o600;
+/** Mode of a private file (every file albedo keeps in its state dir): the user's alone. */
+export const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Replaces `file` with `text` so that a reader (or a crash at any instant) sees either the old or
- * the new complete content: 0600 temp file in the same directory, fsync, rename, fsync the
- * directory. Creates the directory if missing. Throws the fs error (its `path` naming `file` when
- * the call did not); the target is then unchanged.
+ * the new complete content: a temp file of mode `mode` (default PRIVATE_FILE_MODE) in the same
+ * directory, fsync, rename, fsync the directory. Creates the directory if missing. Throws the fs
+ * error (its `path` naming `file` when the call did not); the target is then unchanged.
  */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeFileAtomic(file: string, text: string, mode: number = PRIVATE_FILE_MODE): Promise<void> {
   const dir = dirname(file);
   await mkdir(dir, { recursive: true });
   const temp = join(dir, `${tempPrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    const handle = await open(temp, "wx", SETTINGS_FILE_MODE);
+    const handle = await open(temp, "wx", mode);
     try {
-      // The umask may have narrowed the mode given to open; the file must be exactly 0600.
-      await handle.chmod(SETTINGS_FILE_MODE);
+      // The umask may have narrowed the mode given to open; the file must have exactly `mode`.
+      await handle.chmod(mode);
       await handle.writeFile(text);
       await handle.sync();
     } finally {
@@ -38,7 +38,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 
 /**
  * Deletes temp files a killed writer left beside `file` (their pid is dead). Call only while
- * holding the settings lock, so no live writer's temp file is in flight under a dead pid.
+ * holding a lock on `file`, so no live writer's temp file is in flight under a dead pid.
  */
 export async function removeOrphanTemps(file: string): Promise<number> {
   const prefix = tempPrefix(file);

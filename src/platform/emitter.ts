@@ -1,4 +1,7 @@
-import type { Disposable } from "./kernel.js";
+/** Removes a listener. */
+export interface Disposable {
+  dispose(): void;
+}
 
 /** A minimal typed event source; a throwing listener never stops delivery to the others. */
 export class Emitter<T> {
@@ -21,6 +24,11 @@ export class Emitter<T> {
         this.onListenerError?.(error);
       }
     }
+  }
+
+  /** How many listeners are registered. */
+  get size(): number {
+    return this.listeners.size;
   }
 
   clear(): void {

@@ -1,0 +1,80 @@
+/**
+ * The layout rules of docs/architecture.md, read from the imports themselves: another domain is
+ * imported through its index.ts only, domains import each other without a cycle, and an index
+ * exports only what something outside its domain (another domain, a test, bench/) imports.
+ */
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { domainCycles, domainGraph, importsOf, indexExports, internalImports, scanImports, unusedExports, type ImportEdge } from "./support/architecture.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const edges = scanImports(ROOT, ["src", "test", "bench"]);
+const srcEdges = edges.filter((edge) => edge.from.startsWith("src/"));
+
+describe("X architecture: domains", () => {
+  it("imports another domain through its index.ts only", () => {
+    expect(internalImports(srcEdges)).toEqual([]);
+  });
+
+  it("has no cycle between domains", () => {
+    expect(domainCycles(domainGraph(srcEdges))).toEqual([]);
+  });
+
+  it("exports from each index.ts only what another domain, a test or bench/ imports", () => {
+    const domains = readdirSync(new URL("../src/", import.meta.url), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && readdirSync(new URL(`../src/${entry.name}/`, import.meta.url)).includes("index.ts"))
+      .map((entry) => entry.name);
+    expect(unusedExports(indexExports(ROOT, domains), edges)).toEqual([]);
+  });
+});
+
+// The rules above pass on today's tree; these show each one catches what it is there to catch.
+describe("X architecture: the checks catch violations", () => {
+  const edge = (from: string, to: string, names: string[] = ["x"]): ImportEdge => ({ from, to, specifier: to, names });
+
+  it("reads imports, re-exports, type imports and dynamic imports", () => {
+    const text = [
+      'import { a, b as c } from "../kernel/index.js";',
+      'import type { T } from "./local.js";',
+      'export * from "./remote/index.js";',
+      'export { d } from "../platform/index.js";',
+      'import fs from "node:fs";',
+      'const m = await import("../daemon/server.js");',
+      'const { startDaemon } = await import("../daemon/index.js");',
+    ].join("\n");
+    expect(importsOf("src/cli/main.ts", text).map(({ to, names }) => [to, names])).toEqual([
+      ["src/kernel/index.ts", ["a", "b"]],
+      ["src/cli/local.ts", ["T"]],
+      ["src/cli/remote/index.ts", ["*"]],
+      ["src/platform/index.ts", ["d"]],
+      ["src/daemon/server.ts", ["*"]],
+      ["src/daemon/index.ts", ["startDaemon"]],
+    ]);
+  });
+
+  it("names an import of another domain's internals, and allows one inside a domain", () => {
+    expect(internalImports([edge("src/cli/doctor.ts", "src/kernel/kernelspecs.ts"), edge("src/kernel/client.ts", "src/kernel/remote/client.ts")])).toEqual([
+      'src/cli/doctor.ts imports "src/kernel/kernelspecs.ts": another domain is imported through src/kernel/index.ts only',
+    ]);
+  });
+
+  it("names a cycle of three domains", () => {
+    const graph = domainGraph([
+      edge("src/kernel/a.ts", "src/python/index.ts"),
+      edge("src/python/b.ts", "src/sandbox/index.ts"),
+      edge("src/sandbox/c.ts", "src/kernel/index.ts"),
+      edge("src/cli/d.ts", "src/kernel/index.ts"),
+    ]);
+    expect(domainCycles(graph)).toEqual(["kernel → python → sandbox → kernel"]);
+  });
+
+  it("names an export nobody outside its domain takes, and counts a namespace import as taking all", () => {
+    const exports = new Map([
+      ["kernel", ["startKernel", "unused"]],
+      ["json", ["a", "b"]],
+    ]);
+    const used = [edge("src/cli/a.ts", "src/kernel/index.ts", ["startKernel"]), edge("src/kernel/remote/b.ts", "src/kernel/index.ts", ["unused"]), edge("test/json/x.test.ts", "src/json/index.ts", ["*"])];
+    expect(unusedExports(exports, used)).toEqual(["src/kernel/index.ts exports unused, which no other domain, test, bench or script imports"]);
+  });
+});
