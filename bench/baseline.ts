@@ -6,7 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { installDir } from "../src/settings/paths.js";
+import { installDir } from "../src/platform/index.js";
 
 /** Longest one baseline command may take (16 kernels booting at once on two cores included). */
 export const BASELINE_COMMAND_TIMEOUT_MS = 300_000;

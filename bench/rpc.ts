@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Router } from "zeromq";
 import { RPC_TRACE_CHANNEL, type RpcTraceEvent } from "../src/rpc/index.js";
 import type { Session } from "../src/session/index.js";
-import { installDir } from "../src/settings/paths.js";
+import { installDir } from "../src/platform/index.js";
 import { goal } from "./goals.js";
 import { cellJson } from "./session.js";
 import { median, round } from "./stats.js";

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { installDir } from "../src/settings/paths.js";
+import { installDir } from "../src/platform/index.js";
 import { goalsChart } from "./chart.js";
 import { benchDiscovery } from "./skills.js";
 import { benchReads } from "./reads.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { ModelAdapter, ModelReply, ModelRequest } from "../src/model/index.js";
 import { Session } from "../src/session/index.js";
-import { installDir } from "../src/settings/paths.js";
+import { installDir } from "../src/platform/index.js";
 import { EMPTY_CONVERSATION, loadPrompts, runTurn, type ConversationState, type TurnHost } from "../src/turns/index.js";
 import { limitGoal } from "./goals.js";
 import { median, percentile, round } from "./stats.js";

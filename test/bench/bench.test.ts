@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { goalsChart } from "../../bench/chart.js";
 import { goal, goalsIn, limitGoal, targetBound } from "../../bench/goals.js";
-import { installDir } from "../../src/settings/paths.js";
+import { installDir } from "../../src/platform/index.js";
 
 const run = promisify(execFile);
 /** The two quick benches (files only, no kernel): enough to prove the runner's output shape. */

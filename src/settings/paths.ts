@@ -1,2 +1,0 @@
-// bench/ still imports this path; the paths live in platform/ now.
-export { installDir, homeDir, stateDir } from "../platform/index.js";
