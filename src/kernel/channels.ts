@@ -3,7 +3,7 @@
  * iopub is a SUB. Every received message passes signature verification before delivery.
  */
 import type { KernelMessage } from "@jupyterlab/services";
-import * as zmq from "zeromq";
+import { zeromq, type Zeromq as zmq } from "../platform/index.js";
 import { channelAddress, type ConnectionInfo } from "./connection.js";
 import type { Signer } from "./signing.js";
 import { deserialize, serialize } from "./wire.js";
@@ -30,12 +30,12 @@ export class KernelChannels {
    */
   constructor(info: ConnectionInfo, private readonly signer: Signer, sessionId: string, welcomeTopic: string, private readonly handlers: ChannelHandlers) {
     const dealer = (channel: SendChannel): zmq.Dealer => {
-      const socket = new zmq.Dealer({ linger: 0, routingId: sessionId });
+      const socket = new (zeromq().Dealer)({ linger: 0, routingId: sessionId });
       socket.connect(channelAddress(info, channel));
       return socket;
     };
     this.dealers = { shell: dealer("shell"), control: dealer("control"), stdin: dealer("stdin") };
-    this.iopub = new zmq.Subscriber({ linger: 0 });
+    this.iopub = new (zeromq().Subscriber)({ linger: 0 });
     this.iopub.subscribe("");
     this.iopub.subscribe(welcomeTopic);
     this.iopub.connect(channelAddress(info, "iopub"));

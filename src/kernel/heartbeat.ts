@@ -3,7 +3,7 @@
  * consecutive unanswered pings the kernel counts as dead. A REQ socket that sent and got no reply
  * cannot send again, so a miss replaces the socket.
  */
-import * as zmq from "zeromq";
+import { zeromq, type Zeromq as zmq } from "../platform/index.js";
 
 export const HEARTBEAT_INTERVAL_MS = 1_000;
 export const HEARTBEAT_MISSES = 3;
@@ -56,7 +56,7 @@ export class Heartbeat {
   }
 
   private openSocket(): zmq.Request {
-    const socket = new zmq.Request({ linger: 0, receiveTimeout: HEARTBEAT_INTERVAL_MS, sendTimeout: HEARTBEAT_INTERVAL_MS });
+    const socket = new (zeromq().Request)({ linger: 0, receiveTimeout: HEARTBEAT_INTERVAL_MS, sendTimeout: HEARTBEAT_INTERVAL_MS });
     socket.connect(this.address);
     this.socket = socket;
     return socket;

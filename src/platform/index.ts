@@ -8,3 +8,4 @@ export { installDir, homeDir, stateDir } from "./paths.js";
 export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./process.js";
 export { breakStaleLock, holderRuns, lockHolderOf } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";
+export { zeromq, type Zeromq } from "./zeromq.js";

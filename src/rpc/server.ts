@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { Router } from "zeromq";
+import { zeromq, type Log, type Zeromq } from "../platform/index.js";
 import type { RpcAccess } from "../bridge/index.js";
 import type { AppErrorCode } from "../errors/index.js";
 import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher } from "./dispatcher.js";
 import { RouteTable } from "./routes.js";
 import { traceStep } from "./trace.js";
-import type { Log } from "../platform/index.js";
+
+type Router = Zeromq.Router;
 
 /**
  * ZeroMQ's own inbound cap, in bytes: a peer sending a bigger frame is disconnected by libzmq before
@@ -114,7 +115,7 @@ export class RpcServer {
   async start(): Promise<void> {
     if (this.state !== "new") throw new Error(`RpcServer.start: server is already ${this.state}`);
     this.state = "running";
-    const socket = new Router({ maxMessageSize: RPC_HARD_MESSAGE_BYTES, linger: 0 });
+    const socket = new (zeromq().Router)({ maxMessageSize: RPC_HARD_MESSAGE_BYTES, linger: 0 });
     this.socket = socket;
     try {
       await socket.bind(this.endpoint);

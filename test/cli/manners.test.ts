@@ -37,6 +37,25 @@ describe("X albedo --version", () => {
   });
 });
 
+describe("X commands that open no socket do not load zeromq", () => {
+  // zeromq terminates its context when the process exits and, on a busy machine, may print a warning
+  // about queued messages then: a command that needs no socket must not carry that risk (or the load time).
+  const LOADED = "zeromq was loaded";
+  async function loadsZeromq(args: readonly string[]): Promise<boolean> {
+    const hook = join(dirs.root, "zeromq-hook.cjs");
+    await writeFile(hook, `process.on("exit", () => { if (Object.keys(require.cache).some((k) => k.includes("/zeromq/"))) process.stderr.write(${JSON.stringify(LOADED)}); });\n`);
+    const ran = await albedo(args, { NODE_OPTIONS: `--require ${hook}` });
+    return ran.stderr.includes(LOADED);
+  }
+
+  it("help, a mistyped command and skills list leave it unloaded; exec, which runs a kernel, loads it", async () => {
+    expect(await loadsZeromq(["sklls"])).toBe(false);
+    expect(await loadsZeromq(["--help"])).toBe(false);
+    expect(await loadsZeromq(["skills", "list"])).toBe(false);
+    expect(await loadsZeromq(["exec", "--sandbox", "off", "-c", "print(1)"])).toBe(true);
+  });
+});
+
 describe("X did you mean", () => {
   it("suggests the closest command, subcommand or option, with exit 2 and no wall of help", async () => {
     const command = await albedo(["sklls", "list"]);
