@@ -12,7 +12,14 @@ import os
 import types
 from typing import Any, Optional
 
-PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+def _place(filename: str) -> str:
+    """A code object's file as a comparable path. A module served from source on a remote kernel is
+    named `<albedo runtime>/...`, which is no path: kept as it is, so a later chdir cannot move it."""
+    return filename if filename.startswith("<") else os.path.abspath(filename)
+
+
+PACKAGE_DIR = os.path.dirname(_place(__file__))
 # The fields every skill activation carries (C-5); a result with them is shown as one.
 ACTIVATION_FIELDS = frozenset({"name", "source", "arguments", "instructions"})
 
@@ -83,7 +90,7 @@ def user_traceback(tb: Optional[types.TracebackType]) -> Optional[types.Tracebac
     """`tb` without the frames of this package."""
     kept = []
     while tb is not None:
-        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep):
+        if not _place(tb.tb_frame.f_code.co_filename).startswith((PACKAGE_DIR + "/", PACKAGE_DIR + os.sep)):
             kept.append(tb)
         tb = tb.tb_next
     rebuilt: Optional[types.TracebackType] = None

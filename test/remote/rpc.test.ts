@@ -59,6 +59,20 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 RPC over the albedo.rpc comm (real J
     expect(calls.findLast((call) => call.method === "commands.invoke")?.context.cell).toBe(cell.msgId);
   });
 
+  it("an error from albedo's served modules keeps only the user's frames, also after the cell changed directory", async () => {
+    const cell = await remote.run([
+      "import os, traceback, albedo._display as shown",
+      "here = os.getcwd(); os.chdir('/')",
+      "try:",
+      "    await commands.invoke('/missing')",
+      "except Exception as e:",
+      "    whole, kept = traceback.format_tb(e.__traceback__), traceback.format_tb(shown.user_traceback(e.__traceback__))",
+      "os.chdir(here)",
+      "print(any('<albedo runtime>' in f for f in whole), any('<albedo runtime>' in f for f in kept), len(kept))",
+    ].join("\n"));
+    expect(cell).toMatchObject({ status: "ok", stdout: "True False 1\n" });
+  });
+
   it("a blocking call from the main thread, and one from a worker thread while the cell awaits, both answer", async () => {
     const cell = await remote.run([
       "import asyncio, threading, albedo",
