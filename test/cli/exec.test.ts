@@ -4,12 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_OUTPUT_MESSAGE_BYTES } from "../../src/kernel/index.js";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { ALBEDO_BIN, CLI_PROCESS_TIMEOUT_MS, runAlbedo, type CliRun } from "../support/cli.js";
 import { withoutSandboxWarning } from "../support/sandbox.js";
 
-const repo = join(import.meta.dirname, "..", "..");
-const bin = join(repo, "bin", "albedo");
-/** Liveness bound for one CLI process in this file. */
-const PROCESS_TIMEOUT_MS = 60_000;
 
 let dirs: SessionDirs;
 
@@ -20,23 +17,8 @@ beforeAll(async () => {
 
 afterAll(() => dirs?.cleanup());
 
-interface Ran { code: number | null; stdout: string; stderr: string }
-
-function albedo(args: string[], stdin = ""): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: dirs.workspace,
-      env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
-      timeout: PROCESS_TIMEOUT_MS,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+function albedo(args: string[], stdin = ""): Promise<CliRun> {
+  return runAlbedo(args, { cwd: dirs.workspace, env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir }, stdin });
 }
 
 describe("X albedo exec", () => {
@@ -78,10 +60,10 @@ describe("X albedo exec", () => {
   });
 
   it("Ctrl-C interrupts the running cell: exit 1 with KeyboardInterrupt, and nothing is left in the state dir", async () => {
-    const child = spawn(process.execPath, [bin, "exec", "-c", "import time\nprint('started', flush=True)\ntime.sleep(100)"], {
+    const child = spawn(process.execPath, [ALBEDO_BIN, "exec", "-c", "import time\nprint('started', flush=True)\ntime.sleep(100)"], {
       cwd: dirs.workspace,
       env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
-      timeout: PROCESS_TIMEOUT_MS,
+      timeout: CLI_PROCESS_TIMEOUT_MS,
     });
     let stdout = "";
     let stderr = "";

@@ -1,16 +1,12 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
 import { call, killDaemon, startDaemon, type DaemonProcess } from "../daemon/support/daemon.js";
 import { HAVE_JUPYTER_SERVER, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
+import { runAlbedo, type CliRun } from "../support/cli.js";
 import { poll } from "../support/poll.js";
 
-const bin = join(import.meta.dirname, "..", "..", "bin", "albedo");
 /** Liveness bound for one CLI process in this file. */
 const PROCESS_TIMEOUT_MS = 90_000;
-
-interface Ran { code: number | null; stdout: string; stderr: string }
 
 describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the daemon's POST /sessions (real Jupyter Server)", () => {
   let server: JupyterServer;
@@ -20,21 +16,9 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
   /** What the console runs: a cell whose output says which channel carries its calls (CommChannel on a remote kernel). */
   const CONSOLE_SCRIPT = "import albedo\nprint(type(albedo._session[0]).__name__, 6 * 7)\n";
 
-  function albedo(args: string[], token = server.token, input = ""): Promise<Ran> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, ...args], {
-        cwd: dirs.workspace,
-        env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, JUPYTER_TOKEN: token },
-        timeout: PROCESS_TIMEOUT_MS,
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => (stdout += chunk));
-      child.stderr.on("data", (chunk) => (stderr += chunk));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(input);
-    });
+  function albedo(args: string[], token = server.token, input = ""): Promise<CliRun> {
+    const env = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, JUPYTER_TOKEN: token };
+    return runAlbedo(args, { cwd: dirs.workspace, env, stdin: input, timeoutMs: PROCESS_TIMEOUT_MS });
   }
 
   beforeAll(async () => {
