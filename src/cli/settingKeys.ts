@@ -20,6 +20,7 @@ export const SETTABLE_KEYS: readonly SettableKey[] = [
   { key: "kernel.pool", kind: "integer" },
   { key: "kernel.kernelspec", kind: "string" },
   { key: "kernel.python", kind: "string" },
+  { key: "daemon.max_sessions", kind: "integer" },
   { key: "limits.memoryMB", kind: "integer" },
   { key: "limits.processes", kind: "integer" },
   { key: "limits.openFiles", kind: "integer" },
@@ -58,7 +59,7 @@ export function valueAt(settings: Settings, key: string): unknown {
 
 /**
  * The PATCH /settings fields that set `spec` to `value`. The daemon replaces a section whole
- * (kernel, limits, model), so the section goes with its other fields as `current` has them;
+ * (kernel, daemon, limits, model), so the section goes with its other fields as `current` has them;
  * skills.default is a field of the skills patch.
  */
 export function settingPatch(current: Settings, spec: SettableKey, value: unknown): Record<string, unknown> {

@@ -101,7 +101,8 @@ describe("D-4 X albedo settings get|set through the daemon", () => {
     await albedo(["settings", "set", "model.provider", "stub"]);
     await albedo(["settings", "set", "model.mode", "tool"]);
     await albedo(["settings", "set", "kernel.pool", "0"]);
-    expect(json(globalFile())).toMatchObject({ sandbox: "required", network: true, model: { provider: "stub", mode: "tool" }, kernel: { pool: 0 } });
+    await albedo(["settings", "set", "daemon.max_sessions", "4"]);
+    expect(json(globalFile())).toMatchObject({ sandbox: "required", network: true, model: { provider: "stub", mode: "tool" }, kernel: { pool: 0 }, daemon: { max_sessions: 4 } });
     expect((await albedo(["settings", "set", "model.name", "qwen", "--project"])).code).toBe(0);
     expect(json(projectFile())).toMatchObject({ model: { name: "qwen" } });
     const got = await albedo(["settings", "get", "model.name"]);
