@@ -13,6 +13,7 @@ import sys
 import warnings
 from typing import Any, Dict, Optional, Tuple
 
+from . import _streams
 from ._cells import CellTasks
 from ._contract import (
     CANCEL_METHOD,
@@ -128,6 +129,7 @@ def _install(ip: Any, channel: Any, skills: Skills, commands: Commands) -> None:
     kernel = getattr(ip, "kernel", None)
     if kernel is not None:
         _cells.guard_replies(kernel)
+        _streams.quiet_flushes()
 
 
 def _prepare_remote(ip: Any, secret_sha256: str) -> None:
@@ -191,6 +193,7 @@ def unload_ipython_extension(ip: Any) -> None:
     kernel = getattr(ip, "kernel", None)
     if kernel is not None:
         _cells.unguard_replies(kernel)
+        _streams.stock_flushes()
     for event, callback in (("pre_run_cell", _pre_run_cell), ("post_run_cell", _cells.post_run_cell)):
         try:
             ip.events.unregister(event, callback)

@@ -56,3 +56,65 @@ describe("K-2 a session kernel replies without ipykernel's pre-reply sleep", () 
     }
   });
 });
+
+describe("K-2 the albedo extension's flushes skip ipykernel's iopub round trip when nothing is buffered", () => {
+  const COUNT_SCHEDULES = [
+    "import json, sys",
+    "_pt = sys.stdout.pub_thread",
+    "_calls = []",
+    "_stock = _pt.schedule",
+    "_pt.schedule = lambda f: (_calls.append(f), _stock(f))[1]",
+    "try:",
+    "    sys.stdout.flush(); sys.stderr.flush()",
+    "    _empty = len(_calls)",
+    "    sys.stdout.write('x\\n'); sys.stdout.flush()",
+    "    _wrote = len(_calls) - _empty",
+    "finally:",
+    "    del _pt.schedule",
+    "print(json.dumps({'quiet': type(sys.stdout.__dict__.get('flush')).__name__, 'empty': _empty, 'wrote': _wrote}))",
+  ].join("\n");
+
+  it("hands nothing to the iopub thread for an empty flush, and flushes written text as ipykernel does", async () => {
+    const { session } = await sessions.open();
+    const lines = (await run(session, COUNT_SCHEDULES)).trim().split("\n");
+    expect(lines[0]).toBe("x");
+    const seen = JSON.parse(lines.at(-1)!) as { quiet: string; empty: number; wrote: number };
+    expect(seen).toMatchObject({ quiet: "QuietFlush", empty: 0 });
+    expect(seen.wrote).toBeGreaterThan(0);
+  });
+
+  it("still delivers text written by other threads and without a newline before the execution settles", async () => {
+    const { session } = await sessions.open();
+    const cell = [
+      "import sys, threading",
+      "def _write(n):",
+      "    for i in range(20): sys.stdout.write(f'{n}-{i};')",
+      "_threads = [threading.Thread(target=_write, args=(n,)) for n in range(4)]",
+      "for t in _threads: t.start()",
+      "for t in _threads: t.join()",
+      "sys.stdout.write('tail-no-newline')",
+      "sys.stderr.write('err-no-newline')",
+    ].join("\n");
+    for (let round = 0; round < 10; round++) {
+      const future = session.execute(cell);
+      const text = { stdout: "", stderr: "" };
+      future.onOutput((output) => {
+        const content = output.content as { name?: "stdout" | "stderr"; text?: string };
+        if (output.header.msg_type === "stream" && content.name) text[content.name] += content.text ?? "";
+      });
+      expect((await future.done).status).toBe("ok");
+      expect(text.stdout.split(";").filter((item) => /^\d-\d+$/.test(item))).toHaveLength(80);
+      expect(text.stdout.endsWith("tail-no-newline")).toBe(true);
+      expect(text.stderr).toBe("err-no-newline");
+    }
+  });
+
+  it("gives the streams their own flush back when the extension is unloaded, and quiet again when it is loaded", async () => {
+    const { session } = await sessions.open();
+    const kind = "import sys; print(type(sys.stdout.__dict__.get('flush')).__name__, type(sys.stderr.__dict__.get('flush')).__name__)";
+    await run(session, "get_ipython().extension_manager.unload_extension('albedo')");
+    expect(await run(session, kind)).toBe("NoneType NoneType\n");
+    await run(session, "get_ipython().extension_manager.load_extension('albedo')");
+    expect(await run(session, kind)).toBe("QuietFlush QuietFlush\n");
+  });
+});
