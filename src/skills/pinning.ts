@@ -8,18 +8,20 @@ import type { FileIdentity, PathGuard, SkillEntry } from "./types.js";
 import { normalizeName } from "./validate.js";
 
 /**
- * Checks that a skill still matches what its snapshot pinned (R-4, S-9); resolves to nothing.
- * Throws AppError "reload_required" naming the skill when its directory or SKILL.md resolves
- * elsewhere, was replaced or vanished, or its name/description changed; "limit_exceeded" when
- * SKILL.md has grown past MAX_SKILL_FILE_BYTES.
+ * Checks that a skill still matches what its snapshot pinned (R-4, S-9); resolves to the stats of
+ * its SKILL.md taken by the check (the pinned file, followed through a link). Throws AppError
+ * "reload_required" naming the skill when its directory or SKILL.md resolves elsewhere, was
+ * replaced or vanished, or its name/description changed; "limit_exceeded" when SKILL.md has grown
+ * past MAX_SKILL_FILE_BYTES.
  */
-export async function checkPinned(entry: SkillEntry): Promise<void> {
+export async function checkPinned(entry: SkillEntry): Promise<BigIntStats> {
   // Identities are checked with synchronous syscalls (a few microseconds on a local disk, against a
   // thread-pool round trip each); only a SKILL.md whose stamp moved is reread, asynchronously.
   checkPinnedDirectory(entry);
   const key = verifiedKey(entry);
-  const stamp = stampOf(statPinnedSource(entry));
-  if (verified.get(key) === stamp) return;
+  const source = statPinnedSource(entry);
+  const stamp = stampOf(source);
+  if (verified.get(key) === stamp) return source;
   // Calls that find the same file unverified share one reread: a burst of reads of a skill just
   // opened (a cell gathering hundreds) would otherwise read and parse SKILL.md once per call, each
   // read a thread-pool round trip, and every call would stay in flight until the pool got to it.
@@ -30,6 +32,7 @@ export async function checkPinned(entry: SkillEntry): Promise<void> {
     rereads.set(flight, reread);
   }
   await reread;
+  return source;
 }
 
 /** Rereads of SKILL.md under way, by verified key and the stamp found unverified; each leaves once it settles. */
@@ -132,7 +135,7 @@ function sameMetadata(entry: SkillEntry, fields: Record<string, unknown> | undef
   );
 }
 
-function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
 
@@ -141,7 +144,7 @@ function codeOf(error: unknown): string {
   return typeof code === "string" ? code : String(error);
 }
 
-function reloadRequired(entry: SkillEntry, reason: string): AppError {
+export function reloadRequired(entry: SkillEntry, reason: string): AppError {
   return new AppError("reload_required", `skill "${entry.name}" changed on disk (${reason}); reload the session to use it`, {
     skill: entry.name,
   });

@@ -1,8 +1,11 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
 import { decodeUtf8 } from "./frontmatter.js";
-import { checkGuard, checkPinned } from "./pinning.js";
+import { identityOf } from "./files.js";
+import { MAX_SKILL_FILE_BYTES } from "./limits.js";
+import { checkGuard, checkPinned, reloadRequired, sameIdentity } from "./pinning.js";
+import { SettledFiles } from "./settledFiles.js";
 import { NotRegularFileError, closeQuietly, openRegular, readRange, type OpenedFile } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
 import { checkResourcePath } from "./resourcePath.js";
@@ -41,8 +44,10 @@ export async function readResource(
   checkPageBounds(offset, limit);
   const segments = checkResourcePath(resource);
   const path = join(entry.dir, ...segments);
-  await checkPinned(entry);
+  const source = await checkPinned(entry);
   checkGuard(entry, guard);
+  // The pin check just resolved SKILL.md to the pinned file, whose real path the guard has seen.
+  if (segments.length === 1 && segments[0] === SKILL_FILE) return pageOf(skillFileBytes(entry, source), offset, limit);
   if (guard) checkResourceGuard(entry, resource, segments, guard);
   const opened = openResource(entry, resource, path);
   try {
@@ -56,15 +61,55 @@ export async function readResource(
     }
     const wanted = Math.max(0, Math.min(limit, size - offset));
     const bytes = wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted);
-    // A short read means the file shrank under us: treat it as the end rather than loop.
-    const atEnd = offset + bytes.length >= size || bytes.length < wanted;
-    const page = encodePage(bytes, atEnd);
-    const end = offset + page.consumed;
-    const next = atEnd ? null : end;
-    return { content: page.content, encoding: page.encoding, size, offset, next_offset: next, truncated: next !== null };
+    return pageOf(bytes, offset, limit, size);
   } finally {
     closeQuietly(opened.fd);
   }
+}
+
+/** Pinned SKILL.md files kept while unchanged (see settledFiles.ts); one set for the process, bounded. */
+export const settledSkillFiles = new SettledFiles();
+
+/**
+ * The whole pinned SKILL.md: kept bytes when `source` (its stats, taken by the pin check) shows the
+ * same settled file, else read through a descriptor whose identity must still be the pinned one.
+ * The pin check bounds it by MAX_SKILL_FILE_BYTES.
+ */
+function skillFileBytes(entry: SkillEntry, source: BigIntStats): Buffer {
+  const kept = settledSkillFiles.get(entry.resolvedSource, source);
+  if (kept !== undefined) return kept;
+  const opened = openResource(entry, SKILL_FILE, entry.source);
+  try {
+    if (!sameIdentity(identityOf(opened.stats), entry.sourceIdentity)) throw reloadRequired(entry, "SKILL.md was replaced by another file");
+    const size = Number(opened.stats.size);
+    if (size > MAX_SKILL_FILE_BYTES) {
+      throw new AppError(
+        "limit_exceeded",
+        `SKILL.md of skill "${entry.name}" is ${size} bytes; the limit is MAX_SKILL_FILE_BYTES = ${MAX_SKILL_FILE_BYTES}`,
+        { skill: entry.name, limit: "MAX_SKILL_FILE_BYTES", value: size },
+      );
+    }
+    const bytes = size === 0 ? Buffer.alloc(0) : readRange(opened.fd, 0, size);
+    settledSkillFiles.keep(entry.resolvedSource, opened.stats, bytes);
+    return bytes;
+  } finally {
+    closeQuietly(opened.fd);
+  }
+}
+
+/**
+ * The page at `offset` of a resource: `bytes` holds the whole resource, or (with `size`) the
+ * `limit` bytes read at `offset` of a resource of `size` bytes.
+ */
+function pageOf(bytes: Buffer, offset: number, limit: number, size?: number): ReadResult {
+  const total = size ?? bytes.length;
+  const wanted = Math.max(0, Math.min(limit, total - offset));
+  const range = size === undefined ? bytes.subarray(Math.min(offset, total), Math.min(offset, total) + wanted) : bytes;
+  // A short read means the file shrank under us: treat it as the end rather than loop.
+  const atEnd = offset + range.length >= total || range.length < wanted;
+  const page = encodePage(range, atEnd);
+  const next = atEnd ? null : offset + page.consumed;
+  return { content: page.content, encoding: page.encoding, size: total, offset, next_offset: next, truncated: next !== null };
 }
 
 /** Refuses a resource whose real path the guard hides (a link planted toward the state dir or the home). */

@@ -63,7 +63,7 @@ describe("R-4 pinning", () => {
   it("passes while nothing changed", async () => {
     const { box } = linkedLayout();
     const entry = await entryOf(box);
-    await expect(checkPinned(entry)).resolves.toBeUndefined();
+    expect((await checkPinned(entry)).ino.toString()).toBe(entry.sourceIdentity.ino);
     expect((await readResource(entry, "references/a.md")).content).toBe("a");
   });
 
@@ -161,7 +161,7 @@ describe("R-4 pinning", () => {
     const entry = await entryOf(box);
     const edited = skillText("demo", undefined, "license: MIT\n", "# demo\n\nNew steps, edited in place.\n");
     writeFileSync(join(dir, "SKILL.md"), edited);
-    await expect(checkPinned(entry)).resolves.toBeUndefined();
+    expect((await checkPinned(entry)).ino.toString()).toBe(entry.sourceIdentity.ino);
     expect((await readResource(entry)).content).toBe(edited);
     expect((await prepareActivation(entry, "")).instructions).toBe("# demo\n\nNew steps, edited in place.");
   });

@@ -1,0 +1,90 @@
+/**
+ * Bytes of pinned SKILL.md files kept in memory while their stamp stays put, so a read of an
+ * unchanged file costs the pin checks alone (no open, fstat, read and close).
+ *
+ * A stamp (size, mtime, ctime) only proves "unchanged" once the file has settled: file times tick
+ * in coarse steps (a jiffy, a second on some filesystems), so two writes close together can leave
+ * the same stamp. A file is kept only when its ctime is older than SETTLE_MS, the way git treats
+ * "racily clean" index entries; any later write then moves ctime past the kept one, and the next
+ * read finds the stamp changed and reads the file again. ctime cannot be set by a user, unlike mtime.
+ */
+import type { BigIntStats } from "node:fs";
+
+/** Files kept at most; the least recently used goes first. */
+export const MAX_SETTLED_FILES = 256;
+/** Bytes kept at most over all files. */
+export const MAX_SETTLED_BYTES = 16 * 1024 * 1024;
+/** How long a file's ctime must lie in the past before its stamp is trusted, in ms. */
+export const SETTLE_MS = 3_000;
+
+export interface SettledFilesOptions {
+  readonly maxFiles?: number;
+  readonly maxBytes?: number;
+  /** Wall clock in epoch ms (file times are wall-clock). */
+  readonly now?: () => number;
+}
+
+interface Kept {
+  readonly stamp: string;
+  readonly bytes: Buffer;
+}
+
+/** The stamp that must match for kept bytes to be served: identity, size, mtime and ctime. */
+function stampOf(stats: BigIntStats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+export class SettledFiles {
+  private readonly kept = new Map<string, Kept>();
+  private bytes = 0;
+  private readonly maxFiles: number;
+  private readonly maxBytes: number;
+  private readonly now: () => number;
+  /** Reads answered from memory, for tests and the bench. */
+  hits = 0;
+
+  constructor(options: SettledFilesOptions = {}) {
+    this.maxFiles = options.maxFiles ?? MAX_SETTLED_FILES;
+    this.maxBytes = options.maxBytes ?? MAX_SETTLED_BYTES;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The kept bytes of `path` when `stats` (taken now) show the same file with the same stamp; else undefined. */
+  get(path: string, stats: BigIntStats): Buffer | undefined {
+    const kept = this.kept.get(path);
+    if (kept === undefined) return undefined;
+    if (kept.stamp !== stampOf(stats)) {
+      this.drop(path, kept);
+      return undefined;
+    }
+    // Most recently used last: eviction takes from the front.
+    this.kept.delete(path);
+    this.kept.set(path, kept);
+    this.hits++;
+    return kept.bytes;
+  }
+
+  /** Keeps `bytes` (the whole file, read after `stats` was taken) when the file has settled and fits the bounds. */
+  keep(path: string, stats: BigIntStats, bytes: Buffer): void {
+    if (BigInt(bytes.length) !== stats.size || bytes.length > this.maxBytes) return;
+    if (this.now() - Number(stats.ctimeNs / 1_000_000n) < SETTLE_MS) return;
+    const old = this.kept.get(path);
+    if (old !== undefined) this.drop(path, old);
+    this.kept.set(path, { stamp: stampOf(stats), bytes });
+    this.bytes += bytes.length;
+    for (const [oldest, entry] of this.kept) {
+      if (this.kept.size <= this.maxFiles && this.bytes <= this.maxBytes) break;
+      this.drop(oldest, entry);
+    }
+  }
+
+  /** Files kept now. */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  private drop(path: string, kept: Kept): void {
+    this.kept.delete(path);
+    this.bytes -= kept.bytes.length;
+  }
+}
