@@ -47,8 +47,16 @@ const verified = new Map<string, string>();
 /** Entries kept in the verified-metadata memo before it is cleared. */
 export const MAX_VERIFIED_PINS = 4096;
 
+/** Each entry's key, made once: snapshot entries never change. */
+const verifiedKeys = new WeakMap<SkillEntry, string>();
+
 function verifiedKey(entry: SkillEntry): string {
-  return JSON.stringify([entry.sourceIdentity.dev, entry.sourceIdentity.ino, entry.resolvedSource, entry.name, entry.description]);
+  let key = verifiedKeys.get(entry);
+  if (key === undefined) {
+    key = JSON.stringify([entry.sourceIdentity.dev, entry.sourceIdentity.ino, entry.resolvedSource, entry.name, entry.description]);
+    verifiedKeys.set(entry, key);
+  }
+  return key;
 }
 
 function stampOf(stats: BigIntStats): string {

@@ -24,14 +24,20 @@ export interface SettledFilesOptions {
   readonly now?: () => number;
 }
 
+/** The stamp that must match for kept bytes to be served: identity, size, mtime and ctime. */
+type Stamp = Pick<BigIntStats, "dev" | "ino" | "size" | "mtimeNs" | "ctimeNs">;
+
 interface Kept {
-  readonly stamp: string;
+  readonly stamp: Stamp;
   readonly bytes: Buffer;
 }
 
-/** The stamp that must match for kept bytes to be served: identity, size, mtime and ctime. */
-function stampOf(stats: BigIntStats): string {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+function stampOf({ dev, ino, size, mtimeNs, ctimeNs }: BigIntStats): Stamp {
+  return { dev, ino, size, mtimeNs, ctimeNs };
+}
+
+function sameStamp(a: Stamp, b: BigIntStats): boolean {
+  return a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino && a.dev === b.dev;
 }
 
 export class SettledFiles {
@@ -53,7 +59,7 @@ export class SettledFiles {
   get(path: string, stats: BigIntStats): Buffer | undefined {
     const kept = this.kept.get(path);
     if (kept === undefined) return undefined;
-    if (kept.stamp !== stampOf(stats)) {
+    if (!sameStamp(kept.stamp, stats)) {
       this.drop(path, kept);
       return undefined;
     }
