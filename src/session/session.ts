@@ -17,7 +17,7 @@ import { remoteReadGuard, startSessionRemoteKernel } from "./remoteKernel.js";
 import { SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 import { describeModelSettings } from "../model/index.js";
-import { findSkill, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
+import { findSkill, ParseCache, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 import { type Disposable, installDir, type Log } from "../platform/index.js";
 
@@ -75,11 +75,12 @@ export class Session implements CommandHost {
     private readonly options: SessionOptions,
     private readonly rpc: RpcServer,
     view: SessionView,
+    parses: ParseCache,
   ) {
     this.views = new ViewKeeper(options, view, (next) => {
       const routes = buildRoutes(next, this, this.access);
       return () => this.rpc.swapRoutes(routes);
-    });
+    }, parses);
   }
 
   /** Opens a session: discovers the catalog, starts the RPC channel, boots the kernel. Cleans up on failure. */
@@ -90,9 +91,10 @@ export class Session implements CommandHost {
     let session: Session | undefined;
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
-      const view = await prepareView(options, extensions, options.sessionSettings ?? {});
+      const parses = new ParseCache();
+      const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log) });
-      session = new Session(id, runDir, options, rpc, view);
+      session = new Session(id, runDir, options, rpc, view, parses);
       rpc.swapRoutes(buildRoutes(view, session, session.access));
       await rpc.start();
       if (options.kernel !== "external") await session.boot();

@@ -3,7 +3,7 @@ import {
   effectiveEnablement, globalSettingsTarget, projectSettingsTarget, readSettings,
   type Enablement, type ScopedSettings, type Settings,
 } from "../settings/index.js";
-import { discoverEverything, selectSkills, type CatalogSnapshot, type FullDiscovery } from "../skills/index.js";
+import { discoverEverything, selectSkills, type CatalogSnapshot, type FullDiscovery, type ParseCache } from "../skills/index.js";
 
 /** Which extensions a session has on (K-8). `skills` depends on `python`, which is always on. */
 export interface ExtensionState {
@@ -52,9 +52,9 @@ export interface ReloadResult {
   readonly skills: number;
 }
 
-/** One walk of the skill roots and instruction files (S-9); never throws for bad files. */
-export function walkFiles(source: ViewSource): Promise<FullDiscovery> {
-  return discoverEverything({ workspace: source.workspace, home: source.home, ...(source.install ? { install: source.install } : {}) });
+/** One walk of the skill roots and instruction files (S-9), reusing the parses `cache` kept; never throws for bad files. */
+export function walkFiles(source: ViewSource, cache: ParseCache): Promise<FullDiscovery> {
+  return discoverEverything({ workspace: source.workspace, home: source.home, ...(source.install ? { install: source.install } : {}) }, cache);
 }
 
 /** Reads the global and project settings files, each once; throws SettingsFileError for a malformed one (never treated as empty). */

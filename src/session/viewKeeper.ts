@@ -1,5 +1,5 @@
 import type { Settings } from "../settings/index.js";
-import type { FullDiscovery } from "../skills/index.js";
+import type { FullDiscovery, ParseCache } from "../skills/index.js";
 import {
   buildView, readSelection, reloadResult, walkFiles, withSessionScope,
   type ExtensionState, type ReloadResult, type SelectionInputs, type SessionView, type ViewSource,
@@ -21,9 +21,9 @@ export type SelectionChange = (walk: FullDiscovery, view: SessionView) => Settin
  */
 export type ServeView = (view: SessionView) => () => void;
 
-/** One walk of the files and one read of each settings file, side by side, into one view. */
-export async function prepareView(source: ViewSource, extensions: ExtensionState, sessionSettings: Settings): Promise<SessionView> {
-  const [walk, selection] = await Promise.all([walkFiles(source), readSelection(source, sessionSettings)]);
+/** One walk of the files (through the owner's parse cache) and one read of each settings file, side by side, into one view. */
+export async function prepareView(source: ViewSource, extensions: ExtensionState, sessionSettings: Settings, parses: ParseCache): Promise<SessionView> {
+  const [walk, selection] = await Promise.all([walkFiles(source, parses), readSelection(source, sessionSettings)]);
   return buildView(walk.snapshot, extensions, selection);
 }
 
@@ -42,6 +42,8 @@ export class ViewKeeper {
     private readonly source: ViewSource,
     private current: SessionView,
     private readonly serve: ServeView,
+    /** The parses of unchanged SKILL.md files this session's walks share; each walk leaves only what it saw. */
+    private readonly parses: ParseCache,
   ) {}
 
   get view(): SessionView {
@@ -57,7 +59,7 @@ export class ViewKeeper {
   reload(): Promise<ReloadResult> {
     return this.serialize(async () => {
       const previous = this.current;
-      const view = await prepareView(this.source, previous.extensions, previous.selection.scopes.session ?? {});
+      const view = await prepareView(this.source, previous.extensions, previous.selection.scopes.session ?? {}, this.parses);
       this.walkedRevision = view.discovered.revision;
       this.swap(view);
       return reloadResult(previous, view);
@@ -109,7 +111,7 @@ export class ViewKeeper {
   }
 
   private async walk(): Promise<FullDiscovery> {
-    const walk = await walkFiles(this.source);
+    const walk = await walkFiles(this.source, this.parses);
     this.walkedRevision = walk.snapshot.revision;
     return walk;
   }

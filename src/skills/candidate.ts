@@ -1,9 +1,10 @@
+import type { BigIntStats } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { decodeUtf8, parseSkillDocument } from "./frontmatter.js";
 import { identityOf, isProblem, probe, readBoundedFile } from "./files.js";
 import { fileKind } from "../platform/index.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
+import type { ParseCacheWalk, ParsedSkillFile } from "./parseCache.js";
 import type { Diagnostic, FileIdentity, OptionalFields, Problem, Scope } from "./types.js";
 import { validateSkillFields } from "./validate.js";
 
@@ -64,9 +65,11 @@ export function undecodableCandidate(root: string, escapedName: string, scope: S
 
 /**
  * Examines one root child: directory, SKILL.md, frontmatter, fields. Never throws and never
- * blocks on special files; every failure is a diagnostic on the returned candidate.
+ * blocks on special files; every failure is a diagnostic on the returned candidate. Links are
+ * resolved and identities read afresh on every call; only the parse of an unchanged SKILL.md
+ * comes from `parses`.
  */
-export async function examineCandidate(root: string, dirName: string, scope: Scope, rootIndex: number): Promise<Candidate> {
+export async function examineCandidate(root: string, dirName: string, scope: Scope, rootIndex: number, parses: ParseCacheWalk): Promise<Candidate> {
   const dir = join(root, dirName);
   const source = join(dir, SKILL_FILE);
   const base = { dirName, scope, rootIndex, dir, source };
@@ -93,6 +96,9 @@ export async function examineCandidate(root: string, dirName: string, scope: Sco
   const fileProbe = await probe(source);
   if (fileProbe.kind === "missing") return { ...invalid(source, await missingFileProblem(dir)), ...pinned };
   if (fileProbe.kind === "problem") return { ...invalid(source, fileProbe.problem), ...pinned };
+  // With nothing kept (a one-off discovery, a session's first walk) a lookup's realpath would be wasted.
+  const reused = parses.empty ? undefined : await reusedParse(source, fileProbe.stats, parses);
+  if (reused !== undefined) return judge({ ...pinned, ...reused.pins }, reused.parsed);
   const file = await readBoundedFile(source, MAX_SKILL_FILE_BYTES);
   if (isProblem(file)) return { ...invalid(source, file), ...pinned };
   const sized = { ...pinned, resolvedSource: file.resolvedPath, sourceIdentity: file.identity, size: file.size };
@@ -105,7 +111,29 @@ export async function examineCandidate(root: string, dirName: string, scope: Sco
       ...sized,
     };
   }
-  return judge(sized, file.bytes);
+  return judge(sized, parses.parse(file.resolvedPath, file.stats, file.bytes));
+}
+
+/**
+ * SKILL.md's kept parse when one is kept for exactly its real path and stamp, with the pins taken
+ * now: the real path from a fresh realpath, identity and size from this walk's `stats`. Undefined
+ * when the file must be read.
+ */
+async function reusedParse(
+  source: string,
+  stats: BigIntStats,
+  parses: ParseCacheWalk,
+): Promise<{ pins: Pick<Candidate, "resolvedSource" | "sourceIdentity" | "size">; parsed: ParsedSkillFile } | undefined> {
+  if (!stats.isFile()) return undefined;
+  let resolvedSource: string;
+  try {
+    resolvedSource = await realpath(source);
+  } catch {
+    return undefined;
+  }
+  const parsed = parses.lookup(resolvedSource, stats);
+  if (parsed === undefined) return undefined;
+  return { pins: { resolvedSource, sourceIdentity: identityOf(stats), size: Number(stats.size) }, parsed };
 }
 
 /** Why a skill directory has no usable SKILL.md. */
@@ -119,13 +147,8 @@ async function missingFileProblem(dir: string): Promise<Problem> {
 
 type Examined = Omit<Candidate, "status" | "diagnostics" | "name" | "description" | "optional">;
 
-/** Parses and validates bytes already read; the candidate is valid when no error was found. */
-function judge(candidate: Examined, bytes: Buffer): Candidate {
-  const text = decodeUtf8(bytes);
-  if (text === undefined) {
-    return { ...candidate, status: "invalid", diagnostics: [diag("error", candidate.source, { code: "invalid_utf8", message: "SKILL.md is not valid UTF-8" })] };
-  }
-  const parsed = parseSkillDocument(text);
+/** Validates a parsed SKILL.md against its directory; the candidate is valid when no error was found. */
+function judge(candidate: Examined, parsed: ParsedSkillFile): Candidate {
   if (parsed.fields === undefined) {
     return { ...candidate, status: "invalid", diagnostics: parsed.problems.map((p) => diag("error", candidate.source, p)) };
   }

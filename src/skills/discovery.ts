@@ -6,6 +6,7 @@ import { boundDiagnostics, compareText } from "./diagnostics.js";
 import { fsProblem, probe } from "./files.js";
 import { fileKind } from "../platform/index.js";
 import { MAX_CANDIDATES } from "./limits.js";
+import { ParseCache } from "./parseCache.js";
 import { applyPrecedence } from "./precedence.js";
 import { discoveryRoots, type DiscoveryOptions, type DiscoveryRoot } from "./roots.js";
 import type { Diagnostic } from "./types.js";
@@ -60,8 +61,12 @@ async function listRoot(root: DiscoveryRoot): Promise<{ names: Child[]; problem?
   }
 }
 
-/** Examines every candidate under the S-1 roots, up to MAX_CANDIDATES; never throws for bad files. */
-export async function discoverCandidates(options: DiscoveryOptions): Promise<CandidateDiscovery> {
+/**
+ * Examines every candidate under the S-1 roots, up to MAX_CANDIDATES; never throws for bad files.
+ * Unchanged SKILL.md files are parsed once per `cache` (its owner's walks share it); afterwards the
+ * cache holds only the files this walk saw.
+ */
+export async function discoverCandidates(options: DiscoveryOptions, cache = new ParseCache()): Promise<CandidateDiscovery> {
   const roots = discoveryRoots(options);
   const diagnostics: Diagnostic[] = [];
   const listings: Listing[] = [];
@@ -90,17 +95,19 @@ export async function discoverCandidates(options: DiscoveryOptions): Promise<Can
       message: `${dropped} more candidates not examined (MAX_CANDIDATES = ${MAX_CANDIDATES})`,
     });
   }
+  const parses = cache.walk();
   const examined: Candidate[] = [];
   for (let i = 0; i < jobs.length; i += EXAMINE_BATCH) {
     const batch = jobs.slice(i, i + EXAMINE_BATCH);
     examined.push(
       ...(await Promise.all(
         batch.map(({ root, child }) =>
-          child.undecodable ? undecodableCandidate(root.path, child.name, root.scope, root.index) : examineCandidate(root.path, child.name, root.scope, root.index),
+          child.undecodable ? undecodableCandidate(root.path, child.name, root.scope, root.index) : examineCandidate(root.path, child.name, root.scope, root.index, parses),
         ),
       )),
     );
   }
+  parses.finish();
   const candidates = applyPrecedence(examined).map((c) => ({ ...c, diagnostics: boundDiagnostics(c.diagnostics, c.source) }));
   return { roots, candidates, diagnostics };
 }

@@ -9,6 +9,8 @@ export interface BoundedFile {
   readonly identity: FileIdentity;
   /** Size reported by fstat when the file was opened. */
   readonly size: number;
+  /** That fstat: the identity and stamp of the file the bytes were read from. */
+  readonly stats: BigIntStats;
   /** The first min(size, maxBytes) bytes. */
   readonly bytes: Buffer;
   readonly truncated: boolean;
@@ -76,7 +78,7 @@ export async function readBoundedFile(path: string, maxBytes: number): Promise<B
       filled += bytesRead;
     }
     const resolvedPath = await realpath(path);
-    return { resolvedPath, identity: identityOf(stats), size, bytes: buffer.subarray(0, filled), truncated: size > maxBytes };
+    return { resolvedPath, identity: identityOf(stats), size, stats, bytes: buffer.subarray(0, filled), truncated: size > maxBytes };
   } catch (error) {
     return fsProblem(error, path);
   } finally {

@@ -2,6 +2,8 @@
 
 /** Candidate entries examined per discovery, over all roots together. */
 export const MAX_CANDIDATES = 128;
+/** Parsed SKILL.md files a session's parse cache keeps; one walk sees at most MAX_CANDIDATES. */
+export const MAX_PARSE_CACHE_ENTRIES = MAX_CANDIDATES;
 /** Diagnostics kept in one catalog (the note saying how many were dropped included). */
 export const MAX_DIAGNOSTICS = 64;
 /** Bytes of YAML between the two `---` lines. */

@@ -5,6 +5,7 @@ import type { Candidate } from "./candidate.js";
 import { boundDiagnostics, compareText } from "./diagnostics.js";
 import { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
 import { discoverInstructions } from "./instructions.js";
+import type { ParseCache } from "./parseCache.js";
 import type { DiscoveryOptions } from "./roots.js";
 import type { CatalogSnapshot, Diagnostic, SkillEntry } from "./types.js";
 
@@ -40,8 +41,8 @@ function catalogDiagnostics(candidate: Candidate): readonly Diagnostic[] {
 }
 
 /** Runs one discovery of skills and instruction files into a deep-frozen snapshot (S-9). Never throws for bad files. */
-export async function discoverCatalog(options: DiscoveryOptions): Promise<CatalogSnapshot> {
-  return (await discoverEverything(options)).snapshot;
+export async function discoverCatalog(options: DiscoveryOptions, cache?: ParseCache): Promise<CatalogSnapshot> {
+  return (await discoverEverything(options, cache)).snapshot;
 }
 
 /** What one walk found: every candidate and instruction file (for the management catalog, D-3) and the snapshot they give. */
@@ -51,11 +52,11 @@ export interface FullDiscovery {
   readonly instructions: Awaited<ReturnType<typeof discoverInstructions>>;
 }
 
-/** One walk of the skill roots and instruction files, kept whole; never throws for bad files. */
-export async function discoverEverything(options: DiscoveryOptions): Promise<FullDiscovery> {
+/** One walk of the skill roots and instruction files, kept whole; never throws for bad files. `cache` is the walk owner's (discoverCandidates). */
+export async function discoverEverything(options: DiscoveryOptions, cache?: ParseCache): Promise<FullDiscovery> {
   const workspace = resolve(options.workspace);
   const home = resolve(options.home);
-  const [found, instructions] = await Promise.all([discoverCandidates(options), discoverInstructions(workspace, home)]);
+  const [found, instructions] = await Promise.all([discoverCandidates(options, cache), discoverInstructions(workspace, home)]);
   const skills = found.candidates
     .filter((c) => c.status === "valid")
     .map(entryOf)

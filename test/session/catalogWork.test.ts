@@ -1,8 +1,11 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Session } from "../../src/session/index.js";
+import { findSkill, UNSETTLED_FILE_MS } from "../../src/skills/index.js";
 import { fileCounts as counts, resetFileCounts } from "../support/fileCounts.js";
+import { poll } from "../support/poll.js";
 import { openSession, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
 
 // Every walk of the files goes through `discoverEverything`, every settings read through `readSettings`: both counted, both real.
@@ -113,5 +116,25 @@ describe("K-7 one chain for reloads, refreshes and catalog walks", () => {
 
   it("serves the method list of the routes it swapped in", () => {
     expect(session.methods().sort()).toEqual(["commands.catalog", "commands.complete", "commands.invoke", "commands.slash", "skills.list", "skills.read", "skills.resources"]);
+  });
+});
+
+describe("K-7 a session's walks reparse only the SKILL.md files that changed", () => {
+  it("reuses each settled file's parse across reloads and catalog walks, and reparses a rewritten one", async () => {
+    const root = join(dirs.workspace, ".agents", "skills");
+    const files = (await readdir(root)).map((name) => join(root, name, "SKILL.md"));
+    // A file changed within UNSETTLED_FILE_MS of a walk is parsed again by the next one.
+    const settled = () => files.every((file) => Date.now() - statSync(file).ctimeMs > UNSETTLED_FILE_MS);
+    await poll(settled, { what: "the skill files to be older than UNSETTLED_FILE_MS" });
+    await session.reload();
+    resetFileCounts();
+    await session.reload();
+    await session.walkCatalog();
+    expect(counts.walks).toBe(2);
+    expect(counts.parses).toBe(0);
+    await writeSkill(dirs.workspace, "demo", "Do the demo thing.", "The rewritten demo skill.");
+    await session.reload();
+    expect(counts.parses).toBe(1);
+    expect(findSkill(session.view.snapshot, "demo")?.description).toBe("The rewritten demo skill.");
   });
 });

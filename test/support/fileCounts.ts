@@ -4,6 +4,8 @@ import type * as skills from "../../src/skills/index.js";
 /** What a test counts of the runtime's file work: walks of the skill files and reads of settings files. */
 export interface FileCounts {
   walks: number;
+  /** SKILL.md files those walks parsed rather than took from their owner's parse cache. */
+  parses: number;
   /** Walks running right now, and the most that ever ran at once. */
   walking: number;
   mostWalking: number;
@@ -12,11 +14,11 @@ export interface FileCounts {
 }
 
 /** The one set of counters the mocked modules below report to (module state: one per test file). */
-export const fileCounts: FileCounts = { walks: 0, walking: 0, mostWalking: 0, reads: [] };
+export const fileCounts: FileCounts = { walks: 0, parses: 0, walking: 0, mostWalking: 0, reads: [] };
 
 /** Zeroes the counters. */
 export function resetFileCounts(): void {
-  Object.assign(fileCounts, { walks: 0, walking: 0, mostWalking: 0, reads: [] });
+  Object.assign(fileCounts, { walks: 0, parses: 0, walking: 0, mostWalking: 0, reads: [] });
 }
 
 /**
@@ -26,14 +28,16 @@ export function resetFileCounts(): void {
 export function countingSkills(actual: typeof skills): typeof skills {
   return {
     ...actual,
-    discoverEverything: async (options) => {
+    discoverEverything: async (options, cache) => {
       fileCounts.walks += 1;
       fileCounts.walking += 1;
       fileCounts.mostWalking = Math.max(fileCounts.mostWalking, fileCounts.walking);
+      const parsed = cache?.parses ?? 0;
       try {
-        return await actual.discoverEverything(options);
+        return await actual.discoverEverything(options, cache);
       } finally {
         fileCounts.walking -= 1;
+        fileCounts.parses += (cache?.parses ?? 0) - parsed;
       }
     },
   };
