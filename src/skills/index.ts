@@ -5,7 +5,7 @@ export { validateSkillFields, normalizeName, KNOWN_FIELDS, type FieldValidation 
 export { validateSkillPath, SKILL_FILE_NAMES, type SkillValidation } from "./check.js";
 export { discoveryRoots, type DiscoveryOptions, type DiscoveryRoot } from "./roots.js";
 export { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
-export { ParseCache, UNSETTLED_FILE_MS } from "./parseCache.js";
+export { ParseCache } from "./parseCache.js";
 export { SKILL_FILE, type Candidate, type CandidateStatus } from "./candidate.js";
 export { discoverCatalog, discoverEverything, findSkill, selectSkills, type FullDiscovery } from "./snapshot.js";
 export { discoverInstructions, INSTRUCTION_FILE } from "./instructions.js";

@@ -22,3 +22,12 @@ export const MAX_COMPATIBILITY_LENGTH = 500;
 export const MAX_YAML_ALIAS_COUNT = 100;
 /** Collection nesting levels in frontmatter YAML; deeper input is refused before composing it (B: deep nesting). */
 export const MAX_YAML_DEPTH = 64;
+/**
+ * A file changed more recently than this is read again every time rather than trusted by its stamp
+ * (the parse cache and the kept SKILL.md bytes): a second write in the same timestamp tick leaves
+ * size, mtime and ctime as they were, so the stamp could not tell the two contents apart, while a
+ * write after a still period longer than one tick always moves ctime. Local Linux filesystems tick
+ * every few milliseconds; ext3's small inodes, HFS+ and some network mounts store whole seconds,
+ * FAT two.
+ */
+export const UNSETTLED_FILE_MS = 3_000;

@@ -1,6 +1,6 @@
 import type { BigIntStats } from "node:fs";
 import { decodeUtf8, parseSkillDocument } from "./frontmatter.js";
-import { MAX_PARSE_CACHE_ENTRIES } from "./limits.js";
+import { MAX_PARSE_CACHE_ENTRIES, UNSETTLED_FILE_MS } from "./limits.js";
 import type { Problem } from "./types.js";
 
 /** What the bytes of a SKILL.md alone decide: its frontmatter fields, or the problems that kept them from being read. */
@@ -8,13 +8,6 @@ export type ParsedSkillFile =
   | { readonly fields: Readonly<Record<string, unknown>>; readonly problems?: undefined }
   | { readonly fields: undefined; readonly problems: readonly Problem[] };
 
-/**
- * A file changed this recently when a walk began is parsed but not kept: a second write in the
- * same timestamp tick leaves size, mtime and ctime as they were, so its stamp could not tell the
- * two contents apart. Local Linux filesystems tick every few milliseconds; ext3's small inodes,
- * HFS+ and some network mounts store whole seconds.
- */
-export const UNSETTLED_FILE_MS = 1_000;
 
 /** One walk's use of a ParseCache; it must see every SKILL.md the walk parses or reuses. */
 export interface ParseCacheWalk {

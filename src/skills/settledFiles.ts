@@ -4,18 +4,17 @@
  *
  * A stamp (size, mtime, ctime) only proves "unchanged" once the file has settled: file times tick
  * in coarse steps (a jiffy, a second on some filesystems), so two writes close together can leave
- * the same stamp. A file is kept only when its ctime is older than SETTLE_MS, the way git treats
+ * the same stamp. A file is kept only when its ctime is older than UNSETTLED_FILE_MS, the way git treats
  * "racily clean" index entries; any later write then moves ctime past the kept one, and the next
  * read finds the stamp changed and reads the file again. ctime cannot be set by a user, unlike mtime.
  */
 import type { BigIntStats } from "node:fs";
+import { UNSETTLED_FILE_MS } from "./limits.js";
 
 /** Files kept at most; the least recently used goes first. */
 export const MAX_SETTLED_FILES = 256;
 /** Bytes kept at most over all files. */
 export const MAX_SETTLED_BYTES = 16 * 1024 * 1024;
-/** How long a file's ctime must lie in the past before its stamp is trusted, in ms. */
-export const SETTLE_MS = 3_000;
 
 export interface SettledFilesOptions {
   readonly maxFiles?: number;
@@ -73,7 +72,7 @@ export class SettledFiles {
   /** Keeps `bytes` (the whole file, read after `stats` was taken) when the file has settled and fits the bounds. */
   keep(path: string, stats: BigIntStats, bytes: Buffer): void {
     if (BigInt(bytes.length) !== stats.size || bytes.length > this.maxBytes) return;
-    if (this.now() - Number(stats.ctimeNs / 1_000_000n) < SETTLE_MS) return;
+    if (this.now() - Number(stats.ctimeNs / 1_000_000n) < UNSETTLED_FILE_MS) return;
     const old = this.kept.get(path);
     if (old !== undefined) this.drop(path, old);
     this.kept.set(path, { stamp: stampOf(stats), bytes });

@@ -4,14 +4,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
 import { readResource, settledSkillFiles } from "../../src/skills/read.js";
-import { SETTLE_MS, SettledFiles } from "../../src/skills/settledFiles.js";
+import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
+import { SettledFiles } from "../../src/skills/settledFiles.js";
 import { layout, roots, skillText, TempDirs, writeSkill } from "./fixtures.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.cleanup());
 
 /** A clock far enough ahead that every file on disk has settled. */
-const later = () => Date.now() + 10 * SETTLE_MS;
+const later = () => Date.now() + 10 * UNSETTLED_FILE_MS;
 
 function file(text: string): string {
   const path = join(temps.make("albedo-settled-"), "SKILL.md");
@@ -30,7 +31,7 @@ describe("R-2 settled SKILL.md bytes kept in memory", () => {
     expect(files.hits).toBe(1);
   });
 
-  it("does not keep a file written less than SETTLE_MS ago: two quick writes can share a stamp", () => {
+  it("does not keep a file written less than UNSETTLED_FILE_MS ago: two quick writes can share a stamp", () => {
     const files = new SettledFiles();
     const path = file("one");
     files.keep(path, stats(path), Buffer.from("one"));
@@ -88,7 +89,7 @@ describe("R-4 a kept SKILL.md never hides a change from skills.read", () => {
     const dir = writeSkill(roots.wsAlbedo(dirs.workspace), "demo");
     const entry = findSkill(await discoverCatalog(dirs), "demo");
     if (entry === undefined) throw new Error("demo not discovered");
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 200));
+    await new Promise((resolve) => setTimeout(resolve, UNSETTLED_FILE_MS + 200));
     return { entry, dir };
   }
 
