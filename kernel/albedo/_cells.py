@@ -7,9 +7,13 @@ import asyncio
 import signal
 import sys
 import threading
-from typing import Any, Dict, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 from ._transport import current_cell
+
+# ipykernel's context manager that, while a cell runs as a coroutine, swaps in a SIGINT handler cancelling it.
+_AWAITING_CELL_SIGINT = "_cancel_on_sigint"
 
 
 class CellTasks:
@@ -41,15 +45,22 @@ class CellTasks:
         The runtime cancels an awaiting cell over RPC as well as by signal, and the signal may be
         delivered after the cancel has ended the cell. ipykernel serves a request with Python's
         default handler, which would then raise KeyboardInterrupt inside its reply code, and the
-        execute_reply would never be sent. While the cell runs the default handler stays: it is C
-        code, so a user's KeyboardInterrupt traceback shows their code and nothing of albedo's.
-        ipykernel's post_handler_hook puts the previous handler back after the reply.
+        execute_reply would never be sent. While the cell runs the handler stays ipykernel's: the
+        default one (C code, so a user's KeyboardInterrupt traceback shows their code and nothing of
+        albedo's), or, for a cell with a top-level await, one that cancels the cell and that ipykernel
+        takes down only after post_run_cell (see GuardedCancelOnSigint). ipykernel's
+        post_handler_hook puts the previous handler back after the reply.
         """
         self._guarding = True
+        stock = getattr(kernel, _AWAITING_CELL_SIGINT, None)
+        if callable(stock) and not isinstance(stock, GuardedCancelOnSigint):
+            setattr(kernel, _AWAITING_CELL_SIGINT, GuardedCancelOnSigint(stock))
 
     def unguard_replies(self, kernel: Any) -> None:
         """Stops ignoring late interrupts."""
         self._guarding = False
+        if isinstance(getattr(kernel, "__dict__", {}).get(_AWAITING_CELL_SIGINT), GuardedCancelOnSigint):
+            delattr(kernel, _AWAITING_CELL_SIGINT)
 
     def cancel(self, cell: Optional[str]) -> bool:
         """Cancels the cell's task, now when called on its loop, else scheduled there; False when the cell is not running."""
@@ -71,6 +82,26 @@ class CellTasks:
         except RuntimeError:
             return False
         return True
+
+
+class GuardedCancelOnSigint:
+    """ipykernel's `_cancel_on_sigint(future)`, entered with the late-interrupt guard already installed.
+
+    ipykernel runs a cell that has a top-level await inside this context manager: it swaps in a handler
+    that cancels the cell and, on exit (after post_run_cell), puts back the handler it found. Left
+    alone that is the default handler, and a SIGINT from then until the reply raises KeyboardInterrupt
+    in ipykernel's reply code; wrapped, it is the guard, put back in the same step. While the cell
+    runs nothing changes.
+    """
+
+    def __init__(self, stock: Any) -> None:
+        self._stock = stock
+
+    @contextmanager
+    def __call__(self, future: Any) -> Iterator[None]:
+        _ignore_late_interrupts()
+        with self._stock(future):
+            yield
 
 
 def _late_interrupt(signum: int, frame: Any) -> None:

@@ -13,6 +13,10 @@ const HANG = "/hang";
 const INTERRUPT_RACE_ROUNDS = 30;
 /** Most milliseconds put between the signal and the cancel in one round. */
 const INTERRUPT_JITTER_MS = 15;
+/** How long ipykernel is made to wait between a cell's end and its reply (its `_execute_sleep`). */
+const REPLY_HOLD_S = 1;
+/** When, after post_run_cell, a signal is sent into that wait: well inside it. */
+const SIGNAL_INTO_HOLD_S = 0.2;
 
 describe("kernel side (real ipykernel)", () => {
   const calls: FakeCall[] = [];
@@ -127,6 +131,53 @@ describe("kernel side (real ipykernel)", () => {
       expect(kernel.stderrTail()).toContain("albedo: ignored an interrupt that arrived after its cell had ended");
     });
 
+    it("a SIGINT that lands between a cancelled awaiting cell's end and its reply is ignored, and the reply is sent", async () => {
+      // ipykernel puts its default handler back only after post_run_cell for a cell with a top-level
+      // await; this hook holds the reply open and signals into that hold, recording the handler it met.
+      const hook = [
+        "import asyncio, os, signal, threading",
+        "_kernel = get_ipython().kernel",
+        "_stock_hold, _met = _kernel._execute_sleep, []",
+        "def _signal():",
+        "    _met.append(getattr(signal.getsignal(signal.SIGINT), '__name__', None))",
+        "    os.kill(os.getpid(), signal.SIGINT)",
+        "def _signal_into_reply(result):",
+        "    if isinstance(result.error_in_exec, asyncio.CancelledError):",
+        `        _kernel._execute_sleep = ${REPLY_HOLD_S}`,
+        `        threading.Timer(${SIGNAL_INTO_HOLD_S}, _signal).start()`,
+        "get_ipython().events.register('post_run_cell', _signal_into_reply)",
+      ].join("\n");
+      expect((await kernel.run(hook)).status).toBe("ok");
+      const started = await kernel.start(`import asyncio\nprint("waiting", flush=True)\nawait asyncio.sleep(100)`, "waiting");
+      expect(started.error).toBeUndefined();
+      server.cancelCell(started.msg_id);
+      const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+      const unhook = "get_ipython().events.unregister('post_run_cell', _signal_into_reply)\n_kernel._execute_sleep = _stock_hold\nprint(_met)";
+      const after = await kernel.run(unhook);
+      expect(ended).toMatchObject({ finished: true, status: "error", ename: "CancelledError" });
+      expect(after).toMatchObject({ status: "ok", stdout: "['_late_interrupt']\n" });
+    });
+
+    it("a cell that catches the cancel and goes on awaiting is still ended by a later signal", async () => {
+      const code = [
+        "import asyncio",
+        "print('waiting', flush=True)",
+        "try:",
+        "    await asyncio.sleep(100)",
+        "except asyncio.CancelledError:",
+        "    await skills.read('caught')",
+        "    while True:",
+        "        await asyncio.sleep(0.05)",
+      ].join("\n");
+      const started = await kernel.start(code, "waiting");
+      expect(started.error).toBeUndefined();
+      server.cancelCell(started.msg_id);
+      await poll(() => calls.some((c) => c.method === "skills.read" && c.params.name === "caught" && c.context.cell === started.msg_id));
+      await kernel.interrupt();
+      const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+      expect(ended).toMatchObject({ finished: true, status: "error", ename: "CancelledError" });
+    });
+
     it("signal and cancel in either order, with jitter, never cost a reply or the next cell", async () => {
       const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * INTERRUPT_JITTER_MS)));
       for (let round = 0; round < INTERRUPT_RACE_ROUNDS; round++) {
@@ -182,6 +233,22 @@ describe("K-13 %load_ext albedo in an existing kernel", () => {
     const after = await kernel.run("import json; print(json.dumps({'typed': callable(commands.demo), 'ih': len(_ih)}))");
     expect(JSON.parse(after.stdout)).toEqual({ typed: true, ih: 4 });
     expect((await kernel.run("r = await skills.list()\nprint(r['method'])")).stdout).toBe("skills.list\n");
+  });
+
+  it("guards the replies of awaiting cells while loaded, and gives ipykernel its own handling back when unloaded", async () => {
+    if (!server) {
+      server = new RpcServer({ runDir: run.dir, logger: () => {}, routes: fakeRoutes([declaration("/demo")], []) });
+      await server.start();
+    }
+    const kernel = await KernelHarness.start(kernelEnv(server), false);
+    kernels.push(kernel);
+    const kind = async () => (await kernel.run("print(type(get_ipython().kernel.__dict__.get('_cancel_on_sigint')).__name__)")).stdout;
+    expect((await kernel.run("%load_ext albedo")).status).toBe("ok");
+    expect(await kind()).toBe("GuardedCancelOnSigint\n");
+    expect((await kernel.run("%unload_ext albedo")).status).toBe("ok");
+    expect(await kind()).toBe("NoneType\n");
+    expect((await kernel.run("%load_ext albedo")).status).toBe("ok");
+    expect(await kind()).toBe("GuardedCancelOnSigint\n");
   });
 
   it("says clearly what is missing when the endpoint and token are not set and no daemon runs to join", async () => {
