@@ -47,7 +47,7 @@ export async function readResource(
   const source = await checkPinned(entry);
   checkGuard(entry, guard);
   // The pin check just resolved SKILL.md to the pinned file, whose real path the guard has seen.
-  if (segments.length === 1 && segments[0] === SKILL_FILE) return pageOf(skillFileBytes(entry, source), offset, limit);
+  if (segments.length === 1 && segments[0] === SKILL_FILE) return readSkillFile(entry, source, offset, limit);
   if (guard) checkResourceGuard(entry, resource, segments, guard);
   const opened = openResource(entry, resource, path);
   try {
@@ -71,13 +71,14 @@ export async function readResource(
 export const settledSkillFiles = new SettledFiles();
 
 /**
- * The whole pinned SKILL.md: kept bytes when `source` (its stats, taken by the pin check) shows the
- * same settled file, else read through a descriptor whose identity must still be the pinned one.
- * The pin check bounds it by MAX_SKILL_FILE_BYTES.
+ * A page of the pinned SKILL.md: from kept bytes when `source` (its stats, taken by the pin check)
+ * shows the same settled file; else read through a descriptor whose identity must still be the
+ * pinned one, whole when the file would be kept (the pin check bounds it by MAX_SKILL_FILE_BYTES),
+ * else just the page.
  */
-function skillFileBytes(entry: SkillEntry, source: BigIntStats): Buffer {
+function readSkillFile(entry: SkillEntry, source: BigIntStats, offset: number, limit: number): ReadResult {
   const kept = settledSkillFiles.get(entry.resolvedSource, source);
-  if (kept !== undefined) return kept;
+  if (kept !== undefined) return pageOf(kept, offset, limit);
   const opened = openResource(entry, SKILL_FILE, entry.source);
   try {
     if (!sameIdentity(identityOf(opened.stats), entry.sourceIdentity)) throw reloadRequired(entry, "SKILL.md was replaced by another file");
@@ -89,9 +90,13 @@ function skillFileBytes(entry: SkillEntry, source: BigIntStats): Buffer {
         { skill: entry.name, limit: "MAX_SKILL_FILE_BYTES", value: size },
       );
     }
+    if (!settledSkillFiles.wouldKeep(opened.stats)) {
+      const wanted = Math.max(0, Math.min(limit, size - offset));
+      return pageOf(wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted), offset, limit, size);
+    }
     const bytes = size === 0 ? Buffer.alloc(0) : readRange(opened.fd, 0, size);
     settledSkillFiles.keep(entry.resolvedSource, opened.stats, bytes);
-    return bytes;
+    return pageOf(bytes, offset, limit);
   } finally {
     closeQuietly(opened.fd);
   }

@@ -69,10 +69,14 @@ export class SettledFiles {
     return kept.bytes;
   }
 
+  /** Whether a file with these stats would be kept: it has been still for UNSETTLED_FILE_MS and fits the byte bound. */
+  wouldKeep(stats: BigIntStats): boolean {
+    return stats.size <= BigInt(this.maxBytes) && this.now() - Number(stats.ctimeNs / 1_000_000n) >= UNSETTLED_FILE_MS;
+  }
+
   /** Keeps `bytes` (the whole file, read after `stats` was taken) when the file has settled and fits the bounds. */
   keep(path: string, stats: BigIntStats, bytes: Buffer): void {
-    if (BigInt(bytes.length) !== stats.size || bytes.length > this.maxBytes) return;
-    if (this.now() - Number(stats.ctimeNs / 1_000_000n) < UNSETTLED_FILE_MS) return;
+    if (BigInt(bytes.length) !== stats.size || !this.wouldKeep(stats)) return;
     const old = this.kept.get(path);
     if (old !== undefined) this.drop(path, old);
     this.kept.set(path, { stamp: stampOf(stats), bytes });

@@ -67,6 +67,13 @@ describe("R-2 settled SKILL.md bytes kept in memory", () => {
     expect(files.size).toBe(0);
   });
 
+  it("says a file would be kept only once settled and within the byte bound", () => {
+    const path = file("12345");
+    expect(new SettledFiles().wouldKeep(stats(path))).toBe(false);
+    expect(new SettledFiles({ now: later }).wouldKeep(stats(path))).toBe(true);
+    expect(new SettledFiles({ now: later, maxBytes: 4 }).wouldKeep(stats(path))).toBe(false);
+  });
+
   it("holds at most maxFiles files and maxBytes bytes, dropping the least recently used", () => {
     const files = new SettledFiles({ now: later, maxFiles: 2, maxBytes: 8 });
     const [a, b, c] = ["aaa", "bbb", "ccc"].map(file);
@@ -92,6 +99,17 @@ describe("R-4 a kept SKILL.md never hides a change from skills.read", () => {
     await new Promise((resolve) => setTimeout(resolve, UNSETTLED_FILE_MS + 200));
     return { entry, dir };
   }
+
+  it("reads a page of a SKILL.md that has not settled straight from disk and keeps nothing", async () => {
+    const dirs = layout(temps.make("albedo-settled-fresh-"));
+    writeSkill(roots.wsAlbedo(dirs.workspace), "demo");
+    const entry = findSkill(await discoverCatalog(dirs), "demo")!;
+    const kept = settledSkillFiles.size;
+    const page = await readResource(entry, "SKILL.md", 4, 10);
+    expect(page).toMatchObject({ offset: 4, next_offset: 14, truncated: true });
+    expect(page.content).toBe(skillText("demo").slice(4, 14));
+    expect(settledSkillFiles.size).toBe(kept);
+  });
 
   it("reads a settled SKILL.md from memory, then the new bytes after an in-place edit, then refuses a replaced file", async () => {
     const { entry, dir } = await settledSkill();
