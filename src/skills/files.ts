@@ -1,6 +1,7 @@
 import { constants, type BigIntStats } from "node:fs";
 import { lstat, open, realpath, stat } from "node:fs/promises";
 import { fileKind } from "../platform/index.js";
+import { UNSETTLED_FILE_MS } from "./limits.js";
 import type { FileIdentity, Problem } from "./types.js";
 
 /** A regular file read through any links, at most `maxBytes` of it. */
@@ -21,6 +22,20 @@ export type PathProbe =
   | { readonly kind: "missing" }
   | { readonly kind: "problem"; readonly problem: Problem }
   | { readonly kind: "found"; readonly stats: BigIntStats };
+
+/**
+ * What must be unchanged for a file's bytes to be taken as unchanged: identity, size, mtime and
+ * ctime (nanoseconds). Any write moves ctime, which no user can set; see hasSettled for when two
+ * writes can still share one.
+ */
+export function fileStamp(stats: BigIntStats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+/** Whether the file was last changed more than UNSETTLED_FILE_MS before `nowMs`, so its stamp can be trusted. */
+export function hasSettled(stats: BigIntStats, nowMs: number): boolean {
+  return stats.ctimeNs < BigInt(Math.floor(nowMs - UNSETTLED_FILE_MS)) * 1_000_000n;
+}
 
 /** (dev, ino) of a stat result, as strings because inode numbers can exceed 2^53. */
 export function identityOf(stats: BigIntStats): FileIdentity {

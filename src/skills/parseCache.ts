@@ -1,6 +1,7 @@
 import type { BigIntStats } from "node:fs";
 import { decodeUtf8, parseSkillDocument } from "./frontmatter.js";
-import { MAX_PARSE_CACHE_ENTRIES, UNSETTLED_FILE_MS } from "./limits.js";
+import { fileStamp, hasSettled } from "./files.js";
+import { MAX_PARSE_CACHE_ENTRIES } from "./limits.js";
 import type { Problem } from "./types.js";
 
 /** What the bytes of a SKILL.md alone decide: its frontmatter fields, or the problems that kept them from being read. */
@@ -49,7 +50,7 @@ export class ParseCache {
   walk(): ParseCacheWalk {
     const previous = this.kept;
     const seen = new Map<string, ParsedSkillFile>();
-    const settledBeforeNs = BigInt(Math.floor(this.nowMs() - UNSETTLED_FILE_MS)) * 1_000_000n;
+    const nowMs = this.nowMs();
     const keep = (key: string, parsed: ParsedSkillFile) => {
       if (seen.has(key) || seen.size < MAX_PARSE_CACHE_ENTRIES) seen.set(key, parsed);
     };
@@ -66,7 +67,7 @@ export class ParseCache {
       parse: (resolvedPath, stats, bytes) => {
         this.parsed++;
         const parsed = parseSkillFile(bytes);
-        if (stats.ctimeNs < settledBeforeNs) keep(cacheKey(resolvedPath, stats), parsed);
+        if (hasSettled(stats, nowMs)) keep(cacheKey(resolvedPath, stats), parsed);
         return parsed;
       },
       finish: () => {
@@ -78,7 +79,7 @@ export class ParseCache {
 
 function cacheKey(resolvedPath: string, stats: BigIntStats): string {
   // NUL cannot occur in a path, so no two different keys read the same.
-  return [resolvedPath, stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join("\0");
+  return `${resolvedPath}\0${fileStamp(stats)}`;
 }
 
 /** Decodes SKILL.md bytes as strict UTF-8 and parses their frontmatter; never throws. Frozen: walks share it. */

@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../errors/index.js";
-import { isProblem, readBoundedFile } from "./files.js";
+import { fileStamp, isProblem, readBoundedFile } from "./files.js";
 import { decodeUtf8, parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import type { FileIdentity, PathGuard, SkillEntry } from "./types.js";
@@ -20,7 +20,7 @@ export async function checkPinned(entry: SkillEntry): Promise<BigIntStats> {
   checkPinnedDirectory(entry);
   const key = verifiedKey(entry);
   const source = statPinnedSource(entry);
-  const stamp = stampOf(source);
+  const stamp = fileStamp(source);
   if (verified.get(key) === stamp) return source;
   // Calls that find the same file unverified share one reread: a burst of reads of a skill just
   // opened (a cell gathering hundreds) would otherwise read and parse SKILL.md once per call, each
@@ -59,9 +59,6 @@ function verifiedKey(entry: SkillEntry): string {
   return key;
 }
 
-function stampOf(stats: BigIntStats): string {
-  return `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
-}
 
 /**
  * Stats SKILL.md through its installed path and checks it still resolves to the pinned file. Call
@@ -100,19 +97,13 @@ export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkill
     throw reloadRequired(entry, `SKILL.md now resolves to ${file.resolvedPath} instead of ${entry.resolvedSource}`);
   }
   if (!sameIdentity(file.identity, entry.sourceIdentity)) throw reloadRequired(entry, "SKILL.md was replaced by another file");
-  if (file.truncated) {
-    throw new AppError(
-      "limit_exceeded",
-      `SKILL.md of skill "${entry.name}" is ${file.size} bytes; the limit is MAX_SKILL_FILE_BYTES = ${MAX_SKILL_FILE_BYTES}`,
-      { skill: entry.name, limit: "MAX_SKILL_FILE_BYTES", value: file.size },
-    );
-  }
+  if (file.truncated) throw skillFileTooLarge(entry, file.size);
   const text = decodeUtf8(file.bytes);
   if (text === undefined) throw reloadRequired(entry, "SKILL.md is no longer valid UTF-8");
   const document = parseSkillDocument(text);
   if (!sameMetadata(entry, document.fields)) throw reloadRequired(entry, "its name or description changed");
   if (verified.size >= MAX_VERIFIED_PINS) verified.clear();
-  verified.set(verifiedKey(entry), stampOf(stamped));
+  verified.set(verifiedKey(entry), fileStamp(stamped));
   return document;
 }
 
@@ -150,6 +141,15 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : String(error);
+}
+
+/** The limit_exceeded error for a SKILL.md grown past MAX_SKILL_FILE_BYTES. */
+export function skillFileTooLarge(entry: SkillEntry, size: number): AppError {
+  return new AppError(
+    "limit_exceeded",
+    `SKILL.md of skill "${entry.name}" is ${size} bytes; the limit is MAX_SKILL_FILE_BYTES = ${MAX_SKILL_FILE_BYTES}`,
+    { skill: entry.name, limit: "MAX_SKILL_FILE_BYTES", value: size },
+  );
 }
 
 export function reloadRequired(entry: SkillEntry, reason: string): AppError {

@@ -4,7 +4,7 @@ import { AppError } from "../errors/index.js";
 import { decodeUtf8 } from "./frontmatter.js";
 import { identityOf } from "./files.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
-import { checkGuard, checkPinned, reloadRequired, sameIdentity } from "./pinning.js";
+import { checkGuard, checkPinned, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";
 import { SettledFiles } from "./settledFiles.js";
 import { NotRegularFileError, closeQuietly, openRegular, readRange, type OpenedFile } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
@@ -83,13 +83,7 @@ function readSkillFile(entry: SkillEntry, source: BigIntStats, offset: number, l
   try {
     if (!sameIdentity(identityOf(opened.stats), entry.sourceIdentity)) throw reloadRequired(entry, "SKILL.md was replaced by another file");
     const size = Number(opened.stats.size);
-    if (size > MAX_SKILL_FILE_BYTES) {
-      throw new AppError(
-        "limit_exceeded",
-        `SKILL.md of skill "${entry.name}" is ${size} bytes; the limit is MAX_SKILL_FILE_BYTES = ${MAX_SKILL_FILE_BYTES}`,
-        { skill: entry.name, limit: "MAX_SKILL_FILE_BYTES", value: size },
-      );
-    }
+    if (size > MAX_SKILL_FILE_BYTES) throw skillFileTooLarge(entry, size);
     if (!settledSkillFiles.wouldKeep(opened.stats)) {
       const wanted = Math.max(0, Math.min(limit, size - offset));
       return pageOf(wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted), offset, limit, size);

@@ -9,7 +9,7 @@
  * read finds the stamp changed and reads the file again. ctime cannot be set by a user, unlike mtime.
  */
 import type { BigIntStats } from "node:fs";
-import { UNSETTLED_FILE_MS } from "./limits.js";
+import { fileStamp, hasSettled } from "./files.js";
 
 /** Files kept at most; the least recently used goes first. */
 export const MAX_SETTLED_FILES = 256;
@@ -23,20 +23,10 @@ export interface SettledFilesOptions {
   readonly now?: () => number;
 }
 
-/** The stamp that must match for kept bytes to be served: identity, size, mtime and ctime. */
-type Stamp = Pick<BigIntStats, "dev" | "ino" | "size" | "mtimeNs" | "ctimeNs">;
-
 interface Kept {
-  readonly stamp: Stamp;
+  /** fileStamp() of the file the bytes were read from. */
+  readonly stamp: string;
   readonly bytes: Buffer;
-}
-
-function stampOf({ dev, ino, size, mtimeNs, ctimeNs }: BigIntStats): Stamp {
-  return { dev, ino, size, mtimeNs, ctimeNs };
-}
-
-function sameStamp(a: Stamp, b: BigIntStats): boolean {
-  return a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino && a.dev === b.dev;
 }
 
 export class SettledFiles {
@@ -58,7 +48,7 @@ export class SettledFiles {
   get(path: string, stats: BigIntStats): Buffer | undefined {
     const kept = this.kept.get(path);
     if (kept === undefined) return undefined;
-    if (!sameStamp(kept.stamp, stats)) {
+    if (kept.stamp !== fileStamp(stats)) {
       this.drop(path, kept);
       return undefined;
     }
@@ -71,7 +61,7 @@ export class SettledFiles {
 
   /** Whether a file with these stats would be kept: it has been still for UNSETTLED_FILE_MS and fits the byte bound. */
   wouldKeep(stats: BigIntStats): boolean {
-    return stats.size <= BigInt(this.maxBytes) && this.now() - Number(stats.ctimeNs / 1_000_000n) >= UNSETTLED_FILE_MS;
+    return stats.size <= BigInt(this.maxBytes) && hasSettled(stats, this.now());
   }
 
   /** Keeps `bytes` (the whole file, read after `stats` was taken) when the file has settled and fits the bounds. */
@@ -79,7 +69,7 @@ export class SettledFiles {
     if (BigInt(bytes.length) !== stats.size || !this.wouldKeep(stats)) return;
     const old = this.kept.get(path);
     if (old !== undefined) this.drop(path, old);
-    this.kept.set(path, { stamp: stampOf(stats), bytes });
+    this.kept.set(path, { stamp: fileStamp(stats), bytes });
     this.bytes += bytes.length;
     for (const [oldest, entry] of this.kept) {
       if (this.kept.size <= this.maxFiles && this.bytes <= this.maxBytes) break;
