@@ -26,3 +26,22 @@ export const NO_REPLY_SLEEP = "--Kernel._execute_sleep=0";
 
 /** Appended to the kernelspec's argv for every local session kernel. */
 export const SESSION_KERNEL_ARGV: readonly string[] = ["--ext", KERNEL_EXTENSION, HISTORY_IN_MEMORY, NO_REPLY_SLEEP];
+
+/**
+ * The script that starts a session's local kernel, under the install's `kernel` dir: ipykernel's
+ * app without its shell channel thread (kernel/albedo/session_kernel.py says why), run by path so
+ * the workspace is not on `sys.path` while the kernel loads.
+ */
+export const SESSION_KERNEL_SCRIPT = "albedo_session_kernel.py";
+
+/** ipykernel's own launcher, as kernelspecs and the managed interpreter run it. */
+const IPYKERNEL_LAUNCHER = ["-m", "ipykernel_launcher"] as const;
+
+/**
+ * A launch argv with `-m ipykernel_launcher` (the managed interpreter's, and most Python
+ * kernelspecs') started through `script` instead; any other command line is returned as it is.
+ */
+export function withSessionKernelScript(argv: readonly string[], script: string): string[] {
+  const at = argv.findIndex((arg, i) => arg === IPYKERNEL_LAUNCHER[0] && argv[i + 1] === IPYKERNEL_LAUNCHER[1]);
+  return at < 0 ? [...argv] : [...argv.slice(0, at), script, ...argv.slice(at + 2)];
+}

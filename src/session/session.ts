@@ -7,7 +7,7 @@ import { resolveKernelLaunch, resolveRemoteKernel, startKernel, superviseKernel,
 import { RpcServer } from "../rpc/index.js";
 import type { Caller } from "../commands/index.js";
 import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
-import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
+import { SESSION_KERNEL_ARGV, SESSION_KERNEL_SCRIPT, withSessionKernelScript } from "./kernelArgv.js";
 import { buildRoutes } from "./routes.js";
 import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
@@ -132,7 +132,8 @@ export class Session implements CommandHost {
     const remote = resolveRemoteKernel(configured.remote, this.options.remote, this.options.env);
     if (remote) return this.bootRemote(remote, install);
     const kernelspec = this.options.kernelspec ?? configured.kernelspec;
-    const resolved = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, this.options.env);
+    const found = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, this.options.env);
+    const resolved = { ...found, argv: withSessionKernelScript(found.argv, join(install, "kernel", SESSION_KERNEL_SCRIPT)) };
     const { sandbox, launch } = await prepareKernelSandbox({
       ...this.options, runDir: this.runDir, install, mode: this.options.sandbox, view: this.view,
       warn: (message) => (this.options.log ?? defaultLog)("warn", message),

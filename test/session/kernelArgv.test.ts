@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { withSessionKernelScript } from "../../src/session/kernelArgv.js";
 import { run, sessionsPerTest } from "./fixtures.js";
 
 const sessions = sessionsPerTest();
@@ -116,5 +118,56 @@ describe("K-2 the albedo extension's flushes skip ipykernel's iopub round trip w
     expect(await run(session, kind)).toBe("NoneType NoneType\n");
     await run(session, "get_ipython().extension_manager.load_extension('albedo')");
     expect(await run(session, kind)).toBe("QuietFlush QuietFlush\n");
+  });
+});
+
+describe("K-2 a session kernel reads its shell socket on the main thread", () => {
+  it("starts `-m ipykernel_launcher` launches through the session kernel script and leaves other command lines alone", () => {
+    const script = "/opt/albedo/kernel/albedo_session_kernel.py";
+    expect(withSessionKernelScript(["/venv/bin/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"], script))
+      .toEqual(["/venv/bin/python", script, "-f", "{connection_file}"]);
+    expect(withSessionKernelScript(["python3", "-Xfrozen_modules=off", "-m", "ipykernel_launcher", "-f", "{connection_file}", "--debug"], script))
+      .toEqual(["python3", "-Xfrozen_modules=off", script, "-f", "{connection_file}", "--debug"]);
+    for (const argv of [
+      ["python", "-m", "ipykernel", "-f", "{connection_file}"],
+      ["conda", "run", "-n", "x", "python", "-m", "my_kernel", "-f", "{connection_file}"],
+      ["python", "-m"],
+      ["ipykernel_launcher", "-m"],
+    ]) expect(withSessionKernelScript(argv, script)).toEqual(argv);
+  });
+
+  it("has no shell channel thread, does not offer subshells, and still runs awaited and blocking cells", async () => {
+    const { session } = await sessions.open();
+    const info = await session.kernel.kernelInfo();
+    expect(info.supported_features ?? []).not.toContain("kernel subshells");
+    const seen = JSON.parse((await run(session, [
+      "import asyncio, json, threading",
+      "await asyncio.sleep(0)",
+      "print(json.dumps({'threads': sorted(t.name for t in threading.enumerate()), 'kernel': type(get_ipython().kernel).__name__,",
+      "  'main': threading.current_thread() is threading.main_thread()}))",
+    ].join("\n"))).trim()) as { threads: string[]; kernel: string; main: boolean };
+    expect(seen.threads).not.toContain("Shell channel");
+    expect(seen.threads).toContain("Control");
+    expect(seen).toMatchObject({ kernel: "SessionKernel", main: true });
+    // The main thread's loop now reads the shell socket: requests queued behind a blocking cell are all answered after it, in order.
+    const blocking = session.execute("import time; time.sleep(0.3); print('slept')");
+    const queued = [session.execute("print('second')"), session.execute("print('third')")];
+    const info2 = session.kernel.kernelInfo();
+    expect((await blocking.done).status).toBe("ok");
+    for (const future of queued) expect((await future.done).status).toBe("ok");
+    expect((await info2).status).toBe("ok");
+  });
+
+  it("loads with the workspace off sys.path, and cells import workspace modules as usual", async () => {
+    const PLANTED = ["ipykernel_launcher", "ipykernel", "traitlets", "albedo", "albedo_session_kernel"];
+    const { session, dirs } = await sessions.open(async ({ workspace }) => {
+      // A module the kernel imports while it loads: if the workspace were searched then, this would run and break the start.
+      for (const name of PLANTED) {
+        await writeFile(join(workspace, `${name}.py`), `open(${JSON.stringify(join(workspace, `planted-${name}`))}, "w").close()\nraise SystemExit("planted ${name}")\n`);
+      }
+      await writeFile(join(workspace, "helper_mod.py"), "VALUE = 41\n");
+    });
+    expect(await run(session, "import helper_mod; print(helper_mod.VALUE + 1)")).toBe("42\n");
+    for (const name of PLANTED) expect(existsSync(join(dirs.workspace, `planted-${name}`))).toBe(false);
   });
 });

@@ -1,0 +1,72 @@
+"""The app of a session's local kernel, started by `kernel/albedo_session_kernel.py -f FILE [options]`.
+
+ipykernel 7 receives every shell message on a "shell channel" thread, reads its header there and
+passes it to the main thread over an in-process socket, so that subshells can run beside the main
+shell. A session kernel has one client, the runtime, which never asks for a subshell; for it the
+thread is a second hand-off and GIL switch on every request (about a sixth of a trivial execute,
+see docs/kernel.md "One shell thread"). This app runs ipykernel's single-thread shell instead: the
+main thread's loop reads the shell socket itself, and `kernel_info` no longer lists "kernel
+subshells", so a client that checks before it asks is told the truth.
+
+Everything else is ipykernel's own app (options, config files, signals, the control thread). When
+the installed ipykernel has no shell channel thread, or a config file picks another kernel class,
+the app runs unchanged.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ipykernel.ipkernel import IPythonKernel
+from ipykernel.kernelapp import IPKernelApp
+from ipykernel.kernelbase import Kernel
+from traitlets import Type
+
+HAS_SHELL_CHANNEL_THREAD = hasattr(Kernel, "_supports_kernel_subshells")
+
+
+class NoShellChannel:
+    """Stands where ipykernel keeps its shell channel thread.
+
+    False in every `if kernel.shell_channel_thread:` test (so the shell stream lives on the main
+    loop and no thread is started or joined); `parent_thread` is the thread that runs cells, which
+    ipykernel reads to decide that a cell's SIGINT handling is the main thread's.
+    """
+
+    def __init__(self) -> None:
+        self.parent_thread = threading.current_thread()
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class SessionKernel(IPythonKernel):
+    """IPython's kernel, saying it has no subshells (so it never reaches for the thread's manager)."""
+
+    @property
+    def _supports_kernel_subshells(self) -> bool:
+        return False
+
+
+class SessionKernelApp(IPKernelApp):
+    """ipykernel's app whose kernel reads the shell socket on the main thread."""
+
+    kernel_class = Type(
+        SessionKernel,
+        klass=Kernel,
+        help="The kernel class; only a SessionKernel (or subclass) runs without the shell channel thread.",
+    ).tag(config=True)
+
+    def init_sockets(self, *args: Any, **kwargs: Any) -> None:
+        super().init_sockets(*args, **kwargs)
+        if HAS_SHELL_CHANNEL_THREAD and issubclass(self.kernel_class, SessionKernel):
+            unused, self.shell_channel_thread = self.shell_channel_thread, NoShellChannel()
+            # Never started; only its event loop (a selector and a wake-up pipe) holds anything.
+            loop = getattr(unused, "io_loop", None)
+            if loop is not None:
+                loop.close()
+
+
+def main() -> None:
+    SessionKernelApp.launch_instance()
