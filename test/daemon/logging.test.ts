@@ -11,6 +11,12 @@ const FAILING_REQUESTS = 20;
 const FLOOD_FRAMES = 5_000;
 /** Sockets that each send one wrong-token frame: more than the refusal log tracks one by one. */
 const FLOOD_PEERS = 3 * RPC_MAX_REFUSAL_PEERS;
+/**
+ * Wrong frames sent before the cell reads their answers: well under ZeroMQ's default send high-water
+ * mark (1000), past which a ROUTER drops what it would send to a peer that has not read yet, so a
+ * loaded machine cannot lose the answer the cell waits for.
+ */
+const FLOOD_BATCH = 250;
 /** How long the flood cell waits for one reply before it fails (a liveness bound, far above normal). */
 const REPLY_WAIT_MS = 20_000;
 /** Per-test bound for the tests that boot a kernel. */
@@ -84,9 +90,12 @@ def _flood():
 
     try:
         sock = dealer()
-        for rid in range(${FLOOD_FRAMES}):
-            sock.send_multipart([wrong, request(rid)])
-        # Frames of one socket are served in order: once "last" is answered, every wrong one was refused.
+        # Frames of one socket are served in order: once a batch's last frame is answered, all of it was refused.
+        for start in range(0, ${FLOOD_FRAMES}, ${FLOOD_BATCH}):
+            batch = range(start, min(start + ${FLOOD_BATCH}, ${FLOOD_FRAMES}))
+            for rid in batch:
+                sock.send_multipart([wrong, request(rid)])
+            until_reply(sock, batch[-1])
         sock.send_multipart([token, request("last")])
         until_reply(sock, "last")
         sock.close()
@@ -96,7 +105,8 @@ def _flood():
             until_reply(sock, rid)
             sock.close()
     finally:
-        context.term()
+        # Closes whatever socket a failure left open, so a failing flood ends the cell instead of hanging it.
+        context.destroy(linger=0)
 
 _flood()
 print("demo" in [s["name"] for s in (await skills.list())["skills"]])
