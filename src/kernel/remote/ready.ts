@@ -30,7 +30,7 @@ export async function connectedInfo(connection: InfoSource): Promise<InfoReply> 
     // services gives up reconnecting after a few attempts, and says so with this status.
     if (connection.connectionStatus === "disconnected") throw kernelDiedError("lost the connection to the server and could not reconnect");
     // Services refuses to send while it reconnects; a request lost with a dropped socket is replaced after the next connect.
-    if (connection.connectionStatus === "connected") connection.requestKernelInfo().then(answered, () => undefined);
+    if (connection.connectionStatus === "connected") void connection.requestKernelInfo().then(answered, () => undefined);
     const next = await Promise.race([answer, statusChangeOrNudge(connection)]);
     if (next !== undefined) return next.reply;
   }
