@@ -14,6 +14,16 @@ const TOKEN_ENV = "ALBEDO_TEST_JUPYTER_TOKEN";
 const OLD_KERNEL = "old-ipykernel";
 /** A kernelspec whose kernel_info reports no subshells, as ipykernel 6.x does: refused before the bootstrap. */
 const NO_SUBSHELLS_KERNEL = "no-subshells";
+/**
+ * A kernelspec whose kernel, once restarted, loses the iopub status of the first two
+ * kernel_info_requests of each client session: what a client sees when the server's iopub socket
+ * rejoins the new kernel after it answered them (the server skips its nudge for a kernel that died busy).
+ */
+const LOSSY_RESTART_KERNEL = "lossy-restart";
+/** The variable naming the file by which that kernel knows it is a restart. */
+const RESTART_MARKER_ENV = "ALBEDO_TEST_RESTART_MARKER";
+/** A boot after the server's restart must be ready well before REMOTE_READY_TIMEOUT_MS (120 s). */
+const RESTART_BOOT_DEADLINE_MS = 20_000;
 /** A refused start must come back well before any of the remote deadlines. */
 const REFUSAL_DEADLINE_MS = 30_000;
 
@@ -35,14 +45,38 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
       "from ipykernel.kernelapp import launch_new_instance",
       "launch_new_instance()",
     ].join("\n");
+    const lossy = [
+      "import os",
+      "import ipykernel.kernelbase as kb",
+      `marker = os.environ["${RESTART_MARKER_ENV}"]`,
+      "restarted = os.path.exists(marker)",
+      "open(marker, 'a').close()",
+      "lost = {}",
+      "publish = kb.Kernel._publish_status",
+      "def lossy(self, status, channel, parent=None):",
+      "    header = (parent or self.get_parent(channel) or {}).get('header', {})",
+      "    if restarted and header.get('msg_type') == 'kernel_info_request':",
+      "        ids = lost.setdefault(header.get('session'), set())",
+      "        if header.get('msg_id') in ids or len(ids) < 2:",
+      "            ids.add(header.get('msg_id'))",
+      "            return",
+      "    publish(self, status, channel, parent)",
+      "kb.Kernel._publish_status = lossy",
+      "from ipykernel.kernelapp import launch_new_instance",
+      "launch_new_instance()",
+    ].join("\n");
+    dirs = await sessionDirs();
     server = await startJupyterServer({
       logLevel: "DEBUG",
       kernelspecs: {
         [OLD_KERNEL]: { argv: [python, "-c", fake, "-f", "{connection_file}"], display_name: "old", language: "python" },
         [NO_SUBSHELLS_KERNEL]: { argv: [python, "-c", six, "-f", "{connection_file}"], display_name: "no subshells", language: "python" },
+        [LOSSY_RESTART_KERNEL]: {
+          argv: [python, "-c", lossy, "-f", "{connection_file}"], display_name: "lossy restart", language: "python",
+          env: { [RESTART_MARKER_ENV]: join(dirs.stateDir, "lossy-kernel-started") },
+        },
       },
     });
-    dirs = await sessionDirs();
     await writeSkill(dirs.workspace, "demo");
     // The server comes from the global settings file, as a user would configure it.
     await writeFile(join(dirs.stateDir, "settings.json"), JSON.stringify({ kernel: { remote: { url: server.url, token_env: TOKEN_ENV } } }));
@@ -143,6 +177,19 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
       expect((await run(session, "print(len((await skills.list())['skills']) > 0)")).trim()).toBe("True");
     } finally {
       watch.dispose();
+    }
+  });
+
+  it("K-9 a kernel restarted by its server whose first kernel_info answers lose their iopub status is still booted: the boot asks again", async () => {
+    const lossy = await openSession(dirs, { env, remote: { url: server.url, kernel_name: LOSSY_RESTART_KERNEL } });
+    try {
+      const statuses: string[] = [];
+      lossy.kernel.onStatus((event) => statuses.push(event.status));
+      await expect(lossy.execute("import os\nos._exit(1)").done).rejects.toMatchObject({ code: "kernel_died" });
+      await poll(() => statuses.includes("ready"), { what: "the boot after the server's restart", timeoutMs: RESTART_BOOT_DEADLINE_MS });
+      expect(await run(lossy, "print('booted')")).toBe("booted\n");
+    } finally {
+      await lossy.close();
     }
   });
 

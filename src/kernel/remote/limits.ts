@@ -4,6 +4,12 @@ import { RPC_HARD_MESSAGE_BYTES } from "../../rpc/index.js";
 
 /** From POST /api/kernels to a kernel that answered kernel_info over its WebSocket. */
 export const REMOTE_READY_TIMEOUT_MS = 120_000;
+/**
+ * How long one kernel_info_request at boot may go without its reply and idle status before another
+ * is sent. After a restart the server's iopub socket may rejoin the new kernel only after the
+ * kernel answered the first requests, and the server skips its own nudge for a kernel that died busy.
+ */
+export const REMOTE_INFO_NUDGE_MS = 1_000;
 /** One REST call to the server (start, interrupt, restart, shutdown, status). */
 export const REMOTE_REQUEST_TIMEOUT_MS = 30_000;
 /** The bootstrap's silent execute, and the comm's hello after it. */
