@@ -24,6 +24,8 @@ const LOSSY_RESTART_KERNEL = "lossy-restart";
 const RESTART_MARKER_ENV = "ALBEDO_TEST_RESTART_MARKER";
 /** A boot after the server's restart must be ready well before REMOTE_READY_TIMEOUT_MS (120 s). */
 const RESTART_BOOT_DEADLINE_MS = 20_000;
+/** How long after the session closed an unhandled rejection of its kernel may still be reported. */
+const UNHANDLED_REPORT_MS = 100;
 /** A refused start must come back well before any of the remote deadlines. */
 const REFUSAL_DEADLINE_MS = 30_000;
 
@@ -191,6 +193,35 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     } finally {
       await lossy.close();
     }
+  });
+
+  it("K-9 a kernel_info services sent at a reconnect and never saw complete is cancelled at the next restart or death without an unhandled rejection", async () => {
+    // services chains its connect-time kernel_info with no rejection handler; a rejection there ends a daemon.
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    const lossy = await openSession(dirs, { env, remote: { url: server.url, kernel_name: LOSSY_RESTART_KERNEL } });
+    try {
+      const statuses: string[] = [];
+      lossy.kernel.onStatus((event) => statuses.push(event.status));
+      const dieAndReboot = async (what: string) => {
+        statuses.length = 0;
+        await expect(lossy.execute("import os\nos._exit(1)").done).rejects.toMatchObject({ code: "kernel_died" });
+        await poll(() => statuses.includes("ready"), { what, timeoutMs: RESTART_BOOT_DEADLINE_MS });
+      };
+      await dieAndReboot("the boot after the first death");
+      // services' request from the reconnect lost its idle: the restart cancels it.
+      await lossy.kernel.restart();
+      // And so does the server's restart after a second death.
+      await dieAndReboot("the boot after the second death");
+      expect(await run(lossy, "print('booted')")).toBe("booted\n");
+    } finally {
+      await lossy.close();
+      // An unhandled rejection is reported after the microtasks of the turn that made it.
+      await new Promise((done) => setTimeout(done, UNHANDLED_REPORT_MS));
+      process.off("unhandledRejection", record);
+    }
+    expect(unhandled.map(String)).toEqual([]);
   });
 
   it("a wrong token fails with a clear error naming the variable, and starts nothing", async () => {

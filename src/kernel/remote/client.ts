@@ -6,7 +6,7 @@
  * reconnects to the same server-side session and gets the iopub messages buffered meanwhile.
  */
 import { randomUUID } from "node:crypto";
-import { CommsOverSubshells, KernelAPI, KernelConnection, type Kernel as Services, type KernelMessage } from "@jupyterlab/services";
+import { CommsOverSubshells, KernelAPI, type Kernel as Services, type KernelMessage } from "@jupyterlab/services";
 import { isAlive, KernelBase } from "../base.js";
 import { kernelDiedError, kernelStoppedError } from "../errors.js";
 import { ExecuteFuture } from "../future.js";
@@ -21,6 +21,7 @@ import { serverSettings } from "./server.js";
 import type { RemoteKernelOptions } from "./settings.js";
 import { withDeadline } from "./deadline.js";
 import { connectedInfo } from "./ready.js";
+import { RemoteKernelConnection } from "./connection.js";
 import type { Log } from "../../platform/index.js";
 
 export interface RemoteKernelStartOptions {
@@ -50,7 +51,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   /** The WebSocket session id: one per albedo session, kept across reconnects and restarts. */
   readonly sessionId = randomUUID();
   readonly pid = undefined;
-  private connectionValue: KernelConnection | undefined;
+  private connectionValue: RemoteKernelConnection | undefined;
   private infoValue: KernelInfo | undefined;
   private lifecycle: Promise<void> = Promise.resolve();
   private stopped: Promise<void> | undefined;
@@ -76,7 +77,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   /** The live connection; throws when the kernel is stopped or dead. The comm channel is opened on it. */
-  get connection(): KernelConnection {
+  get connection(): RemoteKernelConnection {
     if (this.connectionValue === undefined || this.connectionValue.isDisposed) throw kernelDiedError("the remote kernel has no connection");
     return this.connectionValue;
   }
@@ -111,8 +112,9 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     return future;
   }
 
+  /** The kernel's kernel_info reply; throws if the kernel restarts or stops first, or by REMOTE_REQUEST_TIMEOUT_MS. */
   async kernelInfo(): Promise<KernelInfo> {
-    const reply = await withDeadline(this.connection.requestKernelInfo(), REMOTE_REQUEST_TIMEOUT_MS, "kernel_info_request", "REMOTE_REQUEST_TIMEOUT_MS");
+    const reply = await withDeadline(this.connection.requestKernelInfoOrCancel(), REMOTE_REQUEST_TIMEOUT_MS, "kernel_info_request", "REMOTE_REQUEST_TIMEOUT_MS");
     if (reply === undefined) throw kernelStoppedError("shut down");
     return reply.content as KernelInfo;
   }
@@ -176,7 +178,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     const model = await withDeadline(KernelAPI.startNew(body as Services.IKernelOptions, settings), REMOTE_REQUEST_TIMEOUT_MS, "kernel start", "REMOTE_REQUEST_TIMEOUT_MS")
       .catch(async (error: unknown) => { throw await this.remoteError(error, "kernel start"); });
     this.log("info", "remote kernel: started", { kernel: model.id, name: model.name, url: remote.url });
-    const connection = new KernelConnection({
+    const connection = new RemoteKernelConnection({
       model, serverSettings: settings, clientId: this.sessionId, username: remote.username ?? "", handleComms: true,
       // The comm channel makes its own subshell; services' per-target one would be a second.
       commsOverSubshells: CommsOverSubshells.Disabled,
@@ -204,7 +206,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     this.pump();
   }
 
-  private onServicesStatus(connection: KernelConnection, status: Services.Status): void {
+  private onServicesStatus(connection: RemoteKernelConnection, status: Services.Status): void {
     if (connection !== this.connectionValue || this.stopped) return;
     if ((status === "busy" || status === "idle") && isAlive(this.statusValue)) this.setStatus({ status });
     // A restart of ours also reaches services as the server's "restarting" notice: only a restart nobody asked for is handled here.

@@ -12,7 +12,7 @@ export interface InfoSource {
     connect(slot: (sender: unknown, status: Kernel.ConnectionStatus) => void): boolean;
     disconnect(slot: (sender: unknown, status: Kernel.ConnectionStatus) => void): boolean;
   };
-  /** Settles once both the shell reply and the iopub idle of one kernel_info_request arrived. */
+  /** Settles once both the shell reply and the iopub idle of one kernel_info_request arrived; one that a restart cancels may stay pending. */
   requestKernelInfo(): Promise<InfoReply>;
 }
 
