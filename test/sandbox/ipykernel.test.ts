@@ -11,6 +11,10 @@ import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** Upper bound for the whole host-side client conversation. */
 const CLIENT_TIMEOUT_MS = 60_000;
+/** How long the kernel may take to exit once the client asked it to shut down. */
+const KERNEL_EXIT_MS = 15_000;
+/** The test's own bound: past the client's and the kernel's, so a stuck step fails with its output instead of a bare timeout. */
+const TEST_TIMEOUT_MS = CLIENT_TIMEOUT_MS + KERNEL_EXIT_MS + 10_000;
 
 /** A jupyter_client session from outside the sandbox: boot check, one execute, a message-mode interrupt, shutdown. */
 const HOST_CLIENT = `
@@ -42,10 +46,11 @@ async function runClient(connectionFile: string): Promise<{ status: number | nul
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), CLIENT_TIMEOUT_MS);
+  let killed = false;
+  const timer = setTimeout(() => ((killed = true), child.kill("SIGKILL")), CLIENT_TIMEOUT_MS);
   const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   clearTimeout(timer);
-  return { status, stdout, stderr };
+  return { status, stdout, stderr: killed ? `${stderr}\n(killed after CLIENT_TIMEOUT_MS = ${CLIENT_TIMEOUT_MS} ms)` : stderr };
 }
 
 describe.skipIf(NO_SANDBOX)("K-10 a real ipykernel inside the sandbox", () => {
@@ -84,7 +89,11 @@ describe.skipIf(NO_SANDBOX)("K-10 a real ipykernel inside the sandbox", () => {
     expect(client.status, `${client.stderr}\nkernel stderr: ${kernelErr}`).toBe(0);
     const out = JSON.parse(client.stdout) as { cwd: string; interrupted: string };
     expect(out).toEqual({ cwd: `'${tree.workspace}'`, interrupted: "KeyboardInterrupt" });
-    const [code] = await exited;
-    expect(code).toBe(0);
-  });
+    let timer: NodeJS.Timeout | undefined;
+    const [code] = await Promise.race([
+      exited,
+      new Promise<[string]>((resolve) => (timer = setTimeout(() => resolve([`still running ${KERNEL_EXIT_MS} ms after shutdown`]), KERNEL_EXIT_MS))),
+    ]).finally(() => clearTimeout(timer));
+    expect(code, `kernel stderr: ${kernelErr}`).toBe(0);
+  }, TEST_TIMEOUT_MS);
 });
