@@ -9,7 +9,6 @@ export type ParsedSkillFile =
   | { readonly fields: Readonly<Record<string, unknown>>; readonly problems?: undefined }
   | { readonly fields: undefined; readonly problems: readonly Problem[] };
 
-
 /** One walk's use of a ParseCache; it must see every SKILL.md the walk parses or reuses. */
 export interface ParseCacheWalk {
   /** True while no parse is kept for this walk to reuse, so a lookup would find nothing. */

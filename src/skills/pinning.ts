@@ -59,7 +59,6 @@ function verifiedKey(entry: SkillEntry): string {
   return key;
 }
 
-
 /**
  * Stats SKILL.md through its installed path and checks it still resolves to the pinned file. Call
  * it after checkPinnedDirectory: a SKILL.md that is no link, in a directory that still resolves to

@@ -3,6 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { wallClockMs } from "../../src/platform/index.js";
+import { poll } from "../support/poll.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
 import { withSessionKernelScript } from "../../src/session/kernelArgv.js";
 import { run, sessionsPerTest } from "./fixtures.js";
 
@@ -172,4 +174,22 @@ describe("K-2 a session kernel reads its shell socket on the main thread", () =>
     expect(await run(session, "import helper_mod; print(helper_mod.VALUE + 1)")).toBe("42\n");
     for (const name of PLANTED) expect(existsSync(join(dirs.workspace, `planted-${name}`))).toBe(false);
   });
+
+  it.skipIf(NO_SANDBOX)("a sandboxed kernel that plants ipykernel's launcher in the workspace and kills itself is restarted as albedo's kernel, not the planted one", async () => {
+    const { session, dirs } = await sessions.open(undefined, { sandbox: "required" });
+    const firstPid = session.kernel.pid!;
+    const marker = join(dirs.workspace, "planted-ran");
+    // Written from inside the sandbox, into its own working directory, then the kernel dies and the session restarts it.
+    const dying = session.execute([
+      "import os",
+      "for name in ('ipykernel_launcher', 'ipykernel', 'traitlets', 'albedo', 'albedo_session_kernel'):",
+      `    open(name + '.py', 'w').write('open(${JSON.stringify(marker)}, "a").write(__name__ + "\\n")\\n')`,
+      "os._exit(1)",
+    ].join("\n"));
+    await dying.done.catch(() => undefined);
+    await poll(() => session.kernel.pid !== firstPid && ["idle", "ready"].includes(session.kernel.status), { what: "the restarted kernel", timeoutMs: 60_000 });
+    expect(existsSync(join(dirs.workspace, "ipykernel_launcher.py"))).toBe(true);
+    expect(await run(session, "import sys; print(sys.argv[0].endswith('albedo_session_kernel.py'), type(get_ipython().kernel).__name__)")).toBe("True SessionKernel\n");
+    expect(existsSync(marker)).toBe(false);
+  }, 90_000);
 });
