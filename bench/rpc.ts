@@ -1,6 +1,7 @@
 /**
  * `await skills.read` beside the transport floor (a bare pyzmq DEALER echo to a ZeroMQ ROUTER in
- * this process), in alternating batches in one cell; then the per-stage timeline of one read, from
+ * this process) and the same echo awaited on the kernel's loop, in alternating batches in one cell;
+ * then the per-stage timeline of one read, from
  * the kernel's time.time() stamps and the runtime's trace channel (RPC_TRACE_CHANNEL).
  */
 import diagnostics from "node:diagnostics_channel";
@@ -79,7 +80,7 @@ async function readTimeline(session: Session): Promise<Record<string, number>> {
 /** Medians (ms), the ratio to the floor, and the stage timeline (µs). */
 export async function benchRpc(session: Session): Promise<Record<string, unknown>> {
   const measured = await withEcho(session, (endpoint) =>
-    cellJson<{ rpc: number[]; floor: number[] }>(session, [
+    cellJson<{ rpc: number[]; floor: number[]; awaited: number[] }>(session, [
       `exec(open(${JSON.stringify(BENCH_PY())}).read())`,
       "import json",
       `print(json.dumps(await versus_floor(skills, ${JSON.stringify(endpoint)}, ${RPC_ROUNDS}, ${RPC_BATCH}, ${RPC_WARMUP_ROUNDS})))`,
@@ -89,6 +90,9 @@ export async function benchRpc(session: Session): Promise<Record<string, unknown
     albedo_median_ms: round(median(measured.rpc)),
     pyzmq_floor_median_ms: round(median(measured.floor)),
     ...goal(median(measured.rpc), median(measured.floor), RPC_GOAL),
+    // No goal: how much of the gap to the floor is awaiting on an event loop at all, and how much albedo's.
+    awaited_echo_median_ms: round(median(measured.awaited)),
+    ratio_to_awaited_echo: round(median(measured.rpc) / median(measured.awaited)),
     rounds: measured.rpc.length,
     timeline_us: {
       ...(await readTimeline(session)),

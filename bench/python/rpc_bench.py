@@ -2,9 +2,11 @@
 so both run in the kernel's own process, on its own event loop.
 
 The floor is a bare pyzmq DEALER round trip (blocking send and receive, no JSON work) to an echo
-ROUTER in the runtime: what the transport itself costs. Batches of the two alternate so both see
-the same machine load.
+ROUTER in the runtime: what the transport itself costs. The awaited echo is the same round trip
+awaited on the kernel's event loop, with nothing else: what an awaitable call costs before any of
+albedo's work. Batches of the three alternate so all see the same machine load.
 """
+import asyncio
 import time
 
 import zmq
@@ -14,29 +16,67 @@ READ = {"name": "skill-000", "limit": 256}
 
 
 async def versus_floor(skills, endpoint, rounds, batch, warmup):
-    """Per-call ms of `await skills.read` and of the echo, `rounds` alternating batches of `batch` each."""
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    sock.linger = 0
-    sock.connect(endpoint)
-    rpc, floor = [], []
+    """Per-call ms of `await skills.read`, of the blocking echo and of the awaited echo, `rounds` alternating batches of `batch` each."""
+    context = zmq.Context.instance()
+    blocking, awaiting = context.socket(zmq.DEALER), context.socket(zmq.DEALER)
+    awaited_echo = AwaitedEcho(awaiting, endpoint)
+    blocking.linger = 0
+    blocking.connect(endpoint)
+    rpc, floor, awaited = [], [], []
     try:
         for index in range(warmup + rounds):
-            reads, echoes = [], []
+            reads, echoes, awaits = [], [], []
             for _ in range(batch):
                 began = time.perf_counter()
                 await skills.read(**READ)
                 reads.append((time.perf_counter() - began) * 1000)
             for _ in range(batch):
                 began = time.perf_counter()
-                sock.send_multipart([b"token", ECHO_PAYLOAD])
-                sock.recv_multipart()
+                blocking.send_multipart([b"token", ECHO_PAYLOAD])
+                blocking.recv_multipart()
                 echoes.append((time.perf_counter() - began) * 1000)
+            for _ in range(batch):
+                began = time.perf_counter()
+                await awaited_echo.round_trip()
+                awaits.append((time.perf_counter() - began) * 1000)
             if index >= warmup:
                 rpc += reads
                 floor += echoes
+                awaited += awaits
     finally:
-        sock.close(linger=0)
-    return {"rpc": rpc, "floor": floor}
+        blocking.close(linger=0)
+        awaited_echo.close()
+    return {"rpc": rpc, "floor": floor, "awaited": awaited}
+
+
+class AwaitedEcho:
+    """The least an awaited round trip on the kernel's event loop can do: send, sleep in the loop until
+    the socket's descriptor fires, read, resume. What `await skills.read` costs beyond this is albedo's."""
+
+    def __init__(self, socket, endpoint):
+        self.loop = asyncio.get_running_loop()
+        self.socket = socket
+        self.waiter = None
+        socket.linger = 0
+        socket.connect(endpoint)
+        self.fd = socket.getsockopt(zmq.FD)
+        self.loop.add_reader(self.fd, self._readable)
+
+    async def round_trip(self):
+        self.waiter = self.loop.create_future()
+        self.socket.send_multipart([b"token", ECHO_PAYLOAD])
+        self._readable()  # the send may have consumed the descriptor's edge
+        await self.waiter
+
+    def _readable(self):
+        while self.socket.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            self.socket.recv_multipart(zmq.NOBLOCK)
+            if self.waiter is not None and not self.waiter.done():
+                self.waiter.set_result(None)
+
+    def close(self):
+        self.loop.remove_reader(self.fd)
+        self.socket.close(linger=0)
 
 
 async def timeline(skills, runs):

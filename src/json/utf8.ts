@@ -2,6 +2,15 @@
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** Decodes `bytes` as strict UTF-8 (as decodeUtf8Strict); undefined when they are not UTF-8, without looking for where. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The text, or the offset of the first byte that does not begin a well-formed UTF-8 sequence. */
 export type Utf8Decoded = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly offset: number };
 

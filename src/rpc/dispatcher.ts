@@ -53,6 +53,10 @@ interface PendingCall {
   done: boolean;
 }
 
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
 function appError(error: AppError): RpcErrorObject {
   return errorObject(appErrorNumber(error.code), error.message, error.data);
 }
@@ -183,13 +187,7 @@ export class RpcDispatcher {
       return;
     }
     const { id, method, cell } = request;
-    const call: PendingCall = { peer, id, method, cell, abort: new LazyAbort(), timer: undefined, done: false };
-    const timeoutMs = route.timeoutMs ?? this.callTimeoutMs;
-    call.timer = setTimeout(() => {
-      this.fail(call, new AppError("timeout", `${method} did not answer within ${timeoutMs} ms`, { timeoutMs }));
-    }, timeoutMs);
-    this.pending.add(call);
-    const abort = call.abort;
+    const abort = new LazyAbort();
     const context: CallContext = {
       method,
       cell,
@@ -197,42 +195,59 @@ export class RpcDispatcher {
         return abort.signal;
       },
     };
-    // The handler starts now rather than a microtask later, so a quick answer can leave before the
-    // receive loop asks ZeroMQ for the next message.
-    let answer: Promise<unknown>;
+    // The handler starts now rather than a microtask later, and an answer it has at once leaves at
+    // once: before the receive loop asks ZeroMQ for the next message, with no deadline timer or
+    // pending entry to make and clear (nothing can time out or be cancelled in between).
+    let answer: unknown;
     try {
-      answer = Promise.resolve(route.handler(request.params, context));
+      answer = route.handler(request.params, context);
     } catch (error) {
-      answer = Promise.reject(error);
+      this.reply(peer, id, this.handlerError(method, error));
+      return;
     }
+    if (!isPromiseLike(answer)) {
+      this.answer(peer, id, method, answer);
+      return;
+    }
+    const call: PendingCall = { peer, id, method, cell, abort, timer: undefined, done: false };
+    const timeoutMs = route.timeoutMs ?? this.callTimeoutMs;
+    call.timer = setTimeout(() => {
+      this.fail(call, new AppError("timeout", `${method} did not answer within ${timeoutMs} ms`, { timeoutMs }));
+    }, timeoutMs);
+    this.pending.add(call);
     answer.then(
       (result) => this.succeed(call, result),
-      (error: unknown) => this.settleAndReply(call, this.handlerError(call, error)),
+      (error: unknown) => this.settleAndReply(call, this.handlerError(method, error)),
     );
   }
 
-  private handlerError(call: PendingCall, error: unknown): RpcErrorObject {
+  private handlerError(method: string, error: unknown): RpcErrorObject {
     if (error instanceof AppError) return appError(error);
-    this.options.logger("error", "rpc: handler failed", { method: call.method, error: String(error), stack: (error as Error)?.stack });
-    return errorObject(INTERNAL_ERROR, `internal error while serving ${call.method}`);
+    this.options.logger("error", "rpc: handler failed", { method, error: String(error), stack: (error as Error)?.stack });
+    return errorObject(INTERNAL_ERROR, `internal error while serving ${method}`);
   }
 
   private succeed(call: PendingCall, result: unknown): void {
     if (call.done) return;
+    this.settle(call, undefined);
+    this.answer(call.peer, call.id, call.method, result);
+  }
+
+  /** Sends `result` as the answer to call `id`, or the error that says why it cannot be sent. */
+  private answer(peer: PeerId, id: string | number, method: string, result: unknown): void {
     let text: string;
     try {
-      text = encodeResult(call.id, result);
+      text = encodeResult(id, result);
     } catch (error) {
-      this.settleAndReply(call, this.handlerError(call, error));
+      this.reply(peer, id, this.handlerError(method, error));
       return;
     }
     const size = Buffer.byteLength(text, "utf8");
     if (size > this.maxBytes) {
-      this.settleAndReply(call, this.limitError("reply", size));
+      this.reply(peer, id, this.limitError("reply", size));
       return;
     }
-    this.settle(call, undefined);
-    this.options.send(call.peer, text);
+    this.options.send(peer, text);
   }
 
   /** Ends a call from outside its handler: aborts the handler's signal, then replies with `error`. */

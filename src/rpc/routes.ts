@@ -7,8 +7,12 @@ export interface CallContext {
   readonly signal: AbortSignal;
 }
 
-/** Serves one method. Params are untrusted JSON: the handler validates them (AppError invalid_params). */
-export type RouteHandler = (params: Readonly<Record<string, unknown>>, context: CallContext) => Promise<unknown>;
+/**
+ * Serves one method. Params are untrusted JSON: the handler validates them (AppError invalid_params).
+ * It answers with a promise, or with the result itself when it has it at once (sent before the
+ * next message is read, and never pending); a synchronous throw is its error answer.
+ */
+export type RouteHandler = (params: Readonly<Record<string, unknown>>, context: CallContext) => unknown;
 
 /** A handler with an optional deadline of its own, in milliseconds, instead of the server default. */
 export interface RouteSpec {

@@ -35,7 +35,8 @@ function skillRoutes(view: SessionView, access: SkillAccess): Record<(typeof SKI
         skills: view.snapshot.skills.map(({ name, description, source }) => ({ name, description, source, command: skillCommandName(name) })),
       };
     },
-    "skills.read": async (params) => {
+    // Not async: a page it has at once goes out before the next message is read (see RouteHandler).
+    "skills.read": (params) => {
       onlyParams(params, ["name", "resource", "offset", "limit"], "skills.read");
       const entry = skillOf(view, params, "skills.read");
       const resource = optionalString(params, "resource", "skills.read");

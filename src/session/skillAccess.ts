@@ -1,5 +1,5 @@
 import {
-  listResources, prepareActivation, readResource,
+  listResources, prepareActivation, readResourceNow,
   type Activation, type ActivationArguments, type PathGuard, type ReadResult, type ResourceListing, type SkillEntry,
 } from "../skills/index.js";
 
@@ -35,9 +35,9 @@ export class SkillAccess {
     return activation;
   }
 
-  /** One page of a resource (see readResource). */
-  read(entry: SkillEntry, resource?: string, offset?: number, limit?: number): Promise<ReadResult> {
-    return readResource(entry, resource, offset, limit, this.guard);
+  /** One page of a resource (see readResource): synchronous unless SKILL.md must be reread (see readResourceNow). */
+  read(entry: SkillEntry, resource?: string, offset?: number, limit?: number): ReadResult | Promise<ReadResult> {
+    return readResourceNow(entry, resource, offset, limit, this.guard);
   }
 
   /** The skill's resource listing (see listResources). */

@@ -1,4 +1,5 @@
 import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
+import { decodeUtf8 } from "../json/index.js";
 import { MAX_FRONTMATTER_BYTES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
 import type { Problem } from "./types.js";
 import { yamlNestingDepth } from "./yamlDepth.js";
@@ -19,14 +20,7 @@ const DELIMITER = /^---$/;
 /** Characters YAML excludes from its printable set that the yaml package would still accept raw: C0 controls but tab/LF/CR, and DEL. */
 const NON_PRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-/** Decodes bytes as strict UTF-8; returns undefined when they are not valid UTF-8. */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
+export { decodeUtf8 };
 
 /** Splits a SKILL.md text into frontmatter and body and parses the frontmatter; never throws. */
 export function parseSkillDocument(text: string): ParsedSkillDocument {

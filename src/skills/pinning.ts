@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../errors/index.js";
-import { fileStamp, isProblem, readBoundedFile } from "./files.js";
+import { fileStamp, hasSettled, isProblem, readBoundedFile } from "./files.js";
 import { decodeUtf8, parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import type { FileIdentity, PathGuard, SkillEntry } from "./types.js";
@@ -15,6 +15,14 @@ import { normalizeName } from "./validate.js";
  * past MAX_SKILL_FILE_BYTES.
  */
 export async function checkPinned(entry: SkillEntry): Promise<BigIntStats> {
+  return checkPinnedNow(entry);
+}
+
+/**
+ * checkPinned, answered synchronously when SKILL.md's stamp shows it verified (the common case, and
+ * the RPC route's fast path); a promise only when SKILL.md has to be reread. Throws synchronously.
+ */
+export function checkPinnedNow(entry: SkillEntry): BigIntStats | Promise<BigIntStats> {
   // Identities are checked with synchronous syscalls (a few microseconds on a local disk, against a
   // thread-pool round trip each); only a SKILL.md whose stamp moved is reread, asynchronously.
   checkPinnedDirectory(entry);
@@ -31,8 +39,7 @@ export async function checkPinned(entry: SkillEntry): Promise<BigIntStats> {
     reread = readPinnedDocument(entry).then(() => undefined).finally(() => rereads.delete(flight));
     rereads.set(flight, reread);
   }
-  await reread;
-  return source;
+  return reread.then(() => source);
 }
 
 /** Rereads of SKILL.md under way, by verified key and the stamp found unverified; each leaves once it settles. */
@@ -41,7 +48,8 @@ const rereads = new Map<string, Promise<void>>();
 /**
  * SKILL.md files whose metadata was last found matching their pin, with the (size, mtime, ctime)
  * seen then. Any write to a file moves its ctime, so an unchanged stamp means unchanged bytes and
- * the check can skip rereading and parsing the file. Bounded: cleared when it reaches the cap.
+ * the check can skip rereading and parsing the file; only settled files are entered (hasSettled).
+ * Bounded: cleared when it reaches the cap.
  */
 const verified = new Map<string, string>();
 /** Entries kept in the verified-metadata memo before it is cleared. */
@@ -101,8 +109,12 @@ export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkill
   if (text === undefined) throw reloadRequired(entry, "SKILL.md is no longer valid UTF-8");
   const document = parseSkillDocument(text);
   if (!sameMetadata(entry, document.fields)) throw reloadRequired(entry, "its name or description changed");
-  if (verified.size >= MAX_VERIFIED_PINS) verified.clear();
-  verified.set(verifiedKey(entry), fileStamp(stamped));
+  // Like a kept file (settledFiles.ts): a stamp proves "unchanged" only once the file has settled,
+  // since a write in the same timestamp tick as this check could leave the same stamp.
+  if (hasSettled(stamped, Date.now())) {
+    if (verified.size >= MAX_VERIFIED_PINS) verified.clear();
+    verified.set(verifiedKey(entry), fileStamp(stamped));
+  }
   return document;
 }
 

@@ -4,7 +4,7 @@ import { AppError } from "../errors/index.js";
 import { decodeUtf8 } from "./frontmatter.js";
 import { identityOf } from "./files.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
-import { checkGuard, checkPinned, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";
+import { checkGuard, checkPinnedNow, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";
 import { SettledFiles } from "./settledFiles.js";
 import { NotRegularFileError, closeQuietly, openRegular, readRange, type OpenedFile } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
@@ -41,15 +41,42 @@ export async function readResource(
   limit: number = DEFAULT_READ_LIMIT,
   guard?: PathGuard,
 ): Promise<ReadResult> {
+  return readResourceNow(entry, resource, offset, limit, guard);
+}
+
+/**
+ * readResource, answered synchronously unless the pin check has to reread SKILL.md (see
+ * checkPinnedNow): the RPC route's fast path. Throws synchronously.
+ */
+export function readResourceNow(
+  entry: SkillEntry,
+  resource: string = SKILL_FILE,
+  offset: number = 0,
+  limit: number = DEFAULT_READ_LIMIT,
+  guard?: PathGuard,
+): ReadResult | Promise<ReadResult> {
   checkPageBounds(offset, limit);
   const segments = checkResourcePath(resource);
-  const path = join(entry.dir, ...segments);
-  const source = await checkPinned(entry);
+  const pinned = checkPinnedNow(entry);
+  if (pinned instanceof Promise) return pinned.then((source) => readPinned(entry, resource, segments, source, offset, limit, guard));
+  return readPinned(entry, resource, segments, pinned, offset, limit, guard);
+}
+
+/** The page, once the pin check passed and gave SKILL.md's stats (`source`). */
+function readPinned(
+  entry: SkillEntry,
+  resource: string,
+  segments: readonly string[],
+  source: BigIntStats,
+  offset: number,
+  limit: number,
+  guard: PathGuard | undefined,
+): ReadResult {
   checkGuard(entry, guard);
   // The pin check just resolved SKILL.md to the pinned file, whose real path the guard has seen.
   if (segments.length === 1 && segments[0] === SKILL_FILE) return readSkillFile(entry, source, offset, limit);
   if (guard) checkResourceGuard(entry, resource, segments, guard);
-  const opened = openResource(entry, resource, path);
+  const opened = openResource(entry, resource, join(entry.dir, ...segments));
   try {
     const size = Number(opened.stats.size);
     if (size > MAX_RESOURCE_BYTES) {

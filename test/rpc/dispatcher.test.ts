@@ -287,6 +287,52 @@ describe("B deeply nested RPC params", () => {
   });
 });
 
+describe("K-4 an answer the handler has at once", () => {
+  it("is sent before receive() returns, with no pending entry or deadline timer; a promise's answer stays pending until it settles", async () => {
+    vi.useFakeTimers();
+    try {
+      const slow = gate("later");
+      const p = pair(RouteTable.of({ now: (params) => ({ echoed: params }), slow: slow.handler }));
+      p.call(40, "now", { x: 1 });
+      // No await: the reply is already out, and nothing was left to time out or cancel.
+      expect(p.sent.map((s) => s.message)).toEqual([{ jsonrpc: "2.0", id: 40, result: { echoed: { x: 1 } } }]);
+      expect(p.dispatcher.pendingCount).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+      p.call(41, "slow", {});
+      expect(p.dispatcher.pendingCount).toBe(1);
+      expect(vi.getTimerCount()).toBe(1);
+      slow.release();
+      await vi.waitFor(() => expect(p.sent).toHaveLength(2));
+      expect(p.sent[1]!.message.result).toBe("later");
+      expect(p.dispatcher.pendingCount).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("goes through the same checks: a synchronous throw, an unencodable result and an oversized one are error answers, sent at once", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const p = pair(RouteTable.of({
+      refuse: () => {
+        throw new AppError("not_found", "no such skill");
+      },
+      cyclic: () => cyclic,
+      huge: () => "x".repeat(RPC_MAX_MESSAGE_BYTES),
+    }));
+    p.call(42, "refuse", {});
+    p.call(43, "cyclic", {});
+    p.call(44, "huge", {});
+    expect(p.sent.map((s) => [s.message.id, s.message.error.code])).toEqual([
+      [42, APP_ERROR_NUMBERS.not_found],
+      [43, INTERNAL_ERROR],
+      [44, APP_ERROR_NUMBERS.limit_exceeded],
+    ]);
+    expect(p.dispatcher.pendingCount).toBe(0);
+  });
+});
+
 describe("K-4 timeouts", () => {
   it("aborts the handler and answers timeout after the default deadline; a late answer is not sent", async () => {
     const contexts: CallContext[] = [];

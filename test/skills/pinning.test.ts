@@ -1,12 +1,13 @@
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import { prepareActivation } from "../../src/skills/activation.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
 import { MAX_SKILL_FILE_BYTES } from "../../src/skills/limits.js";
 import { checkPinned } from "../../src/skills/pinning.js";
-import { readResource } from "../../src/skills/read.js";
+import { readResource, readResourceNow } from "../../src/skills/read.js";
+import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
 import { listResources } from "../../src/skills/resources.js";
 import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
 
@@ -188,5 +189,41 @@ describe("R-4 pinning", () => {
     retarget(join(dir, "docs"), join(box.base, "v2"));
     expect((await listResources(entry)).resources).toEqual(["SKILL.md", "docs/extra.md", "docs/guide.md"]);
     expect((await readResource(entry, "docs/guide.md")).content).toBe("version two");
+  });
+
+  it("answers at once only for a settled SKILL.md whose stamp it verified; any change goes back to the full check", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    const entry = await entryOf(box);
+    const file = join(dir, "SKILL.md");
+    // Just written: its stamp cannot prove it unchanged yet, so every read rereads it (a promise).
+    for (let i = 0; i < 2; i++) {
+      const page = readResourceNow(entry);
+      expect(page).toBeInstanceOf(Promise);
+      expect((await page).content).toBe(readFileSync(file, "utf8"));
+    }
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + UNSETTLED_FILE_MS + 1000);
+      const reread = readResourceNow(entry);
+      expect(reread).toBeInstanceOf(Promise);
+      const first = await reread;
+      const now = readResourceNow(entry);
+      expect(now).not.toBeInstanceOf(Promise);
+      expect(now).toEqual(first);
+      // A same-size description edit moves the stamp: no answer at once, and the reread refuses.
+      const text = readFileSync(file, "utf8");
+      writeFileSync(file, text.replace(entry.description, entry.description.replace(/.$/, "?")));
+      const edited = readResourceNow(entry);
+      expect(edited).toBeInstanceOf(Promise);
+      const error = await (edited as Promise<unknown>).then(() => undefined, (e: unknown) => e);
+      expect((error as AppError).code).toBe("reload_required");
+      // A replaced SKILL.md is refused before anything is read, synchronously.
+      writeFileSync(`${file}.new`, text);
+      renameSync(`${file}.new`, file);
+      expect(() => readResourceNow(entry)).toThrow(/replaced/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import { discoverCatalog, findSkill } from "../../src/skills/index.js";
 import { checkPinned } from "../../src/skills/pinning.js";
+import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
 import { layout, roots, TempDirs, writeSkill } from "./fixtures.js";
 
 // Counts how often SKILL.md is read from disk for a pin check.
@@ -33,8 +34,19 @@ describe("R-4 concurrent pin checks of one skill share one reread", () => {
     appendFileSync(join(dir, "SKILL.md"), "\nMore steps.\n");
     await Promise.all(Array.from({ length: BURST }, () => checkPinned(entry)));
     expect(vi.mocked(readBoundedFile)).toHaveBeenCalledTimes(1);
+    // Just written, so not yet settled: its stamp is not trusted, and the next burst shares one reread again.
     await Promise.all(Array.from({ length: BURST }, () => checkPinned(entry)));
-    expect(vi.mocked(readBoundedFile)).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(readBoundedFile)).toHaveBeenCalledTimes(2);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + UNSETTLED_FILE_MS + 1000);
+      await Promise.all(Array.from({ length: BURST }, () => checkPinned(entry)));
+      expect(vi.mocked(readBoundedFile)).toHaveBeenCalledTimes(3);
+      await Promise.all(Array.from({ length: BURST }, () => checkPinned(entry)));
+      expect(vi.mocked(readBoundedFile)).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("gives every check of the burst the reread's verdict", async () => {
