@@ -55,7 +55,7 @@ export async function validateSkillPath(path: string, options: { strict: boolean
   const text = decodeUtf8(file.bytes);
   if (text === undefined) return invalid("invalid_utf8", `${located.file} is not valid UTF-8`);
   const parsed = parseSkillDocument(text);
-  if (parsed.fields === undefined) return { valid: false, errors: parsed.problems, warnings: [] };
+  if (parsed.fields === undefined) return { valid: false, errors: [...parsed.problems], warnings: [] };
   const checked = validateSkillFields(parsed.fields, basename(located.dir), options);
   return { valid: checked.errors.length === 0, errors: checked.errors, warnings: checked.warnings };
 }

@@ -37,6 +37,11 @@ export function hasSettled(stats: BigIntStats, nowMs: number): boolean {
   return stats.ctimeNs < BigInt(Math.floor(nowMs - UNSETTLED_FILE_MS)) * 1_000_000n;
 }
 
+/** The wall-clock ms at which a file with these stats will have settled (hasSettled turns true). */
+export function settlesAt(stats: BigIntStats): number {
+  return Number(stats.ctimeNs / 1_000_000n) + UNSETTLED_FILE_MS + 1;
+}
+
 /** (dev, ino) of a stat result, as strings because inode numbers can exceed 2^53. */
 export function identityOf(stats: BigIntStats): FileIdentity {
   return { dev: stats.dev.toString(), ino: stats.ino.toString() };

@@ -1,15 +1,21 @@
 import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
 import { decodeUtf8 } from "../json/index.js";
-import { MAX_FRONTMATTER_BYTES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
+import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_MEMO_CHARS, MAX_FRONTMATTER_MEMO_ENTRIES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
 import type { Problem } from "./types.js";
 import { yamlNestingDepth } from "./yamlDepth.js";
 import { yamlProblem } from "./yamlHints.js";
 
-/** A SKILL.md split into frontmatter values and body; `fields` is undefined when parsing failed. */
+/** A SKILL.md split into frontmatter values and body; `fields` is undefined when parsing failed. Frozen: parses are shared. */
 export interface ParsedSkillDocument {
-  readonly fields: Record<string, unknown> | undefined;
+  readonly fields: Readonly<Record<string, unknown>> | undefined;
   readonly body: string;
-  readonly problems: Problem[];
+  readonly problems: readonly Problem[];
+}
+
+/** What one frontmatter text parses to; deeply frozen, since the memo hands the same one to every caller. */
+interface FrontmatterParse {
+  readonly fields: Readonly<Record<string, unknown>> | undefined;
+  readonly problems: readonly Problem[];
 }
 
 /** The only explicit tags a failsafe document may carry. */
@@ -42,12 +48,42 @@ export function parseSkillDocument(text: string): ParsedSkillDocument {
       message: `frontmatter is ${bytes} bytes; the limit is MAX_FRONTMATTER_BYTES = ${MAX_FRONTMATTER_BYTES}`,
     });
   }
-  const { fields, problems } = parseFrontmatterYaml(yamlText);
+  const { fields, problems } = memoizedFrontmatter(yamlText);
   return { fields, body, problems };
 }
 
+/**
+ * Parses by frontmatter text. A parse is a function of the text alone, so the same text (a skill
+ * every session discovers, a SKILL.md reread for a pin check or an activation) is parsed once; the
+ * YAML parse is most of what either costs. Bounded by MAX_FRONTMATTER_MEMO_ENTRIES and
+ * MAX_FRONTMATTER_MEMO_CHARS, and cleared when a new text would pass either.
+ */
+const frontmatterMemo = new Map<string, FrontmatterParse>();
+let frontmatterMemoChars = 0;
+
+function memoizedFrontmatter(yamlText: string): FrontmatterParse {
+  const kept = frontmatterMemo.get(yamlText);
+  if (kept !== undefined) return kept;
+  const parsed = deepFreeze(parseFrontmatterYaml(yamlText));
+  if (frontmatterMemo.size >= MAX_FRONTMATTER_MEMO_ENTRIES || frontmatterMemoChars + yamlText.length > MAX_FRONTMATTER_MEMO_CHARS) {
+    frontmatterMemo.clear();
+    frontmatterMemoChars = 0;
+  }
+  frontmatterMemo.set(yamlText, parsed);
+  frontmatterMemoChars += yamlText.length;
+  return parsed;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
+
 function failed(body: string, problem: Problem): ParsedSkillDocument {
-  return { fields: undefined, body, problems: [problem] };
+  return { fields: undefined, body, problems: Object.freeze([Object.freeze(problem)]) };
 }
 
 /** Parses frontmatter YAML with the failsafe schema; fields is undefined when any problem was found. */

@@ -8,6 +8,9 @@ export const MAX_PARSE_CACHE_ENTRIES = MAX_CANDIDATES;
 export const MAX_DIAGNOSTICS = 64;
 /** Bytes of YAML between the two `---` lines. */
 export const MAX_FRONTMATTER_BYTES = 64 * 1024;
+/** Frontmatter parses the process keeps by their text (frontmatter.ts), and the characters of text they may hold together. */
+export const MAX_FRONTMATTER_MEMO_ENTRIES = 1024;
+export const MAX_FRONTMATTER_MEMO_CHARS = 4 * 1024 * 1024;
 /** Bytes of one SKILL.md; a larger file is a diagnostic and is never read in full. */
 export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 /** Bytes kept of one instruction file (S-11); the rest is cut and flagged. */

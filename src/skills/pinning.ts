@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../errors/index.js";
-import { fileStamp, hasSettled, isProblem, readBoundedFile } from "./files.js";
+import { fileStamp, hasSettled, isProblem, readBoundedFile, settlesAt } from "./files.js";
 import { decodeUtf8, parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import type { FileIdentity, PathGuard, SkillEntry } from "./types.js";
@@ -29,7 +29,8 @@ export function checkPinnedNow(entry: SkillEntry): BigIntStats | Promise<BigIntS
   const key = verifiedKey(entry);
   const source = statPinnedSource(entry);
   const stamp = fileStamp(source);
-  if (verified.get(key) === stamp) return source;
+  const memo = verified.get(key);
+  if (memo !== undefined && memo.stamp === stamp && Date.now() < memo.until) return source;
   // Calls that find the same file unverified share one reread: a burst of reads of a skill just
   // opened (a cell gathering hundreds) would otherwise read and parse SKILL.md once per call, each
   // read a thread-pool round trip, and every call would stay in flight until the pool got to it.
@@ -48,10 +49,12 @@ const rereads = new Map<string, Promise<void>>();
 /**
  * SKILL.md files whose metadata was last found matching their pin, with the (size, mtime, ctime)
  * seen then. Any write to a file moves its ctime, so an unchanged stamp means unchanged bytes and
- * the check can skip rereading and parsing the file; only settled files are entered (hasSettled).
- * Bounded: cleared when it reaches the cap.
+ * the check can skip rereading and parsing the file. But file times move in coarse steps, and a
+ * write in the same step as the one before the check would leave the same stamp: so the entry of a
+ * file that had not yet settled (see hasSettled) holds only until it has, and the first check after
+ * that rereads it once more. Bounded: cleared when it reaches the cap.
  */
-const verified = new Map<string, string>();
+const verified = new Map<string, { readonly stamp: string; readonly until: number }>();
 /** Entries kept in the verified-metadata memo before it is cleared. */
 export const MAX_VERIFIED_PINS = 4096;
 
@@ -109,12 +112,9 @@ export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkill
   if (text === undefined) throw reloadRequired(entry, "SKILL.md is no longer valid UTF-8");
   const document = parseSkillDocument(text);
   if (!sameMetadata(entry, document.fields)) throw reloadRequired(entry, "its name or description changed");
-  // Like a kept file (settledFiles.ts): a stamp proves "unchanged" only once the file has settled,
-  // since a write in the same timestamp tick as this check could leave the same stamp.
-  if (hasSettled(stamped, Date.now())) {
-    if (verified.size >= MAX_VERIFIED_PINS) verified.clear();
-    verified.set(verifiedKey(entry), fileStamp(stamped));
-  }
+  if (verified.size >= MAX_VERIFIED_PINS) verified.clear();
+  const until = hasSettled(stamped, Date.now()) ? Infinity : settlesAt(stamped);
+  verified.set(verifiedKey(entry), { stamp: fileStamp(stamped), until });
   return document;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeUtf8, parseSkillDocument } from "../../src/skills/frontmatter.js";
-import { MAX_FRONTMATTER_BYTES } from "../../src/skills/limits.js";
+import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_MEMO_ENTRIES } from "../../src/skills/limits.js";
 
 const codes = (text: string) => parseSkillDocument(text).problems.map((p) => p.code);
 
@@ -102,6 +102,34 @@ describe("S-3 frontmatter", () => {
     const deep = `---\nname: deep\ndescription: ${"[".repeat(5000)}${"]".repeat(5000)}\n---\n`;
     const parsed = parseSkillDocument(deep);
     expect(parsed.fields === undefined ? parsed.problems.length : typeof parsed.fields.description).not.toBe("string");
+  });
+});
+
+describe("S-3 a frontmatter text is parsed once", () => {
+  const doc = (description: string, body = "Body.") => `---\nname: demo\nmetadata:\n  tags: [a, b]\ndescription: ${description}\n---\n${body}\n`;
+
+  it("hands every caller the same deeply frozen parse of the same text, whatever the body; another text gets its own", () => {
+    const first = parseSkillDocument(doc("Memo one."));
+    const again = parseSkillDocument(doc("Memo one.", "Another body."));
+    expect(again.fields).toBe(first.fields);
+    expect(again.body).toBe("Another body.");
+    expect(Object.isFrozen(first.fields)).toBe(true);
+    expect(Object.isFrozen((first.fields!.metadata as { tags: string[] }).tags)).toBe(true);
+    expect(() => ((first.fields as Record<string, unknown>).name = "changed")).toThrow(TypeError);
+    const other = parseSkillDocument(doc("Memo two."));
+    expect(other.fields).not.toBe(first.fields);
+    expect(other.fields!.description).toBe("Memo two.");
+    const broken = parseSkillDocument("---\nname: [unclosed\n---\n");
+    expect(parseSkillDocument("---\nname: [unclosed\n---\n").problems).toBe(broken.problems);
+    expect(Object.isFrozen(broken.problems[0])).toBe(true);
+  });
+
+  it(`keeps at most MAX_FRONTMATTER_MEMO_ENTRIES (${MAX_FRONTMATTER_MEMO_ENTRIES}) parses: past that it starts afresh`, () => {
+    const first = parseSkillDocument(doc("Bound 0."));
+    for (let i = 1; i <= MAX_FRONTMATTER_MEMO_ENTRIES; i++) parseSkillDocument(doc(`Bound ${i}.`));
+    const later = parseSkillDocument(doc("Bound 0."));
+    expect(later.fields).toEqual(first.fields);
+    expect(later.fields).not.toBe(first.fields);
   });
 });
 

@@ -191,26 +191,29 @@ describe("R-4 pinning", () => {
     expect((await readResource(entry, "docs/guide.md")).content).toBe("version two");
   });
 
-  it("answers at once only for a settled SKILL.md whose stamp it verified; any change goes back to the full check", async () => {
+  it("answers at once when SKILL.md's stamp was verified (a fresh file's only until it settles); any change goes back to the full check", async () => {
     const box = sandbox();
     const dir = writeSkill(box.skills, "demo");
     const entry = await entryOf(box);
     const file = join(dir, "SKILL.md");
-    // Just written: its stamp cannot prove it unchanged yet, so every read rereads it (a promise).
-    for (let i = 0; i < 2; i++) {
-      const page = readResourceNow(entry);
-      expect(page).toBeInstanceOf(Promise);
-      expect((await page).content).toBe(readFileSync(file, "utf8"));
-    }
+    // The first read rereads SKILL.md (a promise); the next finds the stamp verified and answers at once.
+    const reread = readResourceNow(entry);
+    expect(reread).toBeInstanceOf(Promise);
+    const first = await reread;
+    expect(first.content).toBe(readFileSync(file, "utf8"));
+    expect(readResourceNow(entry)).toEqual(first);
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
+      // The file was fresh when verified: once it has settled, one more reread, then answers at once again.
       vi.setSystemTime(Date.now() + UNSETTLED_FILE_MS + 1000);
-      const reread = readResourceNow(entry);
-      expect(reread).toBeInstanceOf(Promise);
-      const first = await reread;
+      const settled = readResourceNow(entry);
+      expect(settled).toBeInstanceOf(Promise);
+      expect(await settled).toEqual(first);
       const now = readResourceNow(entry);
       expect(now).not.toBeInstanceOf(Promise);
       expect(now).toEqual(first);
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(readResourceNow(entry)).not.toBeInstanceOf(Promise);
       // A same-size description edit moves the stamp: no answer at once, and the reread refuses.
       const text = readFileSync(file, "utf8");
       writeFileSync(file, text.replace(entry.description, entry.description.replace(/.$/, "?")));
