@@ -1,8 +1,8 @@
 /**
  * `await skills.read` beside the transport floor (a bare pyzmq DEALER echo to a ZeroMQ ROUTER in
  * this process) and the same echo awaited on the kernel's loop, in alternating batches in one cell;
- * then the per-stage timeline of one read, from
- * the kernel's time.time() stamps and the runtime's trace channel (RPC_TRACE_CHANNEL).
+ * then the per-stage timeline of one read, from the kernel's time.time() stamps and the runtime's
+ * trace channel (RPC_TRACE_CHANNEL).
  */
 import diagnostics from "node:diagnostics_channel";
 import { join } from "node:path";
