@@ -2,7 +2,7 @@
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Decodes `bytes` as strict UTF-8 (as decodeUtf8Strict); undefined when they are not UTF-8, without looking for where. */
+/** Decodes `bytes` as strict UTF-8 (a BOM is kept as text); undefined when they are not UTF-8, without looking for where. */
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
     return STRICT_UTF8.decode(bytes);
@@ -16,11 +16,8 @@ export type Utf8Decoded = { readonly ok: true; readonly text: string } | { reado
 
 /** Decodes `bytes` as UTF-8, refusing what a lenient decoder would turn into U+FFFD (a BOM is kept as text). */
 export function decodeUtf8Strict(bytes: Uint8Array): Utf8Decoded {
-  try {
-    return { ok: true, text: STRICT_UTF8.decode(bytes) };
-  } catch {
-    return { ok: false, offset: firstInvalidUtf8(bytes) };
-  }
+  const text = decodeUtf8(bytes);
+  return text === undefined ? { ok: false, offset: firstInvalidUtf8(bytes) } : { ok: true, text };
 }
 
 /**

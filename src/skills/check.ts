@@ -1,5 +1,6 @@
 import { basename, dirname, join } from "node:path";
-import { decodeUtf8, parseSkillDocument } from "./frontmatter.js";
+import { decodeUtf8 } from "../json/index.js";
+import { parseSkillDocument } from "./frontmatter.js";
 import { isProblem, probe, readBoundedFile } from "./files.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import type { Problem } from "./types.js";

@@ -34,10 +34,10 @@ export function fileStamp(stats: BigIntStats): string {
 
 /** Whether the file was last changed more than UNSETTLED_FILE_MS before `nowMs`, so its stamp can be trusted. */
 export function hasSettled(stats: BigIntStats, nowMs: number): boolean {
-  return stats.ctimeNs < BigInt(Math.floor(nowMs - UNSETTLED_FILE_MS)) * 1_000_000n;
+  return nowMs >= settlesAt(stats);
 }
 
-/** The wall-clock ms at which a file with these stats will have settled (hasSettled turns true). */
+/** The first wall-clock ms at which a file with these stats counts as settled: UNSETTLED_FILE_MS after its ctime's millisecond. */
 export function settlesAt(stats: BigIntStats): number {
   return Number(stats.ctimeNs / 1_000_000n) + UNSETTLED_FILE_MS + 1;
 }

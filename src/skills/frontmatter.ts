@@ -1,5 +1,4 @@
 import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
-import { decodeUtf8 } from "../json/index.js";
 import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_MEMO_CHARS, MAX_FRONTMATTER_MEMO_ENTRIES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
 import type { Problem } from "./types.js";
 import { yamlNestingDepth } from "./yamlDepth.js";
@@ -25,8 +24,6 @@ const DELIMITER = /^---$/;
 
 /** Characters YAML excludes from its printable set that the yaml package would still accept raw: C0 controls but tab/LF/CR, and DEL. */
 const NON_PRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-
-export { decodeUtf8 };
 
 /** Splits a SKILL.md text into frontmatter and body and parses the frontmatter; never throws. */
 export function parseSkillDocument(text: string): ParsedSkillDocument {

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { decodeUtf8 } from "./frontmatter.js";
+import { decodeUtf8 } from "../json/index.js";
 import { isProblem, probe, readBoundedFile } from "./files.js";
 import { MAX_INSTRUCTION_BYTES } from "./limits.js";
 import type { Diagnostic, InstructionFile } from "./types.js";

@@ -1,5 +1,6 @@
 import type { BigIntStats } from "node:fs";
-import { decodeUtf8, parseSkillDocument } from "./frontmatter.js";
+import { decodeUtf8 } from "../json/index.js";
+import { parseSkillDocument } from "./frontmatter.js";
 import { fileStamp, hasSettled } from "./files.js";
 import { MAX_PARSE_CACHE_ENTRIES } from "./limits.js";
 import type { Problem } from "./types.js";

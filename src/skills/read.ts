@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
-import { decodeUtf8 } from "./frontmatter.js";
+import { decodeUtf8 } from "../json/index.js";
 import { identityOf } from "./files.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import { checkGuard, checkPinnedNow, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";

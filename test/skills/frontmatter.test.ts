@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, parseSkillDocument } from "../../src/skills/frontmatter.js";
+import { decodeUtf8 } from "../../src/json/index.js";
+import { parseSkillDocument } from "../../src/skills/frontmatter.js";
 import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_MEMO_ENTRIES } from "../../src/skills/limits.js";
 
 const codes = (text: string) => parseSkillDocument(text).problems.map((p) => p.code);
