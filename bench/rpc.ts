@@ -6,11 +6,11 @@
  */
 import diagnostics from "node:diagnostics_channel";
 import { join } from "node:path";
-import { Router } from "zeromq";
 import { RPC_TRACE_CHANNEL, type RpcTraceEvent } from "../src/rpc/index.js";
 import type { Session } from "../src/session/index.js";
 import { installDir } from "../src/platform/index.js";
 import { goal } from "./goals.js";
+import { withEcho } from "./echo.js";
 import { cellJson } from "./session.js";
 import { median, round } from "./stats.js";
 
@@ -25,22 +25,6 @@ const TIMELINE_CALLS = 500;
 const RPC_GOAL = 1.5;
 
 const BENCH_PY = () => join(installDir(), "bench", "python", "rpc_bench.py");
-
-/** Runs `body` with an echo ROUTER bound in the session's run dir (where the sandboxed kernel can reach it). */
-async function withEcho<T>(session: Session, body: (endpoint: string) => Promise<T>): Promise<T> {
-  const echo = new Router({ linger: 0 });
-  const endpoint = `ipc://${join(session.runDir, "echo")}`;
-  await echo.bind(endpoint);
-  const serving = (async () => {
-    for await (const frames of echo) await echo.send(frames);
-  })().catch(() => undefined);
-  try {
-    return await body(endpoint);
-  } finally {
-    echo.close();
-    await serving;
-  }
-}
 
 interface KernelMarks { call: number; encoded?: number; sent?: number; read?: number; resolved?: number; resumed: number }
 
@@ -79,7 +63,8 @@ async function readTimeline(session: Session): Promise<Record<string, number>> {
 
 /** Medians (ms), the ratio to the floor, and the stage timeline (µs). */
 export async function benchRpc(session: Session): Promise<Record<string, unknown>> {
-  const measured = await withEcho(session, (endpoint) =>
+  const endpoint = `ipc://${join(session.runDir, "echo")}`;
+  const measured = await withEcho(endpoint, () =>
     cellJson<{ rpc: number[]; floor: number[]; awaited: number[] }>(session, [
       `exec(open(${JSON.stringify(BENCH_PY())}).read())`,
       "import json",

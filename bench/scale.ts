@@ -12,11 +12,11 @@
  */
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Router } from "zeromq";
 import { MAX_SESSIONS } from "../src/daemon/index.js";
 import { resolvePython } from "../src/python/index.js";
 import { call, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../test/daemon/support/daemon.js";
 import { JupyterClientBaseline } from "./baseline.js";
+import { withEcho } from "./echo.js";
 import { goal } from "./goals.js";
 import { pssKb, treePssMb } from "./pss.js";
 import { writeSkills } from "./session.js";
@@ -99,18 +99,8 @@ const echoCell = (endpoint: string) => [
 ].join("\n");
 
 async function echoThroughput(daemon: DaemonProcess, dirs: Dirs, sessions: SessionAnswer[]): Promise<number> {
-  const echo = new Router({ linger: 0 });
   const endpoint = `ipc://${join(dirs.workspace, ECHO_SOCKET)}`;
-  await echo.bind(endpoint);
-  const serving = (async () => {
-    for await (const frames of echo) await echo.send(frames);
-  })().catch(() => undefined);
-  try {
-    return await throughput(daemon, sessions, echoCell(endpoint));
-  } finally {
-    echo.close();
-    await serving;
-  }
+  return withEcho(endpoint, () => throughput(daemon, sessions, echoCell(endpoint)));
 }
 
 const summary = (values: number[]) => ({ p50_ms: round(median(values)), p99_ms: round(percentile(values, 99)) });

@@ -63,7 +63,9 @@ export class KernelChannels {
 
   private async readLoop(channel: ReceiveChannel, socket: zmq.Dealer | zmq.Subscriber): Promise<void> {
     try {
-      for await (const frames of socket) {
+      // One awaited receive() per message, as the RPC server reads (see its receive loop); close() fails the pending one.
+      for (;;) {
+        const frames = await socket.receive();
         if (this.closed) return;
         const decoded = deserialize(frames, this.signer, channel);
         if (decoded.ok) this.handlers.onMessage(decoded.message);

@@ -206,23 +206,29 @@ export class RpcServer {
     // A zeromq socket allows one send in flight: send at once when none is, else queue behind it.
     const sent = this.sendsInFlight === 0 ? sendNow(socket, message) : this.sending.then(() => socket.send(message));
     this.sendsInFlight++;
-    this.sending = sent
-      .catch((error: unknown) => {
+    this.sending = sent.then(
+      () => void this.sendsInFlight--,
+      (error: unknown) => {
+        this.sendsInFlight--;
         if (this.state === "running") this.logger("warn", "rpc: reply not sent", { peer, error: String(error) });
-      })
-      .finally(() => this.sendsInFlight--);
+      },
+    );
   }
 
   private async receiveLoop(socket: Router): Promise<void> {
     try {
-      for await (const [identity, ...frames] of socket) {
+      // One awaited receive() per message: iterating the socket with `for await` wraps each message
+      // in one more async call and result object, which a busy socket pays per message.
+      for (;;) {
+        const [identity, ...frames] = await socket.receive();
         if (identity === undefined) continue;
         traceStep("received");
         this.dispatcher.receive(identity.toString("hex"), frames);
-        // One microtask: a handler that answered at once sends its reply before the next receive.
+        // One microtask: a handler whose promise is already settled sends its reply before the next receive.
         await undefined;
       }
     } catch (error) {
+      // close() fails the pending receive; only a failure while running is news.
       if (this.state === "running") this.logger("error", "rpc: receive loop stopped", { error: String(error) });
     }
   }

@@ -21,25 +21,29 @@ export function checkResourcePath(resource: unknown): string[] {
       { limit: "MAX_RESOURCE_PATH_LENGTH", value: resource.length },
     );
   }
-  const shown = JSON.stringify(resource);
-  if (resource.includes("\0")) throw refused(`resource ${shown} contains a NUL byte`);
-  if (resource.includes("\\")) throw refused(`resource ${shown} contains a backslash; use "/" between segments`);
-  if (resource.startsWith("/")) throw refused(`resource ${shown} is absolute; give a path relative to the skill directory`);
+  if (resource.includes("\0")) throw refused(`resource ${quoted(resource)} contains a NUL byte`);
+  if (resource.includes("\\")) throw refused(`resource ${quoted(resource)} contains a backslash; use "/" between segments`);
+  if (resource.startsWith("/")) throw refused(`resource ${quoted(resource)} is absolute; give a path relative to the skill directory`);
   const segments = resource.split("/");
   for (const segment of segments) {
-    if (segment === "") throw refused(`resource ${shown} has an empty segment`);
-    if (segment === "..") throw refused(`resource ${shown} climbs out with ".."`);
+    if (segment === "") throw refused(`resource ${quoted(resource)} has an empty segment`);
+    if (segment === "..") throw refused(`resource ${quoted(resource)} climbs out with ".."`);
     // "." is harmless to the OS but would give one file two names; listing never produces it.
-    if (segment === ".") throw refused(`resource ${shown} has a "." segment; write the path without it`);
+    if (segment === ".") throw refused(`resource ${quoted(resource)} has a "." segment; write the path without it`);
   }
   if (segments.length - 1 > MAX_RESOURCE_DEPTH) {
     throw new AppError(
       "limit_exceeded",
-      `resource ${shown} is ${segments.length - 1} directories deep; the limit is MAX_RESOURCE_DEPTH = ${MAX_RESOURCE_DEPTH}`,
+      `resource ${quoted(resource)} is ${segments.length - 1} directories deep; the limit is MAX_RESOURCE_DEPTH = ${MAX_RESOURCE_DEPTH}`,
       { limit: "MAX_RESOURCE_DEPTH", value: segments.length - 1 },
     );
   }
   return segments;
+}
+
+/** The path as shown in a refusal (made only for one: a read that passes never pays for it). */
+function quoted(resource: string): string {
+  return JSON.stringify(resource);
 }
 
 function refused(message: string): AppError {

@@ -83,8 +83,19 @@ export function selectSkills(snapshot: CatalogSnapshot, keep: (entry: SkillEntry
   return sealSnapshot({ ...body, skills: body.skills.filter(keep), instructions: options.instructions ? body.instructions : [] });
 }
 
+/** Each snapshot's skills by name, made on the first lookup: snapshots never change. */
+const skillsByName = new WeakMap<CatalogSnapshot, ReadonlyMap<string, SkillEntry>>();
+
 /** The skill of that name in the snapshot (name compared after NFKC), or undefined. */
 export function findSkill(snapshot: CatalogSnapshot, name: string): SkillEntry | undefined {
-  const wanted = name.normalize("NFKC");
-  return snapshot.skills.find((s) => s.name === wanted);
+  let byName = skillsByName.get(snapshot);
+  if (byName === undefined) {
+    const map = new Map<string, SkillEntry>();
+    for (const skill of snapshot.skills) if (!map.has(skill.name)) map.set(skill.name, skill);
+    byName = map;
+    skillsByName.set(snapshot, byName);
+  }
+  // Entry names are NFKC already, and NFKC leaves its own output unchanged: a name found as given
+  // is the one its normal form would find, so only a miss pays for normalizing.
+  return byName.get(name) ?? byName.get(name.normalize("NFKC"));
 }

@@ -86,6 +86,30 @@ describe("K-4 RPC server over ZeroMQ", () => {
   });
 });
 
+describe("K-4 the receive loop", () => {
+  it("answers a burst sent without waiting, each call once, and a close mid-burst ends it without an error", async () => {
+    const routes = RouteTable.of({ now: (params) => params, later: async (params) => params });
+    const { server, entries } = await startServer(routes);
+    const socket = dealer(server.endpoint);
+    const count = 300;
+    for (let id = 1; id <= count; id++) {
+      await socket.send([server.token, JSON.stringify({ jsonrpc: "2.0", id, method: id % 2 ? "now" : "later", params: { id } })]);
+    }
+    const answered = new Set<number>();
+    for (let n = 0; n < count; n++) {
+      const [reply] = await socket.receive();
+      const { id, result } = JSON.parse(reply!.toString());
+      expect(result).toEqual({ id });
+      answered.add(id);
+    }
+    expect(answered.size).toBe(count);
+    // Calls still arriving while the server closes: the pending receive fails as the socket closes, quietly.
+    for (let id = 1; id <= 50; id++) await socket.send([server.token, JSON.stringify({ jsonrpc: "2.0", id, method: "later", params: {} })]);
+    await server.close();
+    expect(entries.filter((e) => e.level === "error")).toEqual([]);
+  });
+});
+
 describe("K-4 the trace of each call", () => {
   it("publishes when a call came off the socket and when its answer went out, to a subscriber only", async () => {
     const { server } = await startServer(RouteTable.of({ echo: async (params) => params }));

@@ -348,6 +348,23 @@ describe("S-8 S-9 snapshot", () => {
     expect(findSkill(snapshot, "absent")).toBeUndefined();
   });
 
+  it("findSkill answers a name as given or in its NFKC form, from each snapshot's own skills", async () => {
+    const t = fresh();
+    writeSkill(roots.wsAlbedo(t.workspace), "file-tool", skillText("file-tool", "one"));
+    writeSkill(roots.wsAlbedo(t.workspace), "demo");
+    const first = await discoverCatalog(t);
+    const tool = findSkill(first, "file-tool")!;
+    expect(tool.description).toBe("one");
+    // A ligature and full-width letters name the same skill once normalized.
+    expect(findSkill(first, "\uFB01le-tool")).toBe(tool);
+    expect(findSkill(first, "\uFF46ile-tool")).toBe(tool);
+    expect(findSkill(first, "File-tool")).toBeUndefined();
+    writeSkill(roots.wsAlbedo(t.workspace), "file-tool", skillText("file-tool", "two"));
+    const second = await discoverCatalog(t);
+    expect(findSkill(second, "file-tool")!.description).toBe("two");
+    expect(findSkill(first, "file-tool")).toBe(tool);
+  });
+
   it("the revision changes when content on disk changes", async () => {
     const t = fresh();
     writeSkill(roots.wsAlbedo(t.workspace), "demo", skillText("demo", "one"));
