@@ -16,6 +16,7 @@ import { MAX_SESSIONS } from "../src/daemon/index.js";
 import { resolvePython } from "../src/python/index.js";
 import { call, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../test/daemon/support/daemon.js";
 import { JupyterClientBaseline } from "./baseline.js";
+import { cpuDuring, mainThreadCpuMs, processCpuMs, treeCpuMs } from "./cpu.js";
 import { withEcho } from "./echo.js";
 import { goal } from "./goals.js";
 import { pssKb, treePssMb } from "./pss.js";
@@ -31,6 +32,9 @@ const OPEN_AT_ONCE_GOAL = 1.1;
 const MEMORY_GOAL = 1.2;
 /** Goal: the time per read with every session reading at once within this of the echo's time per round trip (the single-call goal's bound). */
 const THROUGHPUT_GOAL = 1.5;
+/** PSS samples of the daemon per reading, DAEMON_PSS_GAP_MS apart; the reading is the least of them. */
+const DAEMON_PSS_SAMPLES = 5;
+const DAEMON_PSS_GAP_MS = 200;
 /** Goal: what the daemon itself holds per session at most this share of a bare kernel's memory. */
 const DAEMON_SHARE_GOAL = 0.1;
 /** Where the echo for the throughput baseline listens: the shared workspace, which every sandboxed kernel sees. */
@@ -103,6 +107,20 @@ async function echoThroughput(daemon: DaemonProcess, dirs: Dirs, sessions: Sessi
   return withEcho(endpoint, () => throughput(daemon, sessions, echoCell(endpoint)));
 }
 
+/**
+ * A process's PSS in MiB with its garbage-collection sawtooth taken out: V8's heap grows between
+ * collections by more than 16 sessions' state, so one sample can read lower with sessions than
+ * without. The least of a few samples is the nearest to what the process holds.
+ */
+async function settledPssMb(pid: number): Promise<number> {
+  let least = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < DAEMON_PSS_SAMPLES; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, DAEMON_PSS_GAP_MS));
+    least = Math.min(least, pssKb(pid) ?? Number.NaN);
+  }
+  return least / 1024;
+}
+
 const summary = (values: number[]) => ({ p50_ms: round(median(values)), p99_ms: round(percentile(values, 99)) });
 
 /** Closes the sessions through the daemon, as their clients would. */
@@ -119,8 +137,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     await writeSkills(dirs.workspace, 1);
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", "--max-sessions", String(SCALE_SESSIONS)]);
     await warmUp(daemon, dirs);
-    const daemonMb = () => (pssKb(daemon!.process.pid!) ?? Number.NaN) / 1024;
-    const daemonIdleMb = daemonMb();
+    const daemonMb = () => settledPssMb(daemon!.process.pid!);
+    const daemonIdleMb = await daemonMb();
     // Two rounds in opposite orders, so neither side always opens beside the other's idle kernels.
     const jupyterClientOpen = (await baseline.ask<{ ms: number[] }>(`concurrent ${SCALE_SESSIONS}`)).ms;
     await baseline.ask("stop");
@@ -132,10 +150,22 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     // Both sets alive and past one cell: shared pages split the same way for both.
     const bareMb = (await baseline.ask<{ pids: number[] }>("pids")).pids.map(treePssMb);
     const sessionMb = albedoOpen.sessions.map((s) => treePssMb(s.kernel.pid!));
-    const daemonBusyMb = daemonMb();
+    const daemonBusyMb = await daemonMb();
     await baseline.ask("stop");
-    const reads = await throughput(daemon, albedoOpen.sessions, READS_CELL);
-    const echoes = await echoThroughput(daemon, dirs, albedoOpen.sessions);
+    // Where each run's CPU went: the daemon's main thread serves every call of every session.
+    const daemonPid = daemon.process.pid!;
+    const kernels = () => albedoOpen.sessions.reduce((sum, s) => sum + treeCpuMs(s.kernel.pid!), 0);
+    const albedoRun = await cpuDuring(
+      { daemon_main_thread: () => mainThreadCpuMs(daemonPid), daemon_all_threads: () => processCpuMs(daemonPid), kernels },
+      () => throughput(daemon!, albedoOpen.sessions, READS_CELL),
+    );
+    const echoRun = await cpuDuring(
+      { echo_process: () => processCpuMs(process.pid), kernels },
+      () => echoThroughput(daemon!, dirs, albedoOpen.sessions),
+    );
+    const [reads, echoes] = [albedoRun.result, echoRun.result];
+    const calls = SCALE_SESSIONS * READS_PER_SESSION;
+    const perCallUs = (cpuMs: Record<string, number>) => Object.fromEntries(Object.entries(cpuMs).map(([k, ms]) => [k, round((ms * 1000) / calls)]));
     const opens = [...first.ms, ...albedoOpen.ms];
     return {
       sessions: SCALE_SESSIONS,
@@ -154,6 +184,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
         albedo_calls_per_s: Math.round(reads), pyzmq_echo_calls_per_s: Math.round(echoes),
         // Time per call over the echo's: lower is better, as for every other goal.
         ...goal(echoes, reads, THROUGHPUT_GOAL),
+        // CPU per call, µs: the echo process is this bench's (its echo and its HTTP calls).
+        cpu_us_per_call: { albedo: perCallUs(albedoRun.cpuMs), echo: perCallUs(echoRun.cpuMs) },
       },
       daemon_memory: {
         idle_pss_mb: round(daemonIdleMb), with_sessions_pss_mb: round(daemonBusyMb), per_session_mb: round((daemonBusyMb - daemonIdleMb) / SCALE_SESSIONS),

@@ -1,8 +1,10 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { goalsChart } from "../../bench/chart.js";
+import { cpuDuring, mainThreadCpuMs, processCpuMs, treeCpuMs } from "../../bench/cpu.js";
 import { goal, goalsIn, limitGoal, targetBound } from "../../bench/goals.js";
 import { installDir } from "../../src/platform/index.js";
 
@@ -48,4 +50,34 @@ describe("bench output: one JSON document, a ratio and a target for each measure
     expect(svg).toContain('fill="#c62828">1.76 (goal &lt;= 1)');
     expect(svg).toContain("test machine");
   });
+});
+
+describe("bench CPU accounting from /proc", () => {
+  it("cpuDuring gives the body's result and how much each probe grew meanwhile", async () => {
+    let a = 5;
+    let b = 100;
+    const run = await cpuDuring({ a: () => a, b: () => b }, async () => {
+      a += 3;
+      b += 40;
+      return "done";
+    });
+    expect(run).toEqual({ result: "done", cpuMs: { a: 3, b: 40 } });
+  });
+
+  it("reads a process's CPU, its main thread's share, and a whole tree's; a gone pid reads 0", async () => {
+    // A shell (it stays the parent: a command follows) whose child spins for a second of CPU, then waits for its stdin to close.
+    const spinner = "const end = process.cpuUsage().user + 1e6; while (process.cpuUsage().user < end); process.stdout.write('spun'); process.stdin.resume();";
+    const shell = spawn("sh", ["-c", `"${process.execPath}" -e "${spinner}"; exit 0`], { stdio: ["pipe", "pipe", "inherit"] });
+    try {
+      await once(shell.stdout!, "data");
+      expect(processCpuMs(shell.pid!)).toBeLessThan(500);
+      expect(treeCpuMs(shell.pid!)).toBeGreaterThanOrEqual(900);
+    } finally {
+      shell.stdin!.end();
+      await once(shell, "exit");
+    }
+    expect(processCpuMs(shell.pid!)).toBe(0);
+    expect(mainThreadCpuMs(process.pid)).toBeGreaterThan(0);
+    expect(mainThreadCpuMs(process.pid)).toBeLessThanOrEqual(processCpuMs(process.pid));
+  }, 30_000);
 });
