@@ -98,8 +98,12 @@ export class RpcDispatcher {
     this.table = table;
   }
 
-  /** Handles one inbound message (`[token, json]` frames) from `peer`. Never throws. */
-  receive(peer: PeerId, frames: readonly Buffer[]): void {
+  /**
+   * Handles one inbound message (`[token, json]` frames) from `peer`. Messages that arrived together
+   * may share an `arrival` (see CallContext.arrival); alone, a message is an arrival of its own.
+   * Never throws.
+   */
+  receive(peer: PeerId, frames: readonly Buffer[], arrival: object = {}): void {
     if (this.closed) return;
     const [token, body] = frames;
     if (frames.length !== 2 || token === undefined || body === undefined || !this.tokenMatches(token)) {
@@ -114,7 +118,7 @@ export class RpcDispatcher {
     const decoded = decodeMessage(body);
     if (decoded.kind === "invalid") this.reply(peer, decoded.id, decoded.error);
     else if (decoded.kind === "notification") this.onNotification(peer, decoded.method);
-    else this.call(peer, decoded.request);
+    else this.call(peer, decoded.request, arrival);
   }
 
   /** Fails every pending call of `cell` with `cancelled` and asks the kernel to cancel the cell's task; returns how many calls failed. */
@@ -175,7 +179,7 @@ export class RpcDispatcher {
     }
   }
 
-  private call(peer: PeerId, request: RpcRequest): void {
+  private call(peer: PeerId, request: RpcRequest, arrival: object): void {
     const route = this.table.get(request.method);
     if (route === undefined) {
       this.reply(peer, request.id, errorObject(METHOD_NOT_FOUND, `method not found: ${request.method}`));
@@ -194,6 +198,7 @@ export class RpcDispatcher {
       get signal() {
         return abort.signal;
       },
+      arrival,
     };
     // The handler starts now rather than a microtask later, and an answer it has at once leaves at
     // once: before the receive loop asks ZeroMQ for the next message, with no deadline timer or

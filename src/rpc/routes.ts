@@ -5,6 +5,13 @@ export interface CallContext {
   readonly cell: string | undefined;
   /** Aborted when the call times out, its cell is cancelled, the kernel dies or the server closes. */
   readonly signal: AbortSignal;
+  /**
+   * The same object for calls that reached the runtime together, a new one for each arrival. Every
+   * call of an arrival was in the runtime's hands before any of them started, so whatever the kernel
+   * did before sending one of them happened before the first handler ran: a check of the disk made
+   * while serving one of them holds for all of them, and a handler may share it by this key.
+   */
+  readonly arrival: object;
 }
 
 /**

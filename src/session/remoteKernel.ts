@@ -93,7 +93,7 @@ async function startJoined(inputs: RemoteKernelInputs, sources: Record<string, s
 async function openData(rpc: RpcServer, bridge: KernelBridge): Promise<Record<string, unknown>> {
   const { endpoint: _endpoint, token: _token, ...bounds } = bridgeJson(bridge);
   const route = rpc.routes.get(COMMANDS_CATALOG);
-  const catalog = route ? await route.handler({}, { method: COMMANDS_CATALOG, cell: undefined, signal: new AbortController().signal }) : null;
+  const catalog = route ? await route.handler({}, { method: COMMANDS_CATALOG, cell: undefined, signal: new AbortController().signal, arrival: {} }) : null;
   return { secret: bridge.token, ...bounds, pace_per_s: REMOTE_PACE_PER_S, pace_burst: REMOTE_PACE_BURST, catalog };
 }
 

@@ -36,11 +36,12 @@ function skillRoutes(view: SessionView, access: SkillAccess): Record<(typeof SKI
       };
     },
     // Not async: a page it has at once goes out before the next message is read (see RouteHandler).
-    "skills.read": (params) => {
+    "skills.read": (params, context) => {
       onlyParams(params, ["name", "resource", "offset", "limit"], "skills.read");
       const entry = skillOf(view, params, "skills.read");
       const resource = optionalString(params, "resource", "skills.read");
-      return access.read(entry, resource, optionalInt(params, "offset", "skills.read"), optionalInt(params, "limit", "skills.read"));
+      const [offset, limit] = [optionalInt(params, "offset", "skills.read"), optionalInt(params, "limit", "skills.read")];
+      return access.read(entry, resource, offset, limit, context.arrival);
     },
     "skills.resources": async (params) => {
       onlyParams(params, ["name"], "skills.resources");

@@ -35,9 +35,12 @@ export class SkillAccess {
     return activation;
   }
 
-  /** One page of a resource (see readResource): synchronous unless SKILL.md must be reread (see readResourceNow). */
-  read(entry: SkillEntry, resource?: string, offset?: number, limit?: number): ReadResult | Promise<ReadResult> {
-    return readResourceNow(entry, resource, offset, limit, this.guard);
+  /**
+   * One page of a resource (see readResource): synchronous unless SKILL.md must be reread (see
+   * readResourceNow). `arrival` is the RPC call's (CallContext.arrival), whose calls share pin checks.
+   */
+  read(entry: SkillEntry, resource?: string, offset?: number, limit?: number, arrival?: object): ReadResult | Promise<ReadResult> {
+    return readResourceNow(entry, resource, offset, limit, this.guard, arrival);
   }
 
   /** The skill's resource listing (see listResources). */

@@ -22,8 +22,31 @@ export async function checkPinned(entry: SkillEntry): Promise<BigIntStats> {
 /**
  * checkPinned, answered synchronously when SKILL.md's stamp shows it verified (the common case, and
  * the RPC route's fast path); a promise only when SKILL.md has to be reread. Throws synchronously.
+ *
+ * With `arrival` (the RPC calls that reached the runtime together, see CallContext.arrival), the
+ * first check of a skill for that arrival is kept and given to the others: every call of it was
+ * sent before that check ran, so the check saw whatever the kernel did before sending any of them.
+ * A check that throws is not kept (each call finds the change itself).
  */
-export function checkPinnedNow(entry: SkillEntry): BigIntStats | Promise<BigIntStats> {
+export function checkPinnedNow(entry: SkillEntry, arrival?: object): BigIntStats | Promise<BigIntStats> {
+  if (arrival === undefined) return checkNow(entry);
+  let checks = checksByArrival.get(arrival);
+  if (checks === undefined) {
+    checks = new Map();
+    checksByArrival.set(arrival, checks);
+  }
+  let check = checks.get(entry);
+  if (check === undefined) {
+    check = checkNow(entry);
+    checks.set(entry, check);
+  }
+  return check;
+}
+
+/** The checks made for each arrival, by skill; an arrival's go with it once its calls are served. */
+const checksByArrival = new WeakMap<object, Map<SkillEntry, BigIntStats | Promise<BigIntStats>>>();
+
+function checkNow(entry: SkillEntry): BigIntStats | Promise<BigIntStats> {
   // Identities are checked with synchronous syscalls (a few microseconds on a local disk, against a
   // thread-pool round trip each); only a SKILL.md whose stamp moved is reread, asynchronously.
   checkPinnedDirectory(entry);

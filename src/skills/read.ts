@@ -46,7 +46,8 @@ export async function readResource(
 
 /**
  * readResource, answered synchronously unless the pin check has to reread SKILL.md (see
- * checkPinnedNow): the RPC route's fast path. Throws synchronously.
+ * checkPinnedNow): the RPC route's fast path. `arrival` shares the pin check among the calls that
+ * reached the runtime together (see checkPinnedNow). Throws synchronously.
  */
 export function readResourceNow(
   entry: SkillEntry,
@@ -54,10 +55,11 @@ export function readResourceNow(
   offset: number = 0,
   limit: number = DEFAULT_READ_LIMIT,
   guard?: PathGuard,
+  arrival?: object,
 ): ReadResult | Promise<ReadResult> {
   checkPageBounds(offset, limit);
   const segments = checkResourcePath(resource);
-  const pinned = checkPinnedNow(entry);
+  const pinned = checkPinnedNow(entry, arrival);
   if (pinned instanceof Promise) return pinned.then((source) => readPinned(entry, resource, segments, source, offset, limit, guard));
   return readPinned(entry, resource, segments, pinned, offset, limit, guard);
 }

@@ -6,6 +6,7 @@ import { Dealer } from "zeromq";
 import {
   APP_ERROR_NUMBERS,
   MAX_IPC_PATH_BYTES,
+  RPC_ARRIVAL_MESSAGES,
   RPC_CALL_TIMEOUT_MS,
   RPC_CLIENT_DEADLINE_MARGIN_MS,
   RPC_HARD_MESSAGE_BYTES,
@@ -107,6 +108,39 @@ describe("K-4 the receive loop", () => {
     for (let id = 1; id <= 50; id++) await socket.send([server.token, JSON.stringify({ jsonrpc: "2.0", id, method: "later", params: {} })]);
     await server.close();
     expect(entries.filter((e) => e.level === "error")).toEqual([]);
+  });
+});
+
+describe("K-4 arrivals: calls that reached the runtime together", () => {
+  /** A route answering which arrival its call came with, numbered in order of first sight. */
+  function arrivalRoutes(): RouteTable {
+    const numbers = new WeakMap<object, number>();
+    let next = 0;
+    return RouteTable.of({
+      arrival: (_params, context) => {
+        if (!numbers.has(context.arrival)) numbers.set(context.arrival, next++);
+        return numbers.get(context.arrival);
+      },
+    });
+  }
+
+  it("a call sent after its client had an answer never shares an arrival with an earlier call", async () => {
+    const { server } = await startServer(arrivalRoutes());
+    const socket = dealer(server.endpoint);
+    const seen: number[] = [];
+    for (let id = 1; id <= 20; id++) seen.push((await roundTrip(socket, server.token, { id, method: "arrival" })).result);
+    expect(new Set(seen).size).toBe(20);
+    // A burst sent without waiting, then one more call once every answer is in.
+    const burst = 150;
+    for (let id = 1; id <= burst; id++) await socket.send([server.token, JSON.stringify({ jsonrpc: "2.0", id, method: "arrival" })]);
+    const arrivals: number[] = [];
+    for (let n = 0; n < burst; n++) arrivals.push(JSON.parse((await socket.receive())[0]!.toString()).result);
+    const after = (await roundTrip(socket, server.token, { id: 999, method: "arrival" })).result;
+    expect([...seen, ...arrivals]).not.toContain(after);
+    // Waiting messages were taken together, never more than RPC_ARRIVAL_MESSAGES at once.
+    const sizes = [...arrivals.reduce((count, a) => count.set(a, (count.get(a) ?? 0) + 1), new Map<number, number>()).values()];
+    expect(sizes.length).toBeLessThan(burst);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(RPC_ARRIVAL_MESSAGES);
   });
 });
 

@@ -5,7 +5,7 @@ import { AppError } from "../../src/errors/index.js";
 import { prepareActivation } from "../../src/skills/activation.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
 import { MAX_SKILL_FILE_BYTES } from "../../src/skills/limits.js";
-import { checkPinned } from "../../src/skills/pinning.js";
+import { checkPinned, checkPinnedNow } from "../../src/skills/pinning.js";
 import { readResource, readResourceNow } from "../../src/skills/read.js";
 import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
 import { listResources } from "../../src/skills/resources.js";
@@ -228,5 +228,37 @@ describe("R-4 pinning", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe("R-4 calls that arrived together share a pin check", () => {
+  it("the first check of an arrival answers its other calls; another arrival, or none, checks afresh", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    const entry = await entryOf(box);
+    await checkPinned(entry);
+    const first = {};
+    const stats = checkPinnedNow(entry, first);
+    expect(stats).not.toBeInstanceOf(Promise);
+    // Replaced after the arrival's check: its calls were all sent before that check ran.
+    writeFileSync(join(dir, "SKILL.md.tmp"), readFileSync(join(dir, "SKILL.md")));
+    renameSync(join(dir, "SKILL.md.tmp"), join(dir, "SKILL.md"));
+    expect(checkPinnedNow(entry, first)).toBe(stats);
+    // The page itself is still read through a descriptor whose identity must be the pinned file's.
+    expect(() => readResourceNow(entry, "SKILL.md", 0, 64, undefined, first)).toThrow(/replaced by another file/);
+    expect(() => checkPinnedNow(entry, {})).toThrow(/changed on disk/);
+    expect(() => checkPinnedNow(entry)).toThrow(/changed on disk/);
+  });
+
+  it("keeps no failed check: the arrival's next call checks again", async () => {
+    const box = sandbox();
+    const dir = writeSkill(box.skills, "demo");
+    const entry = await entryOf(box);
+    await checkPinned(entry);
+    const arrival = {};
+    renameSync(dir, `${dir}.away`);
+    expect(() => checkPinnedNow(entry, arrival)).toThrow(/changed on disk/);
+    renameSync(`${dir}.away`, dir);
+    expect(checkPinnedNow(entry, arrival)).not.toBeInstanceOf(Promise);
   });
 });
