@@ -144,19 +144,30 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     await baseline.ask("stop");
     const first = await openAtOnce(daemon, dirs);
     await closeAll(daemon, first.sessions);
-    const albedoOpen = await openAtOnce(daemon, dirs);
+    const daemonPid = daemon.process.pid!;
+    const daemonProbes = { daemon_main_thread: () => mainThreadCpuMs(daemonPid), daemon_all_threads: () => processCpuMs(daemonPid) };
+    const { result: albedoOpen, cpuMs: openDaemonMs } = await cpuDuring(daemonProbes, () => openAtOnce(daemon!, dirs));
     jupyterClientOpen.push(...(await baseline.ask<{ ms: number[] }>(`concurrent ${SCALE_SESSIONS}`)).ms);
     await baseline.ask("touch");
     // Both sets alive and past one cell: shared pages split the same way for both.
-    const bareMb = (await baseline.ask<{ pids: number[] }>("pids")).pids.map(treePssMb);
+    const barePids = (await baseline.ask<{ pids: number[] }>("pids")).pids;
+    const bareMb = barePids.map(treePssMb);
+    // CPU per session of the opens: a kernel's since its start (its boot and first cell), and the daemon's.
+    const perSessionMs = (ms: number) => round(ms / SCALE_SESSIONS);
+    const openCpu = {
+      albedo: {
+        ...Object.fromEntries(Object.entries(openDaemonMs).map(([k, ms]) => [k, perSessionMs(ms)])),
+        kernel: perSessionMs(albedoOpen.sessions.reduce((sum, s) => sum + treeCpuMs(s.kernel.pid!), 0)),
+      },
+      jupyter_client: { kernel: perSessionMs(barePids.reduce((sum, pid) => sum + treeCpuMs(pid), 0)) },
+    };
     const sessionMb = albedoOpen.sessions.map((s) => treePssMb(s.kernel.pid!));
     const daemonBusyMb = await daemonMb();
     await baseline.ask("stop");
     // Where each run's CPU went: the daemon's main thread serves every call of every session.
-    const daemonPid = daemon.process.pid!;
     const kernels = () => albedoOpen.sessions.reduce((sum, s) => sum + treeCpuMs(s.kernel.pid!), 0);
     const albedoRun = await cpuDuring(
-      { daemon_main_thread: () => mainThreadCpuMs(daemonPid), daemon_all_threads: () => processCpuMs(daemonPid), kernels },
+      { ...daemonProbes, kernels },
       () => throughput(daemon!, albedoOpen.sessions, READS_CELL),
     );
     const echoRun = await cpuDuring(
@@ -172,6 +183,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
       open_at_once: {
         albedo: summary(opens), jupyter_client: summary(jupyterClientOpen),
         p99_ratio: round(percentile(opens, 99) / percentile(jupyterClientOpen, 99)),
+        // CPU per session, ms, of the second round: the daemon's during the opens, each kernel's since its start.
+        cpu_ms_per_session: openCpu,
         ...goal(median(opens), median(jupyterClientOpen), OPEN_AT_ONCE_GOAL),
         rounds: 2,
       },

@@ -6,6 +6,7 @@ import { Dealer } from "zeromq";
 import {
   APP_ERROR_NUMBERS,
   MAX_IPC_PATH_BYTES,
+  RPC_ARRIVAL_BYTES,
   RPC_ARRIVAL_MESSAGES,
   RPC_CALL_TIMEOUT_MS,
   RPC_CLIENT_DEADLINE_MARGIN_MS,
@@ -141,6 +142,23 @@ describe("K-4 arrivals: calls that reached the runtime together", () => {
     const sizes = [...arrivals.reduce((count, a) => count.set(a, (count.get(a) ?? 0) + 1), new Map<number, number>()).values()];
     expect(sizes.length).toBeLessThan(burst);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(RPC_ARRIVAL_MESSAGES);
+  });
+
+  it("stops adding to an arrival once it holds RPC_ARRIVAL_BYTES", async () => {
+    const { server } = await startServer(arrivalRoutes());
+    const socket = dealer(server.endpoint);
+    const padding = "x".repeat(Math.floor(RPC_ARRIVAL_BYTES / 3.5));
+    const count = 12;
+    for (let id = 1; id <= count; id++) {
+      await socket.send([server.token, JSON.stringify({ jsonrpc: "2.0", id, method: "arrival", params: { padding } })]);
+    }
+    const arrivals = new Map<number, number>();
+    for (let n = 0; n < count; n++) {
+      const arrival = JSON.parse((await socket.receive())[0]!.toString()).result as number;
+      arrivals.set(arrival, (arrivals.get(arrival) ?? 0) + 1);
+    }
+    // Three such calls stay under the bound, so a fourth may join them; a fifth never does.
+    expect(Math.max(...arrivals.values())).toBeLessThanOrEqual(4);
   });
 });
 
