@@ -201,7 +201,7 @@ export class RpcDispatcher {
       arrival,
     };
     // The handler starts now rather than a microtask later, and an answer it has at once leaves at
-    // once: before the receive loop asks ZeroMQ for the next message, with no deadline timer or
+    // once: before the receive loop waits for the next message, with no deadline timer or
     // pending entry to make and clear (nothing can time out or be cancelled in between).
     let answer: unknown;
     try {

@@ -16,8 +16,8 @@ export interface CallContext {
 
 /**
  * Serves one method. Params are untrusted JSON: the handler validates them (AppError invalid_params).
- * It answers with a promise, or with the result itself when it has it at once (sent before the
- * next message is read, and never pending); a synchronous throw is its error answer.
+ * It answers with a promise, or with the result itself when it has it at once (sent at once, and
+ * never pending); a synchronous throw is its error answer.
  */
 export type RouteHandler = (params: Readonly<Record<string, unknown>>, context: CallContext) => unknown;
 

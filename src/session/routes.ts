@@ -35,7 +35,7 @@ function skillRoutes(view: SessionView, access: SkillAccess): Record<(typeof SKI
         skills: view.snapshot.skills.map(({ name, description, source }) => ({ name, description, source, command: skillCommandName(name) })),
       };
     },
-    // Not async: a page it has at once goes out before the next message is read (see RouteHandler).
+    // Not async: a page it has at once is sent at once, never pending (see RouteHandler).
     "skills.read": (params, context) => {
       onlyParams(params, ["name", "resource", "offset", "limit"], "skills.read");
       const entry = skillOf(view, params, "skills.read");
