@@ -199,6 +199,24 @@ out(asyncio.run(big()))`,
   });
 });
 
+describe("K-4 the kernel's reply decoder", () => {
+  it("takes a UTF-8 JSON object, with escapes and surrounding whitespace; anything else is no reply", async () => {
+    const result = await runPython(
+      `${PRELUDE}
+from albedo._endpoint import decode
+frames = [b'{"id": 1, "result": {"content": "caf\\u00e9 \\ud83d\\ude00"}}', ' {"id": 2, "result": "é"} '.encode(), b'[1]', b'"text"',
+          b'{"id": 3} trailing', b'\\xff{"id": 4}', b'']
+out([decode(frame) for frame in frames])`,
+      {},
+    );
+    expect(lastJson(result)).toEqual([
+      { id: 1, result: { content: "café 😀" } },
+      { id: 2, result: "é" },
+      null, null, null, null, null,
+    ]);
+  });
+});
+
 const MINT_CATALOG = [
   declaration("/demo", {
     description: "Shows a demo.",
