@@ -153,11 +153,12 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     const barePids = (await baseline.ask<{ pids: number[] }>("pids")).pids;
     const bareMb = barePids.map(treePssMb);
     // CPU per session of the opens: a kernel's since its start (its boot and first cell), and the daemon's.
+    const kernels = () => albedoOpen.sessions.reduce((sum, s) => sum + treeCpuMs(s.kernel.pid!), 0);
     const perSessionMs = (ms: number) => round(ms / SCALE_SESSIONS);
     const openCpu = {
       albedo: {
         ...Object.fromEntries(Object.entries(openDaemonMs).map(([k, ms]) => [k, perSessionMs(ms)])),
-        kernel: perSessionMs(albedoOpen.sessions.reduce((sum, s) => sum + treeCpuMs(s.kernel.pid!), 0)),
+        kernel: perSessionMs(kernels()),
       },
       jupyter_client: { kernel: perSessionMs(barePids.reduce((sum, pid) => sum + treeCpuMs(pid), 0)) },
     };
@@ -165,7 +166,6 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     const daemonBusyMb = await daemonMb();
     await baseline.ask("stop");
     // Where each run's CPU went: the daemon's main thread serves every call of every session.
-    const kernels = () => albedoOpen.sessions.reduce((sum, s) => sum + treeCpuMs(s.kernel.pid!), 0);
     const albedoRun = await cpuDuring(
       { ...daemonProbes, kernels },
       () => throughput(daemon!, albedoOpen.sessions, READS_CELL),

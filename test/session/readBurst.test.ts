@@ -52,4 +52,3 @@ describe("K-4 a burst of awaited reads in a cell", () => {
     expect(seen.any_page).toBe(true);
   });
 });
-
