@@ -7,3 +7,4 @@ export { humanSize } from "./size.js";
 export { problemsOfIssues, type JsonProblem } from "./issues.js";
 export type { DeepReadonly, JsonValue } from "./value.js";
 export { decodeUtf8, decodeUtf8Strict, firstInvalidUtf8 } from "./utf8.js";
+export { deepFreeze } from "./freeze.js";

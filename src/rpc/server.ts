@@ -228,17 +228,16 @@ export class RpcServer {
       // One awaited receive() per message: iterating the socket with `for await` wraps each message
       // in one more async call and result object, which a busy socket pays per message.
       for (;;) {
-        const arrived = [await socket.receive()];
-        traceStep("received");
         // The messages already waiting join the first before any is served, so they share one
         // arrival (CallContext.arrival): each was sent before the first handler runs.
-        let bytes = arrived[0]!.reduce((sum, frame) => sum + frame.length, 0);
-        while (arrived.length < RPC_ARRIVAL_MESSAGES && bytes < RPC_ARRIVAL_BYTES && socket.readable) {
-          const next = await socket.receive();
+        const arrived: Buffer[][] = [];
+        let bytes = 0;
+        do {
+          const message = await socket.receive();
           traceStep("received");
-          arrived.push(next);
-          bytes += next.reduce((sum, frame) => sum + frame.length, 0);
-        }
+          arrived.push(message);
+          bytes += message.reduce((sum, frame) => sum + frame.length, 0);
+        } while (arrived.length < RPC_ARRIVAL_MESSAGES && bytes < RPC_ARRIVAL_BYTES && socket.readable);
         const arrival = {};
         for (const [identity, ...frames] of arrived) {
           if (identity !== undefined) this.dispatcher.receive(identity.toString("hex"), frames, arrival);

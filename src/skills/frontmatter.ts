@@ -1,4 +1,5 @@
 import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
+import { deepFreeze } from "../json/index.js";
 import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_MEMO_CHARS, MAX_FRONTMATTER_MEMO_ENTRIES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
 import type { Problem } from "./types.js";
 import { yamlNestingDepth } from "./yamlDepth.js";
@@ -69,14 +70,6 @@ function memoizedFrontmatter(yamlText: string): FrontmatterParse {
   frontmatterMemo.set(yamlText, parsed);
   frontmatterMemoChars += yamlText.length;
   return parsed;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
 }
 
 function failed(body: string, problem: Problem): ParsedSkillDocument {

@@ -26,7 +26,8 @@ export async function checkPinned(entry: SkillEntry): Promise<BigIntStats> {
  * With `arrival` (the RPC calls that reached the runtime together, see CallContext.arrival), the
  * first check of a skill for that arrival is kept and given to the others: every call of it was
  * sent before that check ran, so the check saw whatever the kernel did before sending any of them.
- * A check that throws is not kept (each call finds the change itself).
+ * A check that throws at once is not kept (each call finds the change itself); a reread's promise
+ * is kept, and every call of the arrival gets its verdict, as concurrent rereads share one anyway.
  */
 export function checkPinnedNow(entry: SkillEntry, arrival?: object): BigIntStats | Promise<BigIntStats> {
   if (arrival === undefined) return checkNow(entry);

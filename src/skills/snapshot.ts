@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
-import { canonicalJson } from "../json/index.js";
+import { canonicalJson, deepFreeze } from "../json/index.js";
 import type { Candidate } from "./candidate.js";
 import { boundDiagnostics, compareText } from "./diagnostics.js";
 import { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
@@ -8,15 +8,6 @@ import { discoverInstructions } from "./instructions.js";
 import type { ParseCache } from "./parseCache.js";
 import type { DiscoveryOptions } from "./roots.js";
 import type { CatalogSnapshot, Diagnostic, SkillEntry } from "./types.js";
-
-/** Freezes an object graph in place and returns it. */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 function entryOf(candidate: Candidate): SkillEntry {
   return {

@@ -232,11 +232,17 @@ describe("R-4 pinning", () => {
 });
 
 describe("R-4 calls that arrived together share a pin check", () => {
-  it("the first check of an arrival answers its other calls; another arrival, or none, checks afresh", async () => {
+  /** A skill "demo" whose pins were checked once, so its next checks answer at once. */
+  async function verifiedDemo(): Promise<{ dir: string; entry: SkillEntry }> {
     const box = sandbox();
     const dir = writeSkill(box.skills, "demo");
     const entry = await entryOf(box);
     await checkPinned(entry);
+    return { dir, entry };
+  }
+
+  it("the first check of an arrival answers its other calls; another arrival, or none, checks afresh", async () => {
+    const { dir, entry } = await verifiedDemo();
     const first = {};
     const stats = checkPinnedNow(entry, first);
     expect(stats).not.toBeInstanceOf(Promise);
@@ -251,10 +257,7 @@ describe("R-4 calls that arrived together share a pin check", () => {
   });
 
   it("keeps no failed check: the arrival's next call checks again", async () => {
-    const box = sandbox();
-    const dir = writeSkill(box.skills, "demo");
-    const entry = await entryOf(box);
-    await checkPinned(entry);
+    const { dir, entry } = await verifiedDemo();
     const arrival = {};
     renameSync(dir, `${dir}.away`);
     expect(() => checkPinnedNow(entry, arrival)).toThrow(/changed on disk/);
