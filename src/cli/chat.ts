@@ -11,6 +11,7 @@ import { jsonWithoutControls, visibleControls } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
+import { interruptCell } from "./interrupt.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
 import { startProgress } from "./progress.js";
@@ -76,7 +77,8 @@ async function oneShot(backend: ChatBackend, message: string, json: boolean, io:
 /** The interactive chat: one line at a time, prose streamed, Ctrl-C to interrupt, twice to leave. */
 class InteractiveChat {
   private readonly rl: Interface;
-  private busy = false;
+  /** The turn under way, settled when it ends. */
+  private busy: Promise<unknown> | undefined;
   private armedExit = false;
   private midLine = false;
 
@@ -108,9 +110,9 @@ class InteractiveChat {
   private onInterrupt(): boolean {
     if (this.armedExit) return true;
     this.armedExit = true;
-    if (this.busy) {
+    if (this.busy !== undefined) {
       this.io.stdout.write("\n[interrupting… press Ctrl-C again to quit]\n");
-      void this.backend.interrupt().catch(() => undefined);
+      interruptCell({ interrupt: () => this.backend.interrupt(), ended: this.busy, io: this.io, who: "albedo chat", what: "turn", next: "press Ctrl-C again to quit" });
     } else {
       this.io.stdout.write("\n(press Ctrl-C again to quit)\n");
       this.prompt();
@@ -126,17 +128,18 @@ class InteractiveChat {
   }
 
   private async submit(line: string): Promise<void> {
-    this.busy = true;
     this.armedExit = false;
     try {
-      const result = await this.backend.submit(line, { onRow: (row) => this.showRow(row), onText: (delta) => this.stream(delta) });
+      const turn = this.backend.submit(line, { onRow: (row) => this.showRow(row), onText: (delta) => this.stream(delta) });
+      this.busy = turn;
+      const result = await turn;
       this.endLine();
       this.showResult(result);
     } catch (error) {
       this.endLine();
       this.io.stderr.write(`${visibleControls(error instanceof Error ? error.message : String(error), "\n\t")}\n`);
     } finally {
-      this.busy = false;
+      this.busy = undefined;
     }
   }
 

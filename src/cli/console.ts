@@ -3,6 +3,7 @@ import { parseSlashLine } from "../commands/index.js";
 import { visibleControls } from "../text/index.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
+import { interruptCell } from "./interrupt.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
 import { renderOutput, renderPages } from "./render.js";
 import { styleFor } from "./style.js";
@@ -40,7 +41,8 @@ export function banner(session: ConsoleSession): string {
 
 class Console {
   private buffer: string[] = [];
-  private running = false;
+  /** The cell under way, settled when it ends. */
+  private running: Promise<unknown> | undefined;
   /** Set once readline closed (Ctrl-D, end of input): a prompt after that would resume stdin and keep the process alive. */
   private ended = false;
   private readonly rl: Interface;
@@ -106,8 +108,9 @@ class Console {
   }
 
   private onInterrupt(): void {
-    if (this.running) {
-      void this.session.interrupt().catch(() => undefined);
+    if (this.running !== undefined) {
+      const next = "press Ctrl-C to interrupt it again";
+      interruptCell({ interrupt: () => this.session.interrupt(), ended: this.running, io: this.io, who: "albedo console", next });
       return;
     }
     this.buffer = [];
@@ -128,15 +131,16 @@ class Console {
   }
 
   private async runCell(code: string): Promise<void> {
-    this.running = true;
     try {
       const onInput = (prompt: string) => new Promise<string>((resolve) => this.rl.question(prompt, resolve));
-      const result = await this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
+      const cell = this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
+      this.running = cell;
+      const result = await cell;
       renderPages(result.pages, this.io);
     } catch (error) {
       this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
     } finally {
-      this.running = false;
+      this.running = undefined;
     }
   }
 

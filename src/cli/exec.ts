@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises";
 import { CliFailure, stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
+import { interruptCell } from "./interrupt.js";
 import { pageTexts, renderOutput, renderPages } from "./render.js";
 import { visibleControls } from "../text/index.js";
 import type { Session } from "../session/index.js";
@@ -100,12 +101,18 @@ export const execCommand: CliCommand = {
     const { code, fromStdin } = await sourceOf(args, io);
     // The handler is in place before the kernel boots, so Ctrl-C during boot still closes the session cleanly.
     let session: Session | undefined;
+    let cell: Promise<unknown> | undefined;
     let interrupts = 0;
     const onSigint = () => {
       interrupts += 1;
-      if (session === undefined) return;
-      if (interrupts === 1) void session.interrupt().catch(() => undefined);
-      else void session.close().finally(() => process.exit(EXIT_INTERRUPTED));
+      if (session === undefined || cell === undefined) return;
+      const running = session;
+      if (interrupts === 1) {
+        interruptCell({ interrupt: () => running.interrupt(), ended: cell, io, who: "albedo exec", next: "press Ctrl-C again to stop the kernel and exit" });
+      } else if (interrupts === 2) {
+        io.stderr.write("albedo exec: stopping the kernel\n");
+        void running.close().finally(() => process.exit(EXIT_INTERRUPTED));
+      }
     };
     process.on("SIGINT", onSigint);
     try {
@@ -114,6 +121,7 @@ export const execCommand: CliCommand = {
       const readline = !fromStdin && io.stdin.isTTY ? createInterface({ input: io.stdin, output: io.stderr }) : undefined;
       const future = session.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
       future.onOutput((output) => execOutput(output, io));
+      cell = future.done;
       const reply = await future.done.finally(() => readline?.close());
       renderPages(pageTexts(reply), io);
       const exit = systemExitStatus(reply);

@@ -7,6 +7,7 @@ import { testPython } from "../kernel/python.js";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
 import { runAlbedo } from "../support/cli.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
+import { INTERRUPT_NOTICE_MS } from "../../src/cli/interrupt.js";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
 /** What the terminal shows once the console waits for input. */
@@ -82,6 +83,29 @@ describe("X albedo console on a terminal", () => {
     expect(screen(bare.transcript)).toMatch(/^albedo console · session /m);
     const piped = await runAlbedo([], { cwd: dirs.workspace, env: all });
     expect(piped).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: albedo <command> \[options\]\n/) });
+  });
+
+  it("Ctrl-C interrupts a running cell; one that swallowed it is reported as still running, and the next Ctrl-C interrupts again", { timeout: 180_000 }, async () => {
+    // One line for the console: the cell catches the first KeyboardInterrupt and sleeps on. The words
+    // it prints are split in the source, so the terminal's echo of the line cannot match them.
+    const cell = String.raw`exec("import time\ntry:\n  print('start' + 'ed', flush=True); time.sleep(100)\nexcept KeyboardInterrupt:\n  print('swal' + 'lowed', flush=True); time.sleep(100)")`;
+    const ran = await consoleOnPty([
+      { expect: PROMPT, timeout: 60 },
+      { send: `${cell}\r` },
+      { expect: "started", new: true },
+      { send: "\u0003" },
+      { expect: "swallowed", new: true },
+      { expect: `albedo console: the cell is still running ${INTERRUPT_NOTICE_MS / 1000} s after the interrupt; press Ctrl-C to interrupt it again`, new: true, timeout: 30 },
+      { send: "\u0003" },
+      { expect: "KeyboardInterrupt", new: true },
+      { expect: PROMPT, new: true },
+      { send: "print('still', 6 * 7)\r" },
+      { expect: "still 42", new: true },
+      { send: "\u0004" },
+    ]);
+    expect(ran.failed, JSON.stringify(ran.transcript.slice(-1500))).toBeNull();
+    expect(ran.exit).toBe(0);
+    expect(ran.transcript).not.toContain("could not interrupt");
   });
 
   it("keeps input history in the state dir across runs; a slow close says so", { timeout: 180_000 }, async () => {

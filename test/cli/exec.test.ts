@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT_INTERRUPTED } from "../../src/cli/exec.js";
+import { INTERRUPT_NOTICE_MS } from "../../src/cli/interrupt.js";
 import { MAX_OUTPUT_MESSAGE_BYTES } from "../../src/kernel/index.js";
 import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
 import { ALBEDO_BIN, CLI_PROCESS_TIMEOUT_MS, runAlbedo, type CliRun } from "../support/cli.js";
@@ -73,6 +75,36 @@ describe("X albedo exec", () => {
     child.kill("SIGINT");
     expect(await closed).toBe(1);
     expect(stderr).toContain("KeyboardInterrupt");
+    const { readdir } = await import("node:fs/promises");
+    expect(await readdir(join(dirs.stateDir, "run"))).toEqual([]);
+  });
+
+  it("a cell that swallows the interrupt: exec says it is still running and what to do; a second Ctrl-C stops the kernel and exits 130", async () => {
+    const code = "import time\nwhile True:\n    try:\n        print('started', flush=True)\n        time.sleep(100)\n    except KeyboardInterrupt:\n        print('swallowed', flush=True)";
+    const child = spawn(process.execPath, [ALBEDO_BIN, "exec", "-c", code], {
+      cwd: dirs.workspace,
+      env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
+      timeout: CLI_PROCESS_TIMEOUT_MS,
+    });
+    let stdout = "";
+    let stderr = "";
+    const seen = (stream: "stdout" | "stderr", text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => ((stream === "stdout" ? stdout : stderr).includes(text) ? resolve() : undefined);
+        child[stream].on("data", check);
+        check();
+      });
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    await seen("stdout", "started");
+    child.kill("SIGINT");
+    await seen("stdout", "swallowed");
+    await seen("stderr", `still running ${INTERRUPT_NOTICE_MS / 1000} s after the interrupt; press Ctrl-C again to stop the kernel and exit`);
+    child.kill("SIGINT");
+    expect(await closed).toBe(EXIT_INTERRUPTED);
+    expect(stderr).toContain("albedo exec: stopping the kernel");
+    expect(stderr).not.toContain("could not interrupt");
     const { readdir } = await import("node:fs/promises");
     expect(await readdir(join(dirs.stateDir, "run"))).toEqual([]);
   });
