@@ -7,6 +7,9 @@ import type { ExecuteFuture } from "./future.js";
 import type { InterruptEvent, KernelStatus, StatusEvent } from "./kernel.js";
 import { type Disposable, Emitter, type Log } from "../platform/index.js";
 
+/** How long an interrupt waits for the kernel to begin the execution it is for; then it is sent anyway. */
+export const INTERRUPT_BEGIN_TIMEOUT_MS = 5_000;
+
 export abstract class KernelBase {
   protected statusValue: KernelStatus = "starting";
   protected current: ExecuteFuture | undefined;
@@ -37,6 +40,21 @@ export abstract class KernelBase {
   /** The execution currently running in the kernel, if any. */
   currentExecution(): { readonly msgId: string } | undefined {
     return this.current ? { msgId: this.current.msgId } : undefined;
+  }
+
+  /**
+   * The execution an interrupt is for, once the kernel has begun it; false when it ended meanwhile.
+   * Sent with its cell, an interrupt would find the kernel between requests, where ipykernel
+   * ignores SIGINT, and the cell would run on: so it waits for the kernel's word that the cell
+   * began (see ExecuteFuture.begun), at most INTERRUPT_BEGIN_TIMEOUT_MS, then goes anyway.
+   */
+  protected async interruptTarget(): Promise<ExecuteFuture | undefined | false> {
+    const target = this.current;
+    if (target === undefined) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([target.begun, new Promise<void>((resolve) => (timer = setTimeout(resolve, INTERRUPT_BEGIN_TIMEOUT_MS)))]);
+    clearTimeout(timer);
+    return this.current === target ? target : false;
   }
 
   /** Whether an execution may be sent now (a kernel is up and ready). */

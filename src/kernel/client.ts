@@ -96,10 +96,13 @@ export class KernelClient extends KernelBase implements Kernel {
     return this.request("shell", completeRequest(this.sessionId, code, cursorPos), SHELL_REQUEST_TIMEOUT_MS, "SHELL_REQUEST_TIMEOUT_MS");
   }
 
-  /** Interrupts the running execution per the spec's interrupt mode; throws when no kernel runs or the reply times out. */
+  /** Interrupts the running execution per the spec's interrupt mode, once the kernel has begun it; throws when no kernel runs or the reply times out. */
   async interrupt(): Promise<void> {
+    this.requireInstance();
+    const target = await this.interruptTarget();
+    if (target === false) return;
     const instance = this.requireInstance();
-    const event = { msgId: this.current?.msgId };
+    const event = { msgId: target?.msgId };
     // The kernel is told first, so its own interrupt handling is under way before observers cancel
     // the cell another way (a late signal is then the rarer case; the kernel package guards it).
     try {

@@ -33,6 +33,15 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   cutOutputBytes = 0;
   /** When the request went out, the kernel's header dates of busy, reply and idle, and when each answer came in. */
   readonly timeline = new ExecuteTimeline();
+  /**
+   * Settles once the kernel has begun running the code (its execute_input) or the execution ended.
+   * Before that a signal finds the kernel between requests, where ipykernel ignores SIGINT. A
+   * silent request has no execute_input, so its busy stands in: ipykernel publishes that a little
+   * before it starts taking signals, which narrows the gap for such requests (albedo's own, never a
+   * user's cell) without closing it.
+   */
+  readonly begun: Promise<void>;
+  private markBegun!: () => void;
   private reply: ExecuteReply | undefined;
   private idle = false;
   private failure: unknown;
@@ -55,6 +64,8 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     });
     // Callers that only iterate still see the failure; an unobserved `done` must not crash the process.
     this.done.catch(() => undefined);
+    this.begun = new Promise((resolve) => (this.markBegun = resolve));
+    this.done.then(this.markBegun, this.markBegun);
   }
 
   /** Calls `listener` for each output from now on, each cut to MAX_OUTPUT_MESSAGE_BYTES. */
@@ -68,6 +79,11 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
       const state = (message as KernelMessage.IStatusMsg).content.execution_state;
       this.timeline.status(state, message.header.date);
       if (state === "idle") this.markIdle();
+      if (state === "busy" && this.request.content.silent) this.markBegun();
+      return false;
+    }
+    if (message.header.msg_type === "execute_input") {
+      this.markBegun();
       return false;
     }
     if (!OUTPUT_TYPES.has(message.header.msg_type)) return false;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ExecuteOutput, KernelClient } from "../../src/kernel/index.js";
+import { MISSING_REPLY_ENAME, type ExecuteOutput, type KernelClient } from "../../src/kernel/index.js";
 import { ipykernelSpec, runCleanups, startTestKernel, streamText, type TestKernel } from "./fixtures.js";
 import { poll } from "../support/poll.js";
 
@@ -164,6 +164,14 @@ describe("K-2 signatures", () => {
   });
 });
 
+/** The order in which `future` says it began and it ended (`begun` also settles with the end, after it). */
+function steps(future: { begun: Promise<void>; done: Promise<unknown> }): string[] {
+  const seen: string[] = [];
+  void future.begun.then(() => seen.push("begun"));
+  void future.done.then(() => seen.push("done"), () => seen.push("done"));
+  return seen;
+}
+
 describe("K-2 interrupt", () => {
   for (const mode of ["signal", "message"] as const) {
     it(`interrupts time.sleep(100) in ${mode} mode and keeps working`, async () => {
@@ -179,6 +187,32 @@ describe("K-2 interrupt", () => {
       expect(reply.status).toBe("error");
       expect((reply as { ename: string }).ename).toBe("KeyboardInterrupt");
       expect(interrupted).toEqual([future.msgId]);
+      expect((await kernelClient.execute("1+1").done).status).toBe("ok");
+    });
+
+    it(`an interrupt sent with the cell, before the kernel began it, still stops it (${mode} mode)`, async () => {
+      const { client: kernelClient } = await startTestKernel(perTest, { spec: ipykernelSpec(mode) });
+      // The kernel ignores SIGINT between requests: sent at once, the interrupt would land before the cell runs.
+      const future = kernelClient.execute("import time\ntime.sleep(100)");
+      const seen = steps(future);
+      const interrupting = kernelClient.interrupt();
+      const reply = await future.done;
+      await interrupting;
+      // The cell stopped rather than sleeping on. On a loaded machine the signal can still land in
+      // ipykernel's own code between execute_input and the cell's first line, which ends the request
+      // without a reply (see MISSING_REPLY_ENAME); otherwise it is the cell's KeyboardInterrupt.
+      expect(reply.status).toBe("error");
+      expect(["KeyboardInterrupt", MISSING_REPLY_ENAME]).toContain((reply as { ename?: string }).ename);
+      // The interrupt waited for the kernel's word that it began the cell, not for the cell's end.
+      expect(seen).toEqual(["begun", "done"]);
+      // A silent request has no execute_input, so its busy is taken as begun. ipykernel publishes busy
+      // a little before it starts taking signals, so only the order is checked, on a short cell.
+      const silent = kernelClient.execute("import time\ntime.sleep(2)", { silent: true });
+      const silentSeen = steps(silent);
+      await Promise.all([kernelClient.interrupt(), silent.done]);
+      expect(silentSeen).toEqual(["begun", "done"]);
+      // An interrupt with no cell at all is sent at once and changes nothing.
+      await kernelClient.interrupt();
       expect((await kernelClient.execute("1+1").done).status).toBe("ok");
     });
   }

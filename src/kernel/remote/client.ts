@@ -126,7 +126,9 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
 
   /** Asks the server to interrupt the kernel, then tells observers which execution it targeted. */
   async interrupt(): Promise<void> {
-    const event = { msgId: this.current?.msgId };
+    const target = await this.interruptTarget();
+    if (target === false) return;
+    const event = { msgId: target?.msgId };
     try {
       await withDeadline(this.connection.interrupt(), REMOTE_REQUEST_TIMEOUT_MS, "interrupt", "REMOTE_REQUEST_TIMEOUT_MS")
         .catch(async (error: unknown) => { throw await this.remoteError(error, "interrupt"); });
