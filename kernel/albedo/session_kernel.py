@@ -8,6 +8,10 @@ see docs/kernel.md "One shell thread"). This app runs ipykernel's single-thread 
 main thread's loop reads the shell socket itself, and `kernel_info` no longer lists "kernel
 subshells", so a client that checks before it asks is told the truth.
 
+Its kernel also answers an interrupt that lands in ipykernel's own code just before a cell's first
+line as that cell's KeyboardInterrupt, where ipykernel alone would send no reply (docs/kernel.md
+"Interrupt").
+
 Everything else is ipykernel's own app (options, config files, signals, the control thread). When
 the installed ipykernel has no shell channel thread, or a config file picks another kernel class,
 the app runs unchanged.
@@ -16,7 +20,7 @@ the app runs unchanged.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Dict, List
 
 from ipykernel.ipkernel import IPythonKernel
 from ipykernel.kernelapp import IPKernelApp
@@ -42,11 +46,44 @@ class NoShellChannel:
 
 
 class SessionKernel(IPythonKernel):
-    """IPython's kernel, saying it has no subshells (so it never reaches for the thread's manager)."""
+    """IPython's kernel, saying it has no subshells (so it never reaches for the thread's manager),
+    and answering a cell interrupted before its first line."""
 
     @property
     def _supports_kernel_subshells(self) -> bool:
         return False
+
+    async def do_execute(self, code: str, silent: bool, *args: Any, **kwargs: Any) -> Any:
+        """ipykernel's execute, with an interrupt that lands in its own code answered as one.
+
+        ipykernel takes SIGINT as KeyboardInterrupt from just before it publishes `execute_input`
+        until after the reply. Inside the cell IPython turns it into the cell's error; before the
+        cell's first line (input transformers, parsing) it escapes, ipykernel logs it and sends no
+        `execute_reply` at all. The runtime interrupts once it has seen `execute_input`, so on a
+        busy machine that gap is real: here it becomes the cell's KeyboardInterrupt, as the person
+        who pressed Ctrl-C expects.
+        """
+        try:
+            return await super().do_execute(code, silent, *args, **kwargs)
+        except KeyboardInterrupt:
+            return self._interrupted_reply(silent)
+
+    def _interrupted_reply(self, silent: bool) -> Dict[str, Any]:
+        shell = self.shell
+        traceback: List[str] = []
+        if not silent:
+            shell.showtraceback((KeyboardInterrupt, KeyboardInterrupt(), None))
+            traceback = list(getattr(shell, "_last_traceback", None) or [])
+        shell.payload_manager.clear_payload()
+        return {
+            "status": "error",
+            "ename": "KeyboardInterrupt",
+            "evalue": "",
+            "traceback": traceback,
+            "execution_count": shell.execution_count - 1,
+            "user_expressions": {},
+            "payload": [],
+        }
 
 
 class SessionKernelApp(IPKernelApp):

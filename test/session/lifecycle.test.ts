@@ -37,6 +37,34 @@ describe("K-4 interrupt ends an awaiting cell", () => {
   });
 });
 
+describe("K-2 an interrupt that lands before the cell's first line", () => {
+  it("is the cell's KeyboardInterrupt, with a reply, and the session stays usable", async () => {
+    dirs = await sessionDirs();
+    session = await openSession(dirs);
+    // An input transformer that dawdles on marked cells: ipykernel's own code, after execute_input and before the cell runs.
+    await run(session, [
+      "import time",
+      "def _dawdle(lines):",
+      "    if any('# dawdle' in line for line in lines):",
+      "        time.sleep(3)",
+      "    return lines",
+      "get_ipython().input_transformers_post.append(_dawdle)",
+    ].join("\n"));
+    const future = session.execute("print('ran')  # dawdle");
+    let printed = "";
+    future.onOutput((output) => (printed += output.header.msg_type === "stream" ? (output.content as { text: string }).text : ""));
+    const errors: string[] = [];
+    future.onOutput((output) => output.header.msg_type === "error" && errors.push((output.content as { ename: string }).ename));
+    await session.interrupt();
+    const reply = await future.done;
+    // ipykernel alone sends no reply here (the client would report NoExecuteReply after its grace).
+    expect(reply).toMatchObject({ status: "error", ename: "KeyboardInterrupt" });
+    expect(errors).toEqual(["KeyboardInterrupt"]);
+    expect(printed).toBe("");
+    expect(await run(session, "get_ipython().input_transformers_post.clear()\nprint('still here')")).toBe("still here\n");
+  });
+});
+
 describe("K-9 supervision", () => {
   it("fails the running execution when the kernel is killed, restarts it and re-injects the namespaces", async () => {
     dirs = await sessionDirs();
