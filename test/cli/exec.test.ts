@@ -11,6 +11,8 @@ import { withoutSandboxWarning } from "../support/sandbox.js";
 
 
 let dirs: SessionDirs;
+/** Bound on each step of the Ctrl-C tests: far above the expected seconds, far below the test's timeout. */
+const STEP_WAIT_MS = 20_000;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
@@ -88,22 +90,33 @@ describe("X albedo exec", () => {
     });
     let stdout = "";
     let stderr = "";
-    const seen = (stream: "stdout" | "stderr", text: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => ((stream === "stdout" ? stdout : stderr).includes(text) ? resolve() : undefined);
-        child[stream].on("data", check);
-        check();
-      });
     child.stdout.on("data", (chunk) => (stdout += chunk));
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await seen("stdout", "started");
-    child.kill("SIGINT");
-    await seen("stdout", "swallowed");
-    await seen("stderr", `still running ${INTERRUPT_NOTICE_MS / 1000} s after the interrupt; press Ctrl-C again to stop the kernel and exit`);
-    child.kill("SIGINT");
-    expect(await closed).toBe(EXIT_INTERRUPTED);
-    expect(stderr).toContain("albedo exec: stopping the kernel");
+    /** Resolves once `stream` shows `text`; fails after STEP_WAIT_MS naming the step, with what the command printed. */
+    const seen = (stream: "stdout" | "stderr", text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${JSON.stringify(text)} on ${stream} within ${STEP_WAIT_MS} ms; stdout ${JSON.stringify(stdout.slice(-500))}, stderr ${JSON.stringify(stderr.slice(-1500))}`)), STEP_WAIT_MS);
+        const check = () => {
+          if (!(stream === "stdout" ? stdout : stderr).includes(text)) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        child[stream].on("data", check);
+        check();
+      });
+    try {
+      await seen("stdout", "started");
+      child.kill("SIGINT");
+      // The cell catches every KeyboardInterrupt, so it is still running when the notice is due.
+      await seen("stderr", `still running ${INTERRUPT_NOTICE_MS / 1000} s after the interrupt; press Ctrl-C again to stop the kernel and exit`);
+      child.kill("SIGINT");
+      await seen("stderr", "albedo exec: stopping the kernel");
+      const exited = await Promise.race([closed, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`no exit within ${STEP_WAIT_MS} ms of the second Ctrl-C; stderr ${JSON.stringify(stderr.slice(-1500))}`)), STEP_WAIT_MS).unref())]);
+      expect(exited, stderr).toBe(EXIT_INTERRUPTED);
+    } finally {
+      child.kill("SIGKILL");
+    }
     expect(stderr).not.toContain("could not interrupt");
     const { readdir } = await import("node:fs/promises");
     expect(await readdir(join(dirs.stateDir, "run"))).toEqual([]);
