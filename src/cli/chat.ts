@@ -11,7 +11,7 @@ import { jsonWithoutControls, visibleControls } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
-import { interruptCell } from "./interrupt.js";
+import { interruptRunning } from "./interrupt.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
 import { startProgress } from "./progress.js";
@@ -112,7 +112,7 @@ class InteractiveChat {
     this.armedExit = true;
     if (this.busy !== undefined) {
       this.io.stdout.write("\n[interrupting… press Ctrl-C again to quit]\n");
-      interruptCell({ interrupt: () => this.backend.interrupt(), ended: this.busy, io: this.io, who: "albedo chat", what: "turn", next: "press Ctrl-C again to quit" });
+      interruptRunning({ interrupt: () => this.backend.interrupt(), ended: this.busy, io: this.io, who: "albedo chat", what: "turn", next: "press Ctrl-C again to quit" });
     } else {
       this.io.stdout.write("\n(press Ctrl-C again to quit)\n");
       this.prompt();

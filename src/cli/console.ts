@@ -3,7 +3,7 @@ import { parseSlashLine } from "../commands/index.js";
 import { visibleControls } from "../text/index.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
-import { interruptCell } from "./interrupt.js";
+import { interruptRunning } from "./interrupt.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
 import { renderOutput, renderPages } from "./render.js";
 import { styleFor } from "./style.js";
@@ -110,7 +110,7 @@ class Console {
   private onInterrupt(): void {
     if (this.running !== undefined) {
       const next = "press Ctrl-C to interrupt it again";
-      interruptCell({ interrupt: () => this.session.interrupt(), ended: this.running, io: this.io, who: "albedo console", next });
+      interruptRunning({ interrupt: () => this.session.interrupt(), ended: this.running, io: this.io, who: "albedo console", next });
       return;
     }
     this.buffer = [];

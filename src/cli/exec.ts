@@ -4,7 +4,7 @@ import { createInterface } from "node:readline/promises";
 import { CliFailure, stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
-import { interruptCell } from "./interrupt.js";
+import { interruptRunning } from "./interrupt.js";
 import { pageTexts, renderOutput, renderPages } from "./render.js";
 import { visibleControls } from "../text/index.js";
 import type { Session } from "../session/index.js";
@@ -108,7 +108,7 @@ export const execCommand: CliCommand = {
       if (session === undefined || cell === undefined) return;
       const running = session;
       if (interrupts === 1) {
-        interruptCell({ interrupt: () => running.interrupt(), ended: cell, io, who: "albedo exec", next: "press Ctrl-C again to stop the kernel and exit" });
+        interruptRunning({ interrupt: () => running.interrupt(), ended: cell, io, who: "albedo exec", next: "press Ctrl-C again to stop the kernel and exit" });
       } else if (interrupts === 2) {
         io.stderr.write("albedo exec: stopping the kernel\n");
         void running.close().finally(() => process.exit(EXIT_INTERRUPTED));

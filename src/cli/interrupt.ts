@@ -22,17 +22,17 @@ export interface InterruptRequest {
 }
 
 /**
- * Interrupts the running cell and stays quiet when that works. When the kernel refuses or cannot be
- * reached, or the cell is still running INTERRUPT_NOTICE_MS later (it caught KeyboardInterrupt, or
- * sits in code that never looks at signals), it says so on stderr along with `next`. Without that,
- * a cell that did not stop looks the same as one about to.
+ * Interrupts what is running (a cell, or a chat's turn) and stays quiet when that works. When the
+ * request fails, or it is still running INTERRUPT_NOTICE_MS later (a cell caught KeyboardInterrupt,
+ * or sits in code that never looks at signals), it says so on stderr along with `next`. Without
+ * that, a cell that did not stop looks the same as one about to.
  */
-export function interruptCell(request: InterruptRequest): void {
-  const { io, who, next, what = "cell" } = request;
+export function interruptRunning(request: InterruptRequest): void {
+  const { io, who, next, what = "cell", noticeMs = INTERRUPT_NOTICE_MS } = request;
   let ended = false;
   const timer = setTimeout(() => {
-    if (!ended) io.stderr.write(`${who}: the ${what} is still running ${seconds(request.noticeMs ?? INTERRUPT_NOTICE_MS)} after the interrupt; ${next}\n`);
-  }, request.noticeMs ?? INTERRUPT_NOTICE_MS);
+    if (!ended) io.stderr.write(`${who}: the ${what} is still running ${seconds(noticeMs)} after the interrupt; ${next}\n`);
+  }, noticeMs);
   timer.unref();
   const settle = () => {
     ended = true;

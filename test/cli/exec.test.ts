@@ -25,6 +25,49 @@ function albedo(args: string[], stdin = ""): Promise<CliRun> {
   return runAlbedo(args, { cwd: dirs.workspace, env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir }, stdin });
 }
 
+/**
+ * `albedo exec -c CODE` as a child to send signals to: what it printed so far, each wait bounded by
+ * STEP_WAIT_MS and failing with the step and the output, so a hang says where it stopped.
+ */
+function execUnderSignals(code: string) {
+  const child = spawn(process.execPath, [ALBEDO_BIN, "exec", "-c", code], {
+    cwd: dirs.workspace,
+    env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
+    timeout: CLI_PROCESS_TIMEOUT_MS,
+  });
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk) => (output.stdout += chunk));
+  child.stderr.on("data", (chunk) => (output.stderr += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+  const bounded = async <T>(step: Promise<T>, what: string): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      const shown = () => `stdout ${JSON.stringify(output.stdout.slice(-500))}, stderr ${JSON.stringify(output.stderr.slice(-1500))}`;
+      timer = setTimeout(() => reject(new Error(`${what} within STEP_WAIT_MS (${STEP_WAIT_MS} ms); ${shown()}`)), STEP_WAIT_MS);
+    });
+    try {
+      return await Promise.race([step, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
+    child,
+    output,
+    /** Resolves once `stream` shows `text`. */
+    seen(stream: "stdout" | "stderr", text: string): Promise<void> {
+      const shows = new Promise<void>((resolve) => {
+        const check = () => output[stream].includes(text) && resolve();
+        child[stream].on("data", check);
+        check();
+      });
+      return bounded(shows, `no ${JSON.stringify(text)} on ${stream}`);
+    },
+    /** The exit code. */
+    exited: (): Promise<number | null> => bounded(closed, "no exit"),
+  };
+}
+
 describe("X albedo exec", () => {
   it("runs -c code with top-level await, skills and commands in scope, and prints the catalog", async () => {
     const ran = await albedo(["exec", "-c", "print(await commands.catalog())"]);
@@ -64,60 +107,33 @@ describe("X albedo exec", () => {
   });
 
   it("Ctrl-C interrupts the running cell: exit 1 with KeyboardInterrupt, and nothing is left in the state dir", async () => {
-    const child = spawn(process.execPath, [ALBEDO_BIN, "exec", "-c", "import time\nprint('started', flush=True)\ntime.sleep(100)"], {
-      cwd: dirs.workspace,
-      env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
-      timeout: CLI_PROCESS_TIMEOUT_MS,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await new Promise<void>((resolve) => child.stdout.on("data", (chunk) => ((stdout += chunk), stdout.includes("started") && resolve())));
-    child.kill("SIGINT");
-    expect(await closed).toBe(1);
-    expect(stderr).toContain("KeyboardInterrupt");
+    const run = execUnderSignals("import time\nprint('started', flush=True)\ntime.sleep(100)");
+    try {
+      await run.seen("stdout", "started");
+      run.child.kill("SIGINT");
+      expect(await run.exited()).toBe(1);
+    } finally {
+      run.child.kill("SIGKILL");
+    }
+    expect(run.output.stderr).toContain("KeyboardInterrupt");
     const { readdir } = await import("node:fs/promises");
     expect(await readdir(join(dirs.stateDir, "run"))).toEqual([]);
   });
 
   it("a cell that swallows the interrupt: exec says it is still running and what to do; a second Ctrl-C stops the kernel and exits 130", async () => {
-    const code = "import time\nwhile True:\n    try:\n        print('started', flush=True)\n        time.sleep(100)\n    except KeyboardInterrupt:\n        print('swallowed', flush=True)";
-    const child = spawn(process.execPath, [ALBEDO_BIN, "exec", "-c", code], {
-      cwd: dirs.workspace,
-      env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir },
-      timeout: CLI_PROCESS_TIMEOUT_MS,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    /** Resolves once `stream` shows `text`; fails after STEP_WAIT_MS naming the step, with what the command printed. */
-    const seen = (stream: "stdout" | "stderr", text: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${JSON.stringify(text)} on ${stream} within ${STEP_WAIT_MS} ms; stdout ${JSON.stringify(stdout.slice(-500))}, stderr ${JSON.stringify(stderr.slice(-1500))}`)), STEP_WAIT_MS);
-        const check = () => {
-          if (!(stream === "stdout" ? stdout : stderr).includes(text)) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        child[stream].on("data", check);
-        check();
-      });
+    const run = execUnderSignals("import time\nwhile True:\n    try:\n        print('started', flush=True)\n        time.sleep(100)\n    except KeyboardInterrupt:\n        print('swallowed', flush=True)");
     try {
-      await seen("stdout", "started");
-      child.kill("SIGINT");
+      await run.seen("stdout", "started");
+      run.child.kill("SIGINT");
       // The cell catches every KeyboardInterrupt, so it is still running when the notice is due.
-      await seen("stderr", `still running ${INTERRUPT_NOTICE_MS / 1000} s after the interrupt; press Ctrl-C again to stop the kernel and exit`);
-      child.kill("SIGINT");
-      await seen("stderr", "albedo exec: stopping the kernel");
-      const exited = await Promise.race([closed, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`no exit within ${STEP_WAIT_MS} ms of the second Ctrl-C; stderr ${JSON.stringify(stderr.slice(-1500))}`)), STEP_WAIT_MS).unref())]);
-      expect(exited, stderr).toBe(EXIT_INTERRUPTED);
+      await run.seen("stderr", `still running ${INTERRUPT_NOTICE_MS / 1000} s after the interrupt; press Ctrl-C again to stop the kernel and exit`);
+      run.child.kill("SIGINT");
+      await run.seen("stderr", "albedo exec: stopping the kernel");
+      expect(await run.exited()).toBe(EXIT_INTERRUPTED);
     } finally {
-      child.kill("SIGKILL");
+      run.child.kill("SIGKILL");
     }
-    expect(stderr).not.toContain("could not interrupt");
+    expect(run.output.stderr).not.toContain("could not interrupt");
     const { readdir } = await import("node:fs/promises");
     expect(await readdir(join(dirs.stateDir, "run"))).toEqual([]);
   });

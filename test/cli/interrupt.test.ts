@@ -2,7 +2,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CliIO } from "../../src/cli/command.js";
-import { INTERRUPT_NOTICE_MS, interruptCell } from "../../src/cli/interrupt.js";
+import { INTERRUPT_NOTICE_MS, interruptRunning } from "../../src/cli/interrupt.js";
 
 class Captured extends Writable {
   text = "";
@@ -32,7 +32,7 @@ describe("X Ctrl-C on a running cell tells the person when the interrupt did not
     vi.useFakeTimers();
     const io = cliIO();
     const cell = runningCell();
-    interruptCell({ interrupt: async () => cell.end(), ended: cell.ended, io, who: "albedo exec", next: NEXT });
+    interruptRunning({ interrupt: async () => cell.end(), ended: cell.ended, io, who: "albedo exec", next: NEXT });
     await vi.advanceTimersByTimeAsync(INTERRUPT_NOTICE_MS * 2);
     expect(io.stderr.text).toBe("");
   });
@@ -41,7 +41,7 @@ describe("X Ctrl-C on a running cell tells the person when the interrupt did not
     vi.useFakeTimers();
     const io = cliIO();
     const cell = runningCell();
-    interruptCell({ interrupt: async () => undefined, ended: cell.ended, io, who: "albedo exec", next: NEXT });
+    interruptRunning({ interrupt: async () => undefined, ended: cell.ended, io, who: "albedo exec", next: NEXT });
     await vi.advanceTimersByTimeAsync(INTERRUPT_NOTICE_MS - 1);
     expect(io.stderr.text).toBe("");
     await vi.advanceTimersByTimeAsync(1);
@@ -53,7 +53,7 @@ describe("X Ctrl-C on a running cell tells the person when the interrupt did not
     vi.useFakeTimers();
     const io = cliIO();
     const cell = runningCell();
-    interruptCell({ interrupt: async () => Promise.reject(new Error("no interrupt_reply\u001b[2J")), ended: cell.ended, io, who: "albedo console", next: NEXT });
+    interruptRunning({ interrupt: async () => Promise.reject(new Error("no interrupt_reply\u001b[2J")), ended: cell.ended, io, who: "albedo console", next: NEXT });
     await vi.advanceTimersByTimeAsync(INTERRUPT_NOTICE_MS * 2);
     expect(io.stderr.text).toBe(`albedo console: could not interrupt the kernel (no interrupt_reply␛[2J); ${NEXT}\n`);
     cell.end();
@@ -63,11 +63,11 @@ describe("X Ctrl-C on a running cell tells the person when the interrupt did not
     vi.useFakeTimers();
     const io = cliIO();
     const turn = runningCell();
-    interruptCell({ interrupt: async () => Promise.reject(new Error("connect ECONNREFUSED")), ended: turn.ended, io, who: "albedo chat", what: "turn", next: NEXT });
+    interruptRunning({ interrupt: async () => Promise.reject(new Error("connect ECONNREFUSED")), ended: turn.ended, io, who: "albedo chat", what: "turn", next: NEXT });
     await vi.advanceTimersByTimeAsync(0);
     expect(io.stderr.text).toBe(`albedo chat: could not interrupt the turn (connect ECONNREFUSED); ${NEXT}\n`);
     const slow = cliIO();
-    interruptCell({ interrupt: async () => undefined, ended: turn.ended, io: slow, who: "albedo chat", what: "turn", next: NEXT });
+    interruptRunning({ interrupt: async () => undefined, ended: turn.ended, io: slow, who: "albedo chat", what: "turn", next: NEXT });
     await vi.advanceTimersByTimeAsync(INTERRUPT_NOTICE_MS);
     expect(slow.stderr.text).toBe(`albedo chat: the turn is still running ${INTERRUPT_NOTICE_MS / 1000} s after the interrupt; ${NEXT}\n`);
     turn.end();
@@ -77,7 +77,7 @@ describe("X Ctrl-C on a running cell tells the person when the interrupt did not
     const io = cliIO();
     const cell = runningCell();
     let refuse!: (error: Error) => void;
-    interruptCell({ interrupt: () => new Promise<void>((_resolve, reject) => (refuse = reject)), ended: cell.ended, io, who: "albedo exec", next: NEXT, noticeMs: 10 });
+    interruptRunning({ interrupt: () => new Promise<void>((_resolve, reject) => (refuse = reject)), ended: cell.ended, io, who: "albedo exec", next: NEXT, noticeMs: 10 });
     cell.end();
     await cell.ended;
     refuse(new Error("kernel gone"));
