@@ -1,12 +1,13 @@
 /**
  * `await skills.read` beside the transport floor (a bare pyzmq DEALER echo to a ZeroMQ ROUTER in
- * this process) and the same echo awaited on the kernel's loop, in alternating batches in one cell;
- * then the per-stage timeline of one read, from the kernel's time.time() stamps and the runtime's
- * trace channel (RPC_TRACE_CHANNEL).
+ * this process), the same echo awaited on the kernel's loop, and the same read's page from a route
+ * that does no work, in alternating batches in one cell; then the per-stage timeline of one read,
+ * from the kernel's time.time() stamps and the runtime's trace channel (RPC_TRACE_CHANNEL).
  */
 import diagnostics from "node:diagnostics_channel";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { RPC_TRACE_CHANNEL, type RpcTraceEvent } from "../src/rpc/index.js";
+import { RPC_TRACE_CHANNEL, RouteTable, RpcServer, type RpcTraceEvent } from "../src/rpc/index.js";
 import type { Session } from "../src/session/index.js";
 import { installDir } from "../src/platform/index.js";
 import { goal } from "./goals.js";
@@ -21,6 +22,8 @@ const RPC_BATCH = 50;
 const RPC_WARMUP_ROUNDS = 2;
 /** Reads split into stages. */
 const TIMELINE_CALLS = 500;
+/** The page route's method name. */
+const PAGE_METHOD = "bench.page";
 /** The issue's goal: `await skills.read` within 1.5x of the echo floor. */
 const RPC_GOAL = 1.5;
 
@@ -61,16 +64,39 @@ async function readTimeline(session: Session): Promise<Record<string, number>> {
   return Object.fromEntries(Object.entries(stages).map(([name, values]) => [name, Math.round(median(values))]));
 }
 
+/**
+ * Runs `body` with a second RPC server beside the session's, in a directory of its run directory
+ * (which the kernel's sandbox shows it), whose one route answers with `page` at once: the channel's
+ * own cost for a call, with nothing for a handler to check or read.
+ */
+async function withPageRoute<T>(session: Session, page: unknown, body: (server: RpcServer) => Promise<T>): Promise<T> {
+  const runDir = join(session.runDir, "bench");
+  await mkdir(runDir, { mode: 0o700 });
+  const server = new RpcServer({ runDir, routes: RouteTable.of({ [PAGE_METHOD]: () => page }) });
+  try {
+    await server.start();
+    return await body(server);
+  } finally {
+    await server.close();
+    await rm(runDir, { recursive: true, force: true });
+  }
+}
+
 /** Medians (ms), the ratio to the floor, and the stage timeline (µs). */
 export async function benchRpc(session: Session): Promise<Record<string, unknown>> {
   const endpoint = `ipc://${join(session.runDir, "echo")}`;
-  const measured = await withEcho(endpoint, () =>
-    cellJson<{ rpc: number[]; floor: number[]; awaited: number[] }>(session, [
-      `exec(open(${JSON.stringify(BENCH_PY())}).read())`,
-      "import json",
-      `print(json.dumps(await versus_floor(skills, ${JSON.stringify(endpoint)}, ${RPC_ROUNDS}, ${RPC_BATCH}, ${RPC_WARMUP_ROUNDS})))`,
-    ].join("\n")),
-  );
+  const setup = `exec(open(${JSON.stringify(BENCH_PY())}).read())\nimport json`;
+  const page = await cellJson<unknown>(session, `${setup}\nprint(json.dumps(await skills.read(**READ)))`);
+  const measured = await withPageRoute(session, page, (server) => {
+    const { endpoint: pageEndpoint, token, deadlineMs, maxMessageBytes } = server.kernelAccess();
+    const route = JSON.stringify([pageEndpoint, token, deadlineMs, maxMessageBytes, PAGE_METHOD]);
+    return withEcho(endpoint, () =>
+      cellJson<{ rpc: number[]; floor: number[]; awaited: number[]; route: number[] }>(
+        session,
+        `${setup}\nprint(json.dumps(await versus_floor(skills, ${JSON.stringify(endpoint)}, ${RPC_ROUNDS}, ${RPC_BATCH}, ${RPC_WARMUP_ROUNDS}, json.loads(${JSON.stringify(route)}))))`,
+      ),
+    );
+  });
   return {
     albedo_median_ms: round(median(measured.rpc)),
     pyzmq_floor_median_ms: round(median(measured.floor)),
@@ -78,6 +104,9 @@ export async function benchRpc(session: Session): Promise<Record<string, unknown
     // No goal: how much of the gap to the floor is awaiting on an event loop at all, and how much albedo's.
     awaited_echo_median_ms: round(median(measured.awaited)),
     ratio_to_awaited_echo: round(median(measured.rpc) / median(measured.awaited)),
+    // No goal: the same page from a route that does no work, so the rest of a read's time is its handler's.
+    page_route_median_ms: round(median(measured.route)),
+    page_route_ratio_to_floor: round(median(measured.route) / median(measured.floor)),
     rounds: measured.rpc.length,
     timeline_us: {
       ...(await readTimeline(session)),

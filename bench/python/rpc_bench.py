@@ -4,7 +4,9 @@ so both run in the kernel's own process, on its own event loop.
 The floor is a bare pyzmq DEALER round trip (blocking send and receive, no JSON work) to an echo
 ROUTER in the runtime: what the transport itself costs. The awaited echo is the same round trip
 awaited on the kernel's event loop, with nothing else: what an awaitable call costs before any of
-albedo's work. Batches of the three alternate so all see the same machine load.
+albedo's work. The page route is albedo's own channel (a second server in the runtime) with one
+route that answers the read's page at once: every part of a call but the read's handler. Batches
+of the four alternate so all see the same machine load.
 """
 import asyncio
 import time
@@ -15,17 +17,22 @@ ECHO_PAYLOAD = b'{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}'
 READ = {"name": "skill-000", "limit": 256}
 
 
-async def versus_floor(skills, endpoint, rounds, batch, warmup):
-    """Per-call ms of `await skills.read`, of the blocking echo and of the awaited echo, `rounds` alternating batches of `batch` each."""
+async def versus_floor(skills, endpoint, rounds, batch, warmup, page_route):
+    """Per-call ms of `await skills.read`, of the blocking echo, of the awaited echo and of the page
+    route (`[endpoint, token, deadline_ms, max_bytes, method]`), `rounds` alternating batches of `batch` each."""
+    from albedo._transport import Channel
+
+    *access, page_method = page_route
+    channel = Channel(*access)
     context = zmq.Context.instance()
     blocking, awaiting = context.socket(zmq.DEALER), context.socket(zmq.DEALER)
     awaited_echo = AwaitedEcho(awaiting, endpoint)
     blocking.linger = 0
     blocking.connect(endpoint)
-    rpc, floor, awaited = [], [], []
+    rpc, floor, awaited, route = [], [], [], []
     try:
         for index in range(warmup + rounds):
-            reads, echoes, awaits = [], [], []
+            reads, echoes, awaits, pages = [], [], [], []
             for _ in range(batch):
                 began = time.perf_counter()
                 await skills.read(**READ)
@@ -39,14 +46,29 @@ async def versus_floor(skills, endpoint, rounds, batch, warmup):
                 began = time.perf_counter()
                 await awaited_echo.round_trip()
                 awaits.append((time.perf_counter() - began) * 1000)
+            for _ in range(batch):
+                began = time.perf_counter()
+                await channel.call(page_method, READ)
+                pages.append((time.perf_counter() - began) * 1000)
             if index >= warmup:
                 rpc += reads
                 floor += echoes
                 awaited += awaits
+                route += pages
     finally:
         blocking.close(linger=0)
         awaited_echo.close()
-    return {"rpc": rpc, "floor": floor, "awaited": awaited}
+        await close_channel(channel)
+    return {"rpc": rpc, "floor": floor, "awaited": awaited, "route": route}
+
+
+async def close_channel(channel):
+    """A kernel's Channel lives as long as the kernel and has no close of its own; the bench's second one ends here,
+    once the look at its socket that its last reply scheduled has run."""
+    await asyncio.sleep(0)
+    for loop_endpoint in channel._endpoints.values():
+        loop_endpoint.close()
+    channel._context.destroy(linger=0)
 
 
 class AwaitedEcho:
