@@ -1,9 +1,9 @@
 /**
- * CPU time (user + system) of processes and threads, from /proc (Linux): where a busy run's work
- * went. /proc counts in clock ticks of 10 ms (USER_HZ is 100 on Linux), fine enough over
- * thousands of calls.
+ * CPU time (user + system) and context switches of processes and threads, from /proc (Linux):
+ * where a busy run's work went, and how often each thread slept and woke. /proc counts CPU in
+ * clock ticks of 10 ms (USER_HZ is 100 on Linux), fine enough over thousands of calls.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { processTree } from "./pss.js";
 
 const TICK_MS = 10;
@@ -42,4 +42,57 @@ export async function cpuDuring<T, K extends string>(probes: Record<K, () => num
   const result = await body();
   const cpuMs = Object.fromEntries(names.map((name, i) => [name, probes[name]() - before[i]!])) as Record<K, number>;
   return { result, cpuMs };
+}
+
+/** A thread's context switches: voluntary (it blocked, so each is one sleep and one wake-up) and involuntary (it was preempted). */
+export interface Switches { voluntary: number; involuntary: number }
+
+/**
+ * Context switches of every thread of the processes `pids`, summed by thread role: a process's
+ * main thread counts as "<its name> main", any other thread under its own name (ZeroMQ's I/O
+ * threads are "ZMQbg/IO/0"). Threads and processes gone meanwhile are left out.
+ */
+export function threadSwitches(pids: readonly number[]): Map<string, Switches> {
+  const roles = new Map<string, Switches>();
+  for (const pid of pids) {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone
+    }
+    for (const tid of tids) {
+      const status = readStatus(`/proc/${pid}/task/${tid}/status`);
+      if (status === undefined) continue;
+      const role = Number(tid) === pid ? `${status.name} main` : status.name;
+      const sum = roles.get(role) ?? { voluntary: 0, involuntary: 0 };
+      roles.set(role, { voluntary: sum.voluntary + status.voluntary, involuntary: sum.involuntary + status.involuntary });
+    }
+  }
+  return roles;
+}
+
+/** Each role's switches between two readings of threadSwitches, per `calls`, to two decimals; roles that moved by less than 0.01 per call are left out. */
+export function switchesPerCall(before: Map<string, Switches>, after: Map<string, Switches>, calls: number): Record<string, Switches> {
+  const per = (grew: number) => Math.round((grew / calls) * 100) / 100;
+  const out: Record<string, Switches> = {};
+  for (const [role, now] of after) {
+    const then = before.get(role) ?? { voluntary: 0, involuntary: 0 };
+    const grew = { voluntary: per(now.voluntary - then.voluntary), involuntary: per(now.involuntary - then.involuntary) };
+    if (grew.voluntary > 0 || grew.involuntary > 0) out[role] = grew;
+  }
+  return out;
+}
+
+function readStatus(path: string): ({ name: string } & Switches) | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined; // gone since readdir
+  }
+  const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(text)?.[1];
+  const [name, voluntary, involuntary] = [field("Name"), field("voluntary_ctxt_switches"), field("nonvoluntary_ctxt_switches")];
+  if (name === undefined || voluntary === undefined || involuntary === undefined) return undefined;
+  return { name, voluntary: Number(voluntary), involuntary: Number(involuntary) };
 }

@@ -1,8 +1,9 @@
 /**
  * `await skills.read` beside the transport floor (a bare pyzmq DEALER echo to a ZeroMQ ROUTER in
  * this process), the same echo awaited on the kernel's loop, and the same read's page from a route
- * that does no work, in alternating batches in one cell; then the per-stage timeline of one read,
- * from the kernel's time.time() stamps and the runtime's trace channel (RPC_TRACE_CHANNEL).
+ * that does no work, in alternating batches in one cell; the context switches each kind of call
+ * costs each thread of both processes; then the per-stage timeline of one read, from the kernel's
+ * time.time() stamps and the runtime's trace channel (RPC_TRACE_CHANNEL).
  */
 import diagnostics from "node:diagnostics_channel";
 import { mkdir, rm } from "node:fs/promises";
@@ -10,9 +11,11 @@ import { join } from "node:path";
 import { RPC_TRACE_CHANNEL, RouteTable, RpcServer, type RpcTraceEvent } from "../src/rpc/index.js";
 import type { Session } from "../src/session/index.js";
 import { installDir } from "../src/platform/index.js";
+import { switchesPerCall, threadSwitches, type Switches } from "./cpu.js";
 import { goal } from "./goals.js";
 import { withEcho } from "./echo.js";
-import { cellJson } from "./session.js";
+import { processTree } from "./pss.js";
+import { cellJson, cellText } from "./session.js";
 import { median, round } from "./stats.js";
 
 /** Alternating batches of reads and echoes, and calls per batch: 1,000 timed of each. */
@@ -22,6 +25,10 @@ const RPC_BATCH = 50;
 const RPC_WARMUP_ROUNDS = 2;
 /** Reads split into stages. */
 const TIMELINE_CALLS = 500;
+/** Calls of each kind made in a row while the threads' context switches are counted. */
+const SWITCH_CALLS = 2_000;
+/** The kinds of call, as the kernel's Calls names them. */
+const CALL_KINDS = ["read", "floor", "awaited_echo", "page_route"] as const;
 /** The page route's method name. */
 const PAGE_METHOD = "bench.page";
 /** The issue's goal: `await skills.read` within 1.5x of the echo floor. */
@@ -82,20 +89,49 @@ async function withPageRoute<T>(session: Session, page: unknown, body: (server: 
   }
 }
 
-/** Medians (ms), the ratio to the floor, and the stage timeline (µs). */
+/**
+ * Context switches per call of each kind, by thread role in the runtime (this process) and in the
+ * kernel's process tree: SWITCH_CALLS calls in one cell, counters read before and after it (the
+ * cell's own execute adds a few switches, a few thousandths per call).
+ */
+async function switchesByKind(session: Session): Promise<Record<string, unknown>> {
+  const kernelPid = session.status().pid;
+  if (kernelPid === undefined) return { skipped: "the kernel's pid is unknown" };
+  const read = () => ({ runtime: threadSwitches([process.pid]), kernel: threadSwitches(processTree(kernelPid)) });
+  const prefixed = (side: string, roles: Record<string, Switches>) => Object.fromEntries(Object.entries(roles).map(([role, s]) => [`${side} ${role}`, s]));
+  const out: Record<string, unknown> = {};
+  for (const kind of CALL_KINDS) {
+    const before = read();
+    await cellText(session, `await calls.run(${JSON.stringify(kind)}, ${SWITCH_CALLS})`);
+    const after = read();
+    out[kind] = {
+      ...prefixed("runtime", switchesPerCall(before.runtime, after.runtime, SWITCH_CALLS)),
+      ...prefixed("kernel", switchesPerCall(before.kernel, after.kernel, SWITCH_CALLS)),
+    };
+  }
+  return { ...out, calls: SWITCH_CALLS, counts: "per call: voluntary (the thread slept and woke) and involuntary (it was preempted)" };
+}
+
+/** Medians (ms), the ratio to the floor, the context switches per call, and the stage timeline (µs). */
 export async function benchRpc(session: Session): Promise<Record<string, unknown>> {
   const endpoint = `ipc://${join(session.runDir, "echo")}`;
   const setup = `exec(open(${JSON.stringify(BENCH_PY())}).read())\nimport json`;
   const page = await cellJson<unknown>(session, `${setup}\nprint(json.dumps(await skills.read(**READ)))`);
-  const measured = await withPageRoute(session, page, (server) => {
+  const { measured, switches } = await withPageRoute(session, page, (server) => {
     const { endpoint: pageEndpoint, token, deadlineMs, maxMessageBytes } = server.kernelAccess();
     const route = JSON.stringify([pageEndpoint, token, deadlineMs, maxMessageBytes, PAGE_METHOD]);
-    return withEcho(endpoint, () =>
-      cellJson<{ rpc: number[]; floor: number[]; awaited: number[]; route: number[] }>(
-        session,
-        `${setup}\nprint(json.dumps(await versus_floor(skills, ${JSON.stringify(endpoint)}, ${RPC_ROUNDS}, ${RPC_BATCH}, ${RPC_WARMUP_ROUNDS}, json.loads(${JSON.stringify(route)}))))`,
-      ),
-    );
+    return withEcho(endpoint, async () => {
+      await cellText(session, `${setup}\ncalls = Calls(skills, ${JSON.stringify(endpoint)}, json.loads(${JSON.stringify(route)}))`);
+      try {
+        const measured = await cellJson<{ rpc: number[]; floor: number[]; awaited: number[]; route: number[] }>(
+          session,
+          `print(json.dumps(await versus_floor(calls, ${RPC_ROUNDS}, ${RPC_BATCH}, ${RPC_WARMUP_ROUNDS})))`,
+        );
+        return { measured, switches: await switchesByKind(session) };
+      } finally {
+        await cellText(session, "await calls.close()");
+      }
+    });
   });
   return {
     albedo_median_ms: round(median(measured.rpc)),
@@ -108,6 +144,8 @@ export async function benchRpc(session: Session): Promise<Record<string, unknown
     page_route_median_ms: round(median(measured.route)),
     page_route_ratio_to_floor: round(median(measured.route) / median(measured.floor)),
     rounds: measured.rpc.length,
+    // No goal: whether a read wakes any thread more often than the echo does, or only keeps it busier.
+    switches_per_call: switches,
     timeline_us: {
       ...(await readTimeline(session)),
       calls: TIMELINE_CALLS,

@@ -6,7 +6,8 @@ ROUTER in the runtime: what the transport itself costs. The awaited echo is the 
 awaited on the kernel's event loop, with nothing else: what an awaitable call costs before any of
 albedo's work. The page route is albedo's own channel (a second server in the runtime) with one
 route that answers the read's page at once: every part of a call but the read's handler. Batches
-of the four alternate so all see the same machine load.
+of the four alternate so all see the same machine load. Then each kind runs alone, many calls in a
+row, while the runtime counts the context switches of both processes' threads.
 """
 import asyncio
 import time
@@ -17,49 +18,67 @@ ECHO_PAYLOAD = b'{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}'
 READ = {"name": "skill-000", "limit": 256}
 
 
-async def versus_floor(skills, endpoint, rounds, batch, warmup, page_route):
-    """Per-call ms of `await skills.read`, of the blocking echo, of the awaited echo and of the page
-    route (`[endpoint, token, deadline_ms, max_bytes, method]`), `rounds` alternating batches of `batch` each."""
-    from albedo._transport import Channel
+class Calls:
+    """One call of each kind the bench compares, on sockets kept for the bench's cells: `read` (an
+    `await skills.read`), `floor` (the blocking echo), `awaited_echo`, and `page_route`
+    (`[endpoint, token, deadline_ms, max_bytes, method]` of the second server)."""
 
-    *access, page_method = page_route
-    channel = Channel(*access)
-    context = zmq.Context.instance()
-    blocking, awaiting = context.socket(zmq.DEALER), context.socket(zmq.DEALER)
-    awaited_echo = AwaitedEcho(awaiting, endpoint)
-    blocking.linger = 0
-    blocking.connect(endpoint)
-    rpc, floor, awaited, route = [], [], [], []
-    try:
-        for index in range(warmup + rounds):
-            reads, echoes, awaits, pages = [], [], [], []
+    def __init__(self, skills, endpoint, page_route):
+        from albedo._transport import Channel
+
+        *access, self.page_method = page_route
+        self.skills = skills
+        self.channel = Channel(*access)
+        context = zmq.Context.instance()
+        self.blocking = context.socket(zmq.DEALER)
+        self.blocking.linger = 0
+        self.blocking.connect(endpoint)
+        self.awaited_echo = AwaitedEcho(context.socket(zmq.DEALER), endpoint)
+
+    async def read(self):
+        await self.skills.read(**READ)
+
+    def floor(self):
+        self.blocking.send_multipart([b"token", ECHO_PAYLOAD])
+        self.blocking.recv_multipart()
+
+    async def awaited(self):
+        await self.awaited_echo.round_trip()
+
+    async def page_route(self):
+        await self.channel.call(self.page_method, READ)
+
+    async def run(self, kind, n):
+        """`n` calls of `kind` in a row, untimed: the runtime counts what they cost each thread."""
+        call = {"read": self.read, "floor": self.floor, "awaited_echo": self.awaited, "page_route": self.page_route}[kind]
+        for _ in range(n):
+            pending = call()  # None from the floor, which returns with its reply in
+            if pending is not None:
+                await pending
+
+    async def close(self):
+        self.blocking.close(linger=0)
+        self.awaited_echo.close()
+        await close_channel(self.channel)
+
+
+async def versus_floor(calls, rounds, batch, warmup):
+    """Per-call ms of `await skills.read` (rpc), of the blocking echo (floor), of the awaited echo and
+    of the page route, `rounds` alternating batches of `batch` each, the first `warmup` rounds dropped."""
+    kinds = {"rpc": calls.read, "floor": calls.floor, "awaited": calls.awaited, "route": calls.page_route}
+    times = {name: [] for name in kinds}
+    for index in range(warmup + rounds):
+        for name, call in kinds.items():
+            batch_ms = []
             for _ in range(batch):
                 began = time.perf_counter()
-                await skills.read(**READ)
-                reads.append((time.perf_counter() - began) * 1000)
-            for _ in range(batch):
-                began = time.perf_counter()
-                blocking.send_multipart([b"token", ECHO_PAYLOAD])
-                blocking.recv_multipart()
-                echoes.append((time.perf_counter() - began) * 1000)
-            for _ in range(batch):
-                began = time.perf_counter()
-                await awaited_echo.round_trip()
-                awaits.append((time.perf_counter() - began) * 1000)
-            for _ in range(batch):
-                began = time.perf_counter()
-                await channel.call(page_method, READ)
-                pages.append((time.perf_counter() - began) * 1000)
+                pending = call()  # None from the floor, which returns with its reply in
+                if pending is not None:
+                    await pending
+                batch_ms.append((time.perf_counter() - began) * 1000)
             if index >= warmup:
-                rpc += reads
-                floor += echoes
-                awaited += awaits
-                route += pages
-    finally:
-        blocking.close(linger=0)
-        awaited_echo.close()
-        await close_channel(channel)
-    return {"rpc": rpc, "floor": floor, "awaited": awaited, "route": route}
+                times[name] += batch_ms
+    return times
 
 
 async def close_channel(channel):

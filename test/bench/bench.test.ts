@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { goalsChart } from "../../bench/chart.js";
-import { cpuDuring, mainThreadCpuMs, processCpuMs, treeCpuMs } from "../../bench/cpu.js";
+import { cpuDuring, mainThreadCpuMs, processCpuMs, switchesPerCall, threadSwitches, treeCpuMs } from "../../bench/cpu.js";
 import { goal, goalsIn, limitGoal, targetBound } from "../../bench/goals.js";
 import { installDir } from "../../src/platform/index.js";
 
@@ -79,5 +79,26 @@ describe("bench CPU accounting from /proc", () => {
     expect(processCpuMs(shell.pid!)).toBe(0);
     expect(mainThreadCpuMs(process.pid)).toBeGreaterThan(0);
     expect(mainThreadCpuMs(process.pid)).toBeLessThanOrEqual(processCpuMs(process.pid));
+  }, 30_000);
+
+  it("counts each thread's context switches by role: a main thread that sleeps 50 times in a row switches at least once per sleep", async () => {
+    // A node process that, told to, blocks its main thread 50 times for 2 ms each, then waits for its stdin to close.
+    const sleeper = "process.stdout.write('ready'); process.stdin.once('data', () => { const cell = new Int32Array(new SharedArrayBuffer(4)); for (let i = 0; i < 50; i++) Atomics.wait(cell, 0, 0, 2); process.stdout.write('slept'); });";
+    const child = spawn(process.execPath, ["-e", sleeper], { stdio: ["pipe", "pipe", "inherit"] });
+    try {
+      await once(child.stdout!, "data");
+      const before = threadSwitches([child.pid!]);
+      expect(before.get("node main")?.voluntary).toBeGreaterThan(0);
+      child.stdin!.write("go");
+      await once(child.stdout!, "data");
+      const grew = switchesPerCall(before, threadSwitches([child.pid!]), 50);
+      expect(grew["node main"]!.voluntary).toBeGreaterThanOrEqual(1);
+      // Roles that did not move are left out rather than shown as zero.
+      expect(Object.values(grew).every((s) => s.voluntary > 0 || s.involuntary > 0)).toBe(true);
+    } finally {
+      child.stdin!.end();
+      await once(child, "exit");
+    }
+    expect(threadSwitches([child.pid!]).size).toBe(0);
   }, 30_000);
 });
