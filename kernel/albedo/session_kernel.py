@@ -8,6 +8,10 @@ see docs/kernel.md "One shell thread"). This app runs ipykernel's single-thread 
 main thread's loop reads the shell socket itself, and `kernel_info` no longer lists "kernel
 subshells", so a client that checks before it asks is told the truth.
 
+Its logger is no more verbose than its handlers: traitlets leaves an app's logger at DEBUG and
+filters at the handler, so each of ipykernel's several debug lines per request built a record only
+to drop it (docs/kernel.md "Quiet logger").
+
 Its kernel also answers an interrupt that lands in ipykernel's own code just before a cell's first
 line as that cell's KeyboardInterrupt, where ipykernel alone would send no reply (docs/kernel.md
 "Interrupt").
@@ -19,6 +23,7 @@ the app runs unchanged.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any, Dict, List
 
@@ -87,13 +92,29 @@ class SessionKernel(IPythonKernel):
 
 
 class SessionKernelApp(IPKernelApp):
-    """ipykernel's app whose kernel reads the shell socket on the main thread."""
+    """ipykernel's app whose kernel reads the shell socket on the main thread, with a logger no more
+    verbose than its handlers."""
 
     kernel_class = Type(
         SessionKernel,
         klass=Kernel,
         help="The kernel class; only a SessionKernel (or subclass) runs without the shell channel thread.",
     ).tag(config=True)
+
+    def get_default_logging_config(self) -> Dict[str, Any]:
+        """traitlets' logging config, with the app's logger at `log_level` rather than DEBUG.
+
+        Its one handler filters at `log_level`, so nothing it would print is lost, and every
+        `log.debug` call returns before building a record. traitlets reapplies this whenever
+        `log_level` changes, so raising the level later still shows the debug lines. A
+        `logging_config` of the user's own may add handlers at any level: then the logger stays as
+        traitlets sets it.
+        """
+        config = super().get_default_logging_config()
+        logger = config.get("loggers", {}).get(self.__class__.__name__)
+        if logger is not None and not self.logging_config:
+            logger["level"] = logging.getLevelName(self.log_level)
+        return config
 
     def init_sockets(self, *args: Any, **kwargs: Any) -> None:
         super().init_sockets(*args, **kwargs)

@@ -124,6 +124,37 @@ describe("K-2 the albedo extension's flushes skip ipykernel's iopub round trip w
   });
 });
 
+describe("K-2 a session kernel's logger is no more verbose than its handlers", () => {
+  it("drops debug lines before building a record, shows them again when log_level is lowered, and leaves a user's own logging_config alone", async () => {
+    const { session } = await sessions.open();
+    const states = JSON.parse((await run(session, [
+      "import json, logging",
+      "from albedo.session_kernel import SessionKernelApp",
+      "app, log = SessionKernelApp.instance(), get_ipython().kernel.log",
+      "def seen():",
+      "    return {'logger': log.level, 'handlers': [h.level for h in log.handlers], 'debug': log.isEnabledFor(logging.DEBUG)}",
+      "states = [seen()]",
+      "app.log_level = logging.DEBUG",
+      "states.append(seen())",
+      "app.log_level = logging.WARNING",
+      "app.logging_config = {'loggers': {'SessionKernelApp': {'handlers': ['console']}}}",
+      "states.append(seen())",
+      "app.logging_config = {}",
+      "states.append(seen())",
+      "print(json.dumps(states))",
+    ].join("\n"))).trim()) as unknown[];
+    expect(states).toEqual([
+      // ipykernel's default: warnings and worse are shown, and the logger stops debug calls at once.
+      { logger: 30, handlers: [30], debug: false },
+      // Lowering log_level (--debug does) lowers both.
+      { logger: 10, handlers: [10], debug: true },
+      // With a logging_config of the user's own, the logger stays at traitlets' DEBUG for any handler it adds.
+      { logger: 10, handlers: [30], debug: true },
+      { logger: 30, handlers: [30], debug: false },
+    ]);
+  });
+});
+
 describe("K-2 a session kernel reads its shell socket on the main thread", () => {
   it("starts `-m ipykernel_launcher` launches through the session kernel script and leaves other command lines alone", () => {
     const script = "/opt/albedo/kernel/albedo_session_kernel.py";
