@@ -83,7 +83,8 @@ class TurnLoop {
     } catch (error) {
       this.closeOpenCalls();
       if (this.signal.aborted || error instanceof TurnInterrupted || isModelError(error, "interrupted")) {
-        this.setup.emit({ kind: "notice", text: "interrupted" });
+        const more = error instanceof TurnInterrupted ? error.notice : undefined;
+        this.setup.emit({ kind: "notice", text: more === undefined ? "interrupted" : `interrupted: ${more}` });
         return { result: "interrupted" };
       }
       return this.fail(error instanceof Error ? error.message : String(error));
@@ -115,6 +116,7 @@ class TurnLoop {
     const { tools } = toolsFor(this.setup.host.view, this.setup.mode);
     for (const call of calls) {
       const { result, problem } = await runToolCall(call, tools, context).catch((error: unknown) => {
+        if (error instanceof TurnInterrupted && error.result !== undefined) this.current.push({ role: "tool", tool_call_id: call.id, content: error.result });
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
         const message = error instanceof Error ? error.message : String(error);
         return { result: `Error: ${message}`, problem: `${call.name} failed: ${message}` };

@@ -152,10 +152,47 @@ describe("O-3 the python tool", () => {
     const { end, rows } = await running;
     expect(end).toEqual({ result: "interrupted" });
     expect(rows.at(-1)).toEqual({ kind: "notice", text: "interrupted" });
+    // What it printed before the interrupt is in the transcript, and the model is told the call ran (not "Not run").
+    expect(rows.at(-2)).toMatchObject({ kind: "output", status: "error", text: expect.stringMatching(/^sleeping\n[\s\S]*KeyboardInterrupt/) });
     const last = state.turns.at(-1)!.messages;
     expect(last.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_python" });
+    expect(last.at(-1)!.content).toMatch(/^Interrupted by the user while it ran\. Whatever it did before then took effect\.\nIts output until then:\nsleeping\n[\s\S]*KeyboardInterrupt/);
+    expect(last.filter((m) => m.role === "tool")).toHaveLength(1);
     const after = await turn("next", [prose("fine")]);
     expect(after.end).toEqual({ result: "completed", reply: "fine" });
+  });
+
+  it("a cell that outlives the interrupt ends the turn with a notice that it still runs, and the next python call waits for it", async () => {
+    const controller = new AbortController();
+    // Swallows KeyboardInterrupt and runs on for 3 s after it starts, well past TURN_INTERRUPT_TIMEOUT_MS after the interrupt.
+    const code = [
+      "import time",
+      "end = time.monotonic() + 3",
+      "print('stubborn', flush=True)",
+      "while time.monotonic() < end:",
+      "    try:",
+      "        time.sleep(0.05)",
+      "    except KeyboardInterrupt:",
+      "        print('swallowed', flush=True)",
+      "print('done at last', flush=True)",
+    ].join("\n");
+    const running = turn("stubborn", [call("python", { code })], { mode: "code", signal: controller.signal });
+    await poll(() => server.requests.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    const { end, rows } = await running;
+    expect(end).toEqual({ result: "interrupted" });
+    const stillRuns = /the cell was still running 1 s after the interrupt and runs on in the kernel; the next python call waits for it to end/;
+    expect(rows.at(-1)).toEqual({ kind: "notice", text: expect.stringMatching(new RegExp(`^interrupted: ${stillRuns.source}$`)) });
+    expect(rows.at(-2)).toMatchObject({ kind: "output", status: "error", text: expect.stringMatching(/^stubborn\n/) });
+    const told = state.turns.at(-1)!.messages.at(-1)!;
+    expect(told).toMatchObject({ role: "tool", tool_call_id: "call_python" });
+    expect(told.content).toMatch(stillRuns);
+    expect(told.content).not.toMatch(/done at last/);
+    // The next turn's cell runs once the stubborn one has ended, and sees what it left.
+    const after = await turn("next", [call("python", { code: "print('after', end > 0)" }), prose("fine")], { mode: "code" });
+    expect(after.end).toEqual({ result: "completed", reply: "fine" });
+    expect(toolResults(2).at(-1)).toBe("after True\n");
   });
 });
 

@@ -10,9 +10,17 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 
 const schema = z.object({ code: z.string().min(1).describe("Python to run in the session's kernel; top-level await works") }).strict();
 
-/** Thrown when an interrupt ended the cell: the turn ends as interrupted. */
+/**
+ * Thrown when an interrupt ended the turn: the turn ends as interrupted. `result` is what the model
+ * is told of a call that was under way (it ran, at least in part); `notice` is said to the person
+ * beside "interrupted" when there is more to know (a cell still running in the kernel).
+ */
 export class TurnInterrupted extends Error {
   override readonly name = "TurnInterrupted";
+
+  constructor(message: string, readonly result?: string, readonly notice?: string) {
+    super(message);
+  }
 }
 
 export const pythonTool: Tool<z.infer<typeof schema>> = {
@@ -29,7 +37,7 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
     try {
       const { text, status } = await execute(code, context);
       const bounded = boundToolText(text);
-      context.emit({ kind: "output", text: bounded.text, status, truncated: bounded.truncated });
+      context.emit({ kind: "output", ...bounded, status });
       return bounded.text;
     } finally {
       observing.dispose();
@@ -50,21 +58,41 @@ async function execute(code: string, context: ToolContext): Promise<{ text: stri
   let giveUp!: () => void;
   const abandoned = new Promise<void>((resolve) => (giveUp = resolve));
   let timer: NodeJS.Timeout | undefined;
+  let refused: string | undefined;
   const onAbort = () => {
-    void context.host.interrupt().catch(() => undefined);
+    context.host.interrupt().catch((error: unknown) => void (refused = error instanceof Error ? error.message : String(error)));
     timer = setTimeout(giveUp, TURN_INTERRUPT_TIMEOUT_MS);
   };
   context.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    const reply = await Promise.race([future.done, abandoned.then(() => ({ status: "error" as const }))]);
-    if (context.signal.aborted) throw new TurnInterrupted("the cell was interrupted");
+    const reply = await Promise.race([future.done, abandoned.then(() => undefined)]);
     const text = parts.join("").replace(ANSI, "");
-    return { text: text.length > 0 ? text : "(no output)", status: reply.status === "ok" ? "ok" : "error" };
+    if (context.signal.aborted) {
+      // What it printed before the interrupt is part of the transcript, as a failed cell's output.
+      if (text.length > 0) context.emit({ kind: "output", ...boundToolText(text), status: "error" });
+      throw interrupted(text, reply === undefined, refused);
+    }
+    return { text: text.length > 0 ? text : "(no output)", status: reply?.status === "ok" ? "ok" : "error" };
   } finally {
     clearTimeout(timer);
     listening.dispose();
     context.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The TurnInterrupted of a cell the turn's interrupt reached after it was sent: the model is told it
+ * ran until then (its effects so far are real) and what it printed; when it is still running
+ * (`abandoned`), both the model and the person are told the next cell waits for it.
+ */
+function interrupted(printed: string, abandoned: boolean, refused: string | undefined): TurnInterrupted {
+  const why = refused === undefined ? "" : `the kernel could not be interrupted (${refused}); `;
+  const still = abandoned
+    ? `${why}the cell was still running ${TURN_INTERRUPT_TIMEOUT_MS / 1000} s after the interrupt and runs on in the kernel; the next python call waits for it to end`
+    : undefined;
+  const head = `Interrupted by the user while it ran${still === undefined ? "" : `: ${still}`}. Whatever it did before then took effect.`;
+  const result = boundToolText(printed.length > 0 ? `${head}\nIts output until then:\n${printed}` : `${head}\nIt printed nothing.`).text;
+  return new TurnInterrupted(still ?? "the cell was interrupted", result, still);
 }
 
 /** One output as the model reads it; undefined for outputs that carry nothing to read. */
