@@ -72,7 +72,7 @@ export function threadSwitches(pids: readonly number[]): Map<string, Switches> {
   return roles;
 }
 
-/** Each role's switches between two readings of threadSwitches, per `calls`, to two decimals; roles that moved by less than 0.01 per call are left out. */
+/** Each role's switches between two readings of threadSwitches, per `calls`, to two decimals; roles whose counts both round to zero are left out. */
 export function switchesPerCall(before: Map<string, Switches>, after: Map<string, Switches>, calls: number): Record<string, Switches> {
   const per = (grew: number) => Math.round((grew / calls) * 100) / 100;
   const out: Record<string, Switches> = {};

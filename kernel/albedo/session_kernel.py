@@ -106,7 +106,7 @@ class SessionKernelApp(IPKernelApp):
 
         Its one handler filters at `log_level`, so nothing it would print is lost, and every
         `log.debug` call returns before building a record. traitlets reapplies this whenever
-        `log_level` changes, so raising the level later still shows the debug lines. A
+        `log_level` changes, so setting it to DEBUG later still shows the debug lines. A
         `logging_config` of the user's own may add handlers at any level: then the logger stays as
         traitlets sets it.
         """
