@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { executeRequest } from "../../src/kernel/messages.js";
+import { completeRequest, executeRequest, inputReply, interruptRequest, kernelInfoRequest, shutdownRequest } from "../../src/kernel/messages.js";
 import { createSigner } from "../../src/kernel/signing.js";
 import { DELIMITER, deserialize, serialize } from "../../src/kernel/wire.js";
 
@@ -37,6 +37,19 @@ describe("K-2 wire signing", () => {
     const parts = ["[]", "{}", "{}", "{}"].map((part) => Buffer.from(part));
     const frames = [Buffer.from(DELIMITER), Buffer.from(signer.sign(parts)), ...parts];
     expect(deserialize(frames, signer, "iopub")).toEqual({ ok: false, reason: "a signed frame is not a JSON object" });
+  });
+
+  it("gives every request a fresh v4 UUID as its msg_id, the session's id and the protocol version", () => {
+    const built = [
+      ...Array.from({ length: 500 }, () => executeRequest("s", { code: "1" })),
+      kernelInfoRequest("s"), completeRequest("s", "im", 2), interruptRequest("s"), shutdownRequest("s", false),
+      // Any request's header does as the parent here: only its msg_id would be read.
+      inputReply("s", executeRequest("s", { code: "input()" }) as never, "typed"),
+    ];
+    const ids = built.map((message) => message.header.msg_id);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(built.every((message) => message.header.session === "s" && message.header.version === "5.3")).toBe(true);
   });
 
   it("refuses an empty key", () => {
