@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -164,35 +165,37 @@ describe("O-3 the python tool", () => {
 
   it("a cell that outlives the interrupt ends the turn with a notice that it still runs, and the next python call waits for it", async () => {
     const controller = new AbortController();
-    // Swallows KeyboardInterrupt and runs on for 3 s after it starts, well past TURN_INTERRUPT_TIMEOUT_MS after the interrupt.
+    const ready = join(dirs.workspace, "stubborn.ready");
+    // Ignores SIGINT for 3 s (as code in a call that never checks for signals would), well past
+    // TURN_INTERRUPT_TIMEOUT_MS after the interrupt; it says when it is past the point of no return.
     const code = [
-      "import time",
-      "end = time.monotonic() + 3",
-      "print('stubborn', flush=True)",
-      "while time.monotonic() < end:",
-      "    try:",
-      "        time.sleep(0.05)",
-      "    except KeyboardInterrupt:",
-      "        print('swallowed', flush=True)",
+      "import signal, time",
+      "previous = signal.signal(signal.SIGINT, signal.SIG_IGN)",
+      "try:",
+      "    print('stubborn', flush=True)",
+      `    open(${JSON.stringify(ready)}, 'w').close()`,
+      "    time.sleep(3)",
+      "finally:",
+      "    signal.signal(signal.SIGINT, previous)",
+      "left = 'by the stubborn cell'",
       "print('done at last', flush=True)",
     ].join("\n");
     const running = turn("stubborn", [call("python", { code })], { mode: "code", signal: controller.signal });
-    await poll(() => server.requests.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await poll(() => existsSync(ready));
     controller.abort();
     const { end, rows } = await running;
     expect(end).toEqual({ result: "interrupted" });
     const stillRuns = /the cell was still running 1 s after the interrupt and runs on in the kernel; the next python call waits for it to end/;
     expect(rows.at(-1)).toEqual({ kind: "notice", text: expect.stringMatching(new RegExp(`^interrupted: ${stillRuns.source}$`)) });
-    expect(rows.at(-2)).toMatchObject({ kind: "output", status: "error", text: expect.stringMatching(/^stubborn\n/) });
+    expect(rows.at(-2)).toMatchObject({ kind: "output", status: "error", text: "stubborn\n" });
     const told = state.turns.at(-1)!.messages.at(-1)!;
     expect(told).toMatchObject({ role: "tool", tool_call_id: "call_python" });
     expect(told.content).toMatch(stillRuns);
     expect(told.content).not.toMatch(/done at last/);
     // The next turn's cell runs once the stubborn one has ended, and sees what it left.
-    const after = await turn("next", [call("python", { code: "print('after', end > 0)" }), prose("fine")], { mode: "code" });
+    const after = await turn("next", [call("python", { code: "print(left)" }), prose("fine")], { mode: "code" });
     expect(after.end).toEqual({ result: "completed", reply: "fine" });
-    expect(toolResults(2).at(-1)).toBe("after True\n");
+    expect(toolResults(2).at(-1)).toBe("by the stubborn cell\n");
   });
 });
 
