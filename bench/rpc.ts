@@ -123,7 +123,7 @@ export async function benchRpc(session: Session): Promise<Record<string, unknown
     return withEcho(endpoint, async () => {
       await cellText(session, `${setup}\ncalls = Calls(skills, ${JSON.stringify(endpoint)}, json.loads(${JSON.stringify(route)}))`);
       try {
-        const measured = await cellJson<{ rpc: number[]; floor: number[]; awaited: number[]; route: number[] }>(
+        const measured = await cellJson<Record<(typeof CALL_KINDS)[number], number[]>>(
           session,
           `print(json.dumps(await versus_floor(calls, ${RPC_ROUNDS}, ${RPC_BATCH}, ${RPC_WARMUP_ROUNDS})))`,
         );
@@ -134,16 +134,16 @@ export async function benchRpc(session: Session): Promise<Record<string, unknown
     });
   });
   return {
-    albedo_median_ms: round(median(measured.rpc)),
+    albedo_median_ms: round(median(measured.read)),
     pyzmq_floor_median_ms: round(median(measured.floor)),
-    ...goal(median(measured.rpc), median(measured.floor), RPC_GOAL),
+    ...goal(median(measured.read), median(measured.floor), RPC_GOAL),
     // No goal: how much of the gap to the floor is awaiting on an event loop at all, and how much albedo's.
-    awaited_echo_median_ms: round(median(measured.awaited)),
-    ratio_to_awaited_echo: round(median(measured.rpc) / median(measured.awaited)),
+    awaited_echo_median_ms: round(median(measured.awaited_echo)),
+    ratio_to_awaited_echo: round(median(measured.read) / median(measured.awaited_echo)),
     // No goal: the same page from a route that does no work, so the rest of a read's time is its handler's.
-    page_route_median_ms: round(median(measured.route)),
-    page_route_ratio_to_floor: round(median(measured.route) / median(measured.floor)),
-    rounds: measured.rpc.length,
+    page_route_median_ms: round(median(measured.page_route)),
+    page_route_ratio_to_floor: round(median(measured.page_route) / median(measured.floor)),
+    rounds: measured.read.length,
     // No goal: whether a read wakes any thread more often than the echo does, or only keeps it busier.
     switches_per_call: switches,
     timeline_us: {

@@ -34,6 +34,8 @@ class Calls:
         self.blocking.linger = 0
         self.blocking.connect(endpoint)
         self.awaited_echo = AwaitedEcho(context.socket(zmq.DEALER), endpoint)
+        # Each kind by the name the runtime reads the results under.
+        self.kinds = {"read": self.read, "floor": self.floor, "awaited_echo": self.awaited, "page_route": self.page_route}
 
     async def read(self):
         await self.skills.read(**READ)
@@ -50,7 +52,7 @@ class Calls:
 
     async def run(self, kind, n):
         """`n` calls of `kind` in a row, untimed: the runtime counts what they cost each thread."""
-        call = {"read": self.read, "floor": self.floor, "awaited_echo": self.awaited, "page_route": self.page_route}[kind]
+        call = self.kinds[kind]
         for _ in range(n):
             pending = call()  # None from the floor, which returns with its reply in
             if pending is not None:
@@ -63,12 +65,11 @@ class Calls:
 
 
 async def versus_floor(calls, rounds, batch, warmup):
-    """Per-call ms of `await skills.read` (rpc), of the blocking echo (floor), of the awaited echo and
-    of the page route, `rounds` alternating batches of `batch` each, the first `warmup` rounds dropped."""
-    kinds = {"rpc": calls.read, "floor": calls.floor, "awaited": calls.awaited, "route": calls.page_route}
-    times = {name: [] for name in kinds}
+    """Per-call ms of each of `calls.kinds`, by its name, in `rounds` alternating batches of `batch`
+    each, the first `warmup` rounds dropped."""
+    times = {name: [] for name in calls.kinds}
     for index in range(warmup + rounds):
-        for name, call in kinds.items():
+        for name, call in calls.kinds.items():
             batch_ms = []
             for _ in range(batch):
                 began = time.perf_counter()
