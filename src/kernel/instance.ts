@@ -67,8 +67,8 @@ export class KernelInstance {
       const launch: WrappedLaunch = options.wrap
         ? options.wrap({ argv: [...options.spec.argv, ...(options.extraArgv ?? [])], env, connection: connectionText(info) })
         : { argv: kernelArgv(options.spec.argv, connectionFile!, options.extraArgv), fds: [] };
-      handlers.log("info", "starting kernel", { argv: redactArgv(launch.argv), transport: info.transport });
-      process = KernelProcess.launch({ launch, env, cwd: options.cwd, log: handlers.log });
+      handlers.log("info", "starting kernel", { argv: launch.argv, transport: info.transport });
+      process = KernelProcess.launch({ launch, env: launch.env ?? env, cwd: options.cwd, log: handlers.log });
     } catch (error) {
       await removeConnectionFiles(connectionFile, info);
       throw error;
@@ -180,12 +180,4 @@ export class KernelInstance {
     const type: string = message.header.msg_type;
     if (type !== "status" && type !== "iopub_welcome" && type !== "kernel_info_reply") this.handlers.onMessage(message);
   }
-}
-
-/** Names of environment values that are secrets: never written to a log. */
-const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD/i;
-
-/** The argv with the value of every `--setenv NAME VALUE` whose NAME looks secret replaced (the sandbox passes the RPC token so). */
-export function redactArgv(argv: readonly string[]): readonly string[] {
-  return argv.map((arg, i) => (i >= 2 && argv[i - 2] === "--setenv" && SECRET_NAME.test(argv[i - 1]!) ? "<redacted>" : arg));
 }

@@ -21,7 +21,7 @@ export type KernelTransport = "ipc" | "tcp";
 export interface KernelLaunch {
   /** The command line, `{connection_file}` placeholder still in it. */
   readonly argv: readonly string[];
-  /** The environment the process will get; a sandbox that clears it passes the kernel's variables on itself. */
+  /** The environment the process would get unwrapped; a sandbox picks from it what the kernel may see. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The connection file's JSON text (it holds the kernel's signing key). */
   readonly connection: string;
@@ -35,6 +35,11 @@ export interface WrappedLaunch {
   readonly fds: readonly number[];
   /** Text the child reads from a pipe at fd `3 + fds.length`, closed once written. */
   readonly feed?: string;
+  /**
+   * The whole environment the final command starts with, in place of the launch's. A sandbox sets
+   * it: what its first process starts with stays readable in the sandbox's /proc for its life.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -58,7 +58,7 @@ export function checkProfile(profile: SandboxProfile): void {
   if (within(profile.runDir, profile.workspace)) throw new Error(`sandbox run dir ${profile.runDir} lies inside the workspace`);
 }
 
-/** The environment inside the sandbox: defaults, then allow-listed spawn variables, then `profile.env`. */
+/** The environment bwrap and the kernel start with: defaults, then allow-listed spawn variables, then `profile.env`; nothing else. */
 export function sandboxEnv(profile: SandboxProfile, spawnEnv: Readonly<Record<string, string | undefined>> = {}): Record<string, string> {
   const env: Record<string, string> = { PATH: DEFAULT_SANDBOX_PATH, LANG: DEFAULT_SANDBOX_LANG };
   for (const [name, value] of Object.entries(spawnEnv)) {
@@ -86,8 +86,11 @@ export interface LaunchChoices {
  * The bwrap options for `profile` over its pinned `plan`. `--cap-drop ALL` matters most when the
  * host user is root: without it the sandbox's root could unmount the tmpfs that hides the state
  * dir. With `connection`, bwrap copies the connection file from the descriptor after the binds'.
+ * No variable is set here: bwrap is started with the sandbox environment itself (sandboxEnv), since
+ * its pid 1 inside keeps what bwrap started with readable at /proc/1/environ, and its options at
+ * /proc/1/cmdline.
  */
-export function bwrapLaunch(profile: SandboxProfile, plan: SandboxPlan, env: Readonly<Record<string, string>>, choices: LaunchChoices): BwrapLaunch {
+export function bwrapLaunch(profile: SandboxProfile, plan: SandboxPlan, choices: LaunchChoices): BwrapLaunch {
   const { mounts, fds } = viewMounts(plan, TMPFS_HIDDEN_PATHS, [profile.stateDir, plan.places.stateDir], 3);
   const args = [
     "--die-with-parent", "--new-session",
@@ -100,9 +103,7 @@ export function bwrapLaunch(profile: SandboxProfile, plan: SandboxPlan, env: Rea
     ...(profile.network ? ["--ro-bind-try", RESOLVER_RUN_DIR, RESOLVER_RUN_DIR] : []),
     ...(choices.connection ? ["--perms", "0600", "--file", String(3 + fds.length), SANDBOX_CONNECTION_FILE] : []),
     "--chdir", plan.places.workspace,
-    "--clearenv",
   ];
-  for (const [name, value] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) args.push("--setenv", name, value);
   return { args, fds };
 }
 

@@ -11,10 +11,12 @@ import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { type ExposureRequest, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
 import { childPids } from "../../src/sandbox/pids.js";
+import { installDir } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
 
-export const PYTHON = "/work/main/.venv/bin/python";
+/** The managed environment's interpreter of this checkout. */
+export const PYTHON = join(installDir(), ".venv", "bin", "python");
 /** Upper bound on one sandboxed Python run; it is killed past this. */
 export const RUN_TIMEOUT_MS = 30_000;
 
@@ -90,11 +92,11 @@ export function profileOf(tree: Tree, pythonPaths: readonly string[], extra: Par
   };
 }
 
-/** Spawns what `wrap` makes of `argv` (argv itself without a wrapper), handing over its descriptors and feed. */
+/** Spawns what `wrap` makes of `argv` (argv itself without a wrapper), handing over its descriptors, feed and environment, as the kernel launcher does. */
 export function spawnWrapped(wrap: Wrap | undefined, argv: string[], stdin: "ignore" | "pipe", spawnEnv: Record<string, string | undefined> = process.env): ChildProcess {
-  const launch = wrap ? wrap({ argv, env: spawnEnv, connection: "{}\n" }) : { argv, fds: [] as number[], feed: undefined };
+  const launch = wrap ? wrap({ argv, env: spawnEnv, connection: "{}\n" }) : { argv, fds: [] as number[], feed: undefined, env: undefined };
   const stdio: StdioOptions = [stdin, "pipe", "pipe", ...launch.fds, ...(launch.feed === undefined ? [] : ["pipe" as const])];
-  const child = spawn(launch.argv[0]!, launch.argv.slice(1), { stdio });
+  const child = spawn(launch.argv[0]!, launch.argv.slice(1), { stdio, env: launch.env ?? spawnEnv });
   if (launch.feed !== undefined) (child.stdio[3 + launch.fds.length] as Writable).end(launch.feed);
   return child;
 }
