@@ -52,6 +52,7 @@ class ScriptedModel implements ModelAdapter {
 function timedHost(session: Session, executeMs: number[]): TurnHost {
   return {
     get workspace() { return session.workspace; },
+    get stateDir() { return session.stateDir; },
     get view() { return session.view; },
     execute(code) {
       const began = performance.now();

@@ -4,7 +4,7 @@ export { wallClockMs } from "./clock.js";
 export { Emitter, type Disposable } from "./emitter.js";
 export { findExecutable } from "./executable.js";
 export type { Log, LogLevel } from "./log.js";
-export { installDir, homeDir, stateDir } from "./paths.js";
+export { installDir, homeDir, stateDir, within } from "./paths.js";
 export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./process.js";
 export { breakStaleLock, holderRuns, lockHolderOf } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";

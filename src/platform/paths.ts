@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The package's own directory (holds package.json, priv/, kernel/), found from this module. */
@@ -24,4 +24,9 @@ export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.ALBEDO_HOME;
   return resolve(configured && configured.length > 0 ? configured : join(homeDir(env), ".albedo"));
+}
+
+/** True when `path` is `base` or lies beneath it (both absolute and normalised; no link is followed). */
+export function within(path: string, base: string): boolean {
+  return path === base || path.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
 }

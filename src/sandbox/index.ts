@@ -8,7 +8,7 @@ import { createPidsCgroup, type PidsCgroup } from "./cgroup.js";
 import { detectSandbox, type Detection } from "./detect.js";
 import type { KernelWrap } from "../kernel/index.js";
 import { prlimitArgv, resolveLimits, type ResourceLimits } from "./limits.js";
-import { within } from "./paths.js";
+import { within } from "../platform/index.js";
 import { SandboxPlan, type PlanNote } from "./plan.js";
 import { bwrapLaunch, checkProfile, sandboxedKernelArgv, sandboxEnv, type SandboxProfile } from "./profile.js";
 
@@ -116,8 +116,8 @@ function bwrapSandbox(options: PrepareSandboxOptions, found: Extract<Detection, 
   // Every launch (the first and each restart) binds the same pinned descriptors: nothing is re-resolved.
   const wrap: Wrap = ({ argv, env: spawnEnv, connection }) => {
     const env = sandboxEnv(options.profile, spawnEnv);
-    const launch = bwrapLaunch(options.profile, plan, env, { shmMB: limits.shmMB, connection: true });
-    return { argv: [...prefix, found.bwrap, ...launch.args, "--", ...limitArgv, ...sandboxedKernelArgv(argv)], fds: launch.fds, feed: connection };
+    const launch = bwrapLaunch(options.profile, plan, { shmMB: limits.shmMB, connection: true });
+    return { argv: [...prefix, found.bwrap, ...launch.args, "--", ...limitArgv, ...sandboxedKernelArgv(argv)], fds: launch.fds, feed: connection, env };
   };
   const guard = pathGuard(plan, options.profile);
   const dispose = async () => {
@@ -130,10 +130,20 @@ function bwrapSandbox(options: PrepareSandboxOptions, found: Extract<Detection, 
 /** Places the sandbox hides from the kernel unless an exposed path covers them. */
 const HIDDEN_SYSTEM_PATHS = ["/tmp", "/run", "/proc", "/sys"];
 
+/**
+ * Mirrors the sandbox's view: an exposed path shows what lies under it, except that the state dir
+ * stays hidden even under an exposure that contains it (a workspace holding the state dir); only
+ * exposures inside the state dir (the run dir, a user skill root there) show parts of it.
+ */
 function pathGuard(plan: SandboxPlan, profile: SandboxProfile): (realPath: string) => boolean {
   const exposed = plan.exposedPaths();
-  const hidden = [...new Set([profile.stateDir, plan.places.stateDir, profile.home, plan.places.home, ...HIDDEN_SYSTEM_PATHS])];
-  return (real) => exposed.some((base) => within(real, base)) || !hidden.some((base) => within(real, base));
+  const stateDirs = [...new Set([profile.stateDir, plan.places.stateDir])];
+  const hidden = [...new Set([profile.home, plan.places.home, ...HIDDEN_SYSTEM_PATHS])];
+  return (real) => {
+    const under = exposed.filter((base) => within(real, base));
+    if (stateDirs.some((state) => within(real, state))) return under.some((base) => stateDirs.some((state) => base !== state && within(base, state)));
+    return under.length > 0 || !hidden.some((base) => within(real, base));
+  };
 }
 
 function processCapOf(cgroup: PidsCgroup | string, hasPrlimit: boolean): BwrapSandbox["processCap"] {

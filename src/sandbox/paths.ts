@@ -8,10 +8,6 @@ import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 /** Links one resolution may follow before it counts as a loop (the kernel's own limit is 40). */
 export const MAX_LINK_HOPS = 40;
 
-/** True when `path` is `base` or lies beneath it. */
-export function within(path: string, base: string): boolean {
-  return path === base || path.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
-}
 
 /** The resolution of one path: its real location and the real directories of the links followed on the way. */
 export interface Traced {

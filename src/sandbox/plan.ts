@@ -7,7 +7,8 @@
  */
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
-import { traceRealPath, within, type Traced } from "./paths.js";
+import { within } from "../platform/index.js";
+import { traceRealPath, type Traced } from "./paths.js";
 
 /** Where the host hides or pins things a sandbox must never expose, whatever a link says. */
 export interface SandboxPlaces {
@@ -86,7 +87,7 @@ export class SandboxPlan {
       pinned.push({ ...workspace, dests: [...new Set([workspace.real, normalize(places.workspace)])] });
       pinned.push(pinRequired("run dir", resolved.runDir, "rw", () => undefined));
       pinned.push(...scratchDirs(places, resolved));
-      for (const request of [...protectedEntries(resolved.workspace, notes), ...requests]) {
+      for (const request of [...protectedEntries(resolved, notes), ...requests]) {
         const pin = pinRequest(request, resolved, notes, pinned);
         if (pin !== undefined) pinned.push(pin);
       }
@@ -124,11 +125,13 @@ function resolvePlaces(places: SandboxPlaces): SandboxPlaces {
 
 /**
  * Makes sure the protected top-level entries exist (a kernel could otherwise create one and
- * shadow the skills of another root) and asks for each to be bound read-only.
+ * shadow the skills of another root) and asks for each to be bound read-only. An entry that is the
+ * state dir (a workspace holding it, such as the home) is left to the state dir's hide.
  */
-function protectedEntries(workspace: string, notes: PlanNote[]): ExposureRequest[] {
+function protectedEntries(places: SandboxPlaces, notes: PlanNote[]): ExposureRequest[] {
   return PROTECTED_WORKSPACE_DIRS.flatMap((name) => {
-    const path = join(workspace, name);
+    const path = join(places.workspace, name);
+    if (traceRealPath(path)?.real === places.stateDir) return [];
     try {
       mkdirSync(path);
     } catch (error) {

@@ -6,7 +6,6 @@ import { isAbsolute } from "node:path";
 import { BRIDGE_ENV_NAMES } from "../bridge/index.js";
 import { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "../kernel/index.js";
 import { mountArgs, viewMounts } from "./mounts.js";
-import { within } from "./paths.js";
 import type { ExposureRequest, SandboxPlan } from "./plan.js";
 
 /** PATH inside the sandbox when the spawn environment gives none. */
@@ -55,7 +54,6 @@ export function checkProfile(profile: SandboxProfile): void {
   for (const [what, path] of [["workspace", profile.workspace], ["run dir", profile.runDir], ["state dir", profile.stateDir], ["home", profile.home]] as const) {
     if (!isAbsolute(path)) throw new Error(`sandbox ${what} must be an absolute path: ${path}`);
   }
-  if (within(profile.runDir, profile.workspace)) throw new Error(`sandbox run dir ${profile.runDir} lies inside the workspace`);
 }
 
 /** The environment bwrap and the kernel start with: defaults, then allow-listed spawn variables, then `profile.env`; nothing else. */

@@ -6,13 +6,13 @@
  * made) bootstraps again and opens a new comm.
  */
 import { realpathSync } from "node:fs";
-import { dirname, join, relative, resolve, isAbsolute } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import { bootstrapKernel, CALLBACK_CONNECT_TIMEOUT_MS, checkKernelInfo, packageSources, registerCallback, REMOTE_PACE_BURST, REMOTE_PACE_PER_S, RpcComm, startRemoteKernel, type CallbackRegistration, type RemoteKernelClient, type RemoteKernelOptions, type ReplyRoute } from "../kernel/index.js";
 import type { AttachedPeer, RpcServer } from "../rpc/index.js";
 import { discoveryRoots } from "../skills/index.js";
 import type { SessionView } from "./view.js";
-import type { Log } from "../platform/index.js";
+import { within, type Log } from "../platform/index.js";
 
 const COMMANDS_CATALOG = "commands.catalog";
 /** Places on this machine no kernel should read through the runtime (the same list a sandbox hides). */
@@ -123,7 +123,3 @@ function realOr(path: string): string {
   }
 }
 
-function within(path: string, base: string): boolean {
-  const rel = relative(base, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}

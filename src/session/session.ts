@@ -116,6 +116,11 @@ export class Session implements CommandHost {
     return this.view.discovered.workspace;
   }
 
+  /** The state dir the session keeps its run dir in. */
+  get stateDir(): string {
+    return this.options.stateDir;
+  }
+
   /** The session's own kernel. Throws AppError conflict for an external kernel, kernel_died when there is none. */
   get kernel(): Kernel {
     if (this.options.kernel === "external") {

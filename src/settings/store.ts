@@ -1,7 +1,8 @@
-import { join } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { AppError } from "../errors/index.js";
 import { withSettingsLock } from "./lock.js";
-import { MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
+import { ABSENT_REVISION, MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
 import { MAX_SETTINGS_DEPTH, settingsDepthProblem, validateSettings, type Settings } from "./schema.js";
 import { removeOrphanTemps, writeFileAtomic } from "../platform/index.js";
 
@@ -25,8 +26,26 @@ export function projectSettingsTarget(workspace: string, stateDir: string): Sett
   return { file: join(workspace, ".albedo", SETTINGS_FILE_NAME), scope: "project", stateDir };
 }
 
-/** Reads one target (no lock: writes are atomic renames). Throws SettingsFileError when the file is unusable. */
+/**
+ * True for a project target whose `.albedo` is the state dir itself: a workspace that contains the
+ * state dir (albedo run in the home, with the default state dir). Its project file is the global
+ * file, so the project scope has none of its own.
+ */
+export function isGlobalFileInProjectScope(target: SettingsTarget): boolean {
+  if (target.scope !== "project") return false;
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  return real(dirname(target.file)) === real(target.stateDir);
+}
+
+/** Reads one target (no lock: writes are atomic renames). Throws SettingsFileError when the file is unusable. A project target that is the global file reads as absent. */
 export function readSettings(target: SettingsTarget): Promise<SettingsSnapshot> {
+  if (isGlobalFileInProjectScope(target)) return Promise.resolve({ settings: {}, revision: ABSENT_REVISION, text: "" });
   return readSettingsFile(target.file, target.scope);
 }
 
@@ -48,6 +67,10 @@ export function updateSettings(
   mutate: (current: Settings) => Settings,
   options: UpdateOptions = {},
 ): Promise<SettingsSnapshot> {
+  if (isGlobalFileInProjectScope(target)) {
+    const why = `the workspace contains the state dir, so its project settings file ${target.file} is the global settings file; change the global scope instead`;
+    return Promise.reject(new AppError("invalid_params", why, { file: target.file }));
+  }
   return withSettingsLock(target.stateDir, async () => {
     await removeOrphanTemps(target.file);
     const current = await readSettingsFile(target.file, target.scope);

@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs"
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { decodeUtf8Strict } from "../../json/index.js";
+import { within } from "../../platform/index.js";
 import { MAX_READ_TOOL_BYTES, MAX_READ_TOOL_FILE_BYTES } from "../limits.js";
 import type { Tool } from "./tool.js";
 
@@ -28,9 +29,11 @@ export const readTool: Tool<z.infer<typeof schema>> = {
     const real = realPath(wanted);
     if (real === undefined) return `Cannot read ${path}: no such file.`;
     const allowed = [workspace, ...context.ledger.list().flatMap((skill) => [skill.dir, skill.resolved_dir])].map((dir) => realPath(dir) ?? dir);
-    if (!allowed.some((dir) => real === dir || real.startsWith(`${dir}/`))) {
+    if (!allowed.some((dir) => within(real, dir))) {
       return `Refused: ${path} is outside the workspace and the folders of the skills loaded in this conversation; the read tool reads only there.`;
     }
+    const stateDir = context.host.stateDir;
+    if (within(real, realPath(stateDir) ?? stateDir)) return `Refused: ${path} is in albedo's state dir, which the read tool never reads.`;
     return readRange(path, real, offset, limit);
   },
 };

@@ -11,6 +11,8 @@ import type { Disposable } from "../../platform/index.js";
 /** What the turn loop needs from its session. The session implements it; tests may fake it. */
 export interface TurnHost {
   readonly workspace: string;
+  /** The runtime's state dir: never read by a tool, even when the workspace contains it (the home). */
+  readonly stateDir: string;
   /** The session's current view: its snapshot and commands. */
   readonly view: SessionView;
   execute(code: string): ExecuteFuture;
