@@ -13,6 +13,7 @@ import { ExecuteFuture } from "../future.js";
 import type { CompleteReply, ExecuteOptions, Kernel, KernelInfo } from "../kernel.js";
 import { executeRequest } from "../messages.js";
 import { captureServicesConsole } from "./consoleNoise.js";
+import { redactingLog } from "./quote.js";
 import { remoteErrorOf, RemoteKernelError } from "./errors.js";
 import {
   REMOTE_READY_TIMEOUT_MS, REMOTE_REQUEST_TIMEOUT_MS, REMOTE_RESTART_TIMEOUT_MS, REMOTE_SHUTDOWN_TIMEOUT_MS,
@@ -56,10 +57,13 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   private lifecycle: Promise<void> = Promise.resolve();
   private stopped: Promise<void> | undefined;
   private readonly releaseConsole: () => void;
+  /** The session's log with the token redacted: kernel ids, names and services' chatter come from the server. */
+  protected readonly log: Log;
 
   constructor(private readonly options: RemoteKernelStartOptions) {
     super();
-    this.releaseConsole = captureServicesConsole(options.log);
+    this.log = redactingLog(options.log ?? (() => undefined), [options.remote.token]);
+    this.releaseConsole = captureServicesConsole(this.log);
   }
 
   get info(): KernelInfo | undefined {
@@ -301,8 +305,6 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   private remoteError(error: unknown, what: string): Promise<RemoteKernelError> {
-    return remoteErrorOf(error, what, this.options.remote.url, this.options.remote.tokenEnv);
+    return remoteErrorOf(error, what, this.options.remote);
   }
-
-  protected readonly log: Log = (level, message, data) => this.options.log?.(level, message, data);
 }
