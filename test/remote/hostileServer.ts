@@ -16,6 +16,12 @@ export type Framing = "v1" | "legacy";
 
 export type Answer = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** One WebSocket frame the relay sends on its own. */
+export interface Frame {
+  readonly data: string | Buffer;
+  readonly binary: boolean;
+}
+
 export interface HostileServer {
   readonly url: string;
   /** Answers `method` on paths matching `path` (query left out) with `answer` instead of relaying; replaces an earlier one. */
@@ -28,6 +34,8 @@ export interface HostileServer {
   relayed(marker: string): boolean;
   /** Sends one frame to every open client WebSocket. */
   attack(data: string | Buffer, binary: boolean): void;
+  /** Sends this frame first on every client WebSocket opened from now on (undefined: none). */
+  attackOnOpen(frame: Frame | undefined): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +45,7 @@ export async function hostileServer(upstream: URL | undefined, framing: Framing 
   const clients = new Set<WebSocket>();
   const kernels: string[] = [];
   const seen: Buffer[] = [];
+  let first: Frame | undefined;
   const sockets = new WebSocketServer({
     noServer: true, perMessageDeflate: false,
     handleProtocols: (offered) => (framing === "v1" && offered.has(V1_PROTOCOL) ? V1_PROTOCOL : false),
@@ -66,6 +75,7 @@ export async function hostileServer(upstream: URL | undefined, framing: Framing 
         seen.push(data as Buffer);
         if (near.readyState === WebSocket.OPEN) near.send(data as Buffer, { binary });
       });
+      if (first !== undefined) near.send(first.data, { binary: first.binary });
     }));
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
@@ -76,6 +86,7 @@ export async function hostileServer(upstream: URL | undefined, framing: Framing 
     kernels,
     answer: (method, path, answer) => void answers.set(method, { path, answer }),
     openSockets: () => clients.size,
+    attackOnOpen: (frame) => void (first = frame),
     relayed: (marker) => seen.some((frame) => frame.includes(marker)),
     attack: (data, binary) => {
       for (const client of clients) client.send(data, { binary });
