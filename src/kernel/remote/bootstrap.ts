@@ -12,6 +12,7 @@ import type { ExecuteOptions, KernelInfo } from "../kernel.js";
 import { withDeadline } from "./deadline.js";
 import { RemoteKernelError } from "./errors.js";
 import { MIN_IPYKERNEL_VERSION, REMOTE_BOOTSTRAP_TIMEOUT_MS } from "./limits.js";
+import { quoteRemote } from "./quote.js";
 
 /** The exception _bootstrap.py raises for an ipykernel older than MIN_IPYKERNEL_VERSION. */
 export const TOO_OLD_ENAME = "IpykernelTooOld";
@@ -53,7 +54,7 @@ export function secretDigest(secret: string): string {
 /** Throws RemoteKernelError("too_old") when kernel_info shows a kernel that cannot serve the comm channel. */
 export function checkKernelInfo(info: KernelInfo | undefined): void {
   if (info?.implementation !== "ipython") {
-    throw new RemoteKernelError("too_old", `the remote kernel is ${info?.implementation ?? "unknown"}, not an IPython kernel; albedo needs ipykernel >= ${MIN_IPYKERNEL_VERSION}`);
+    throw new RemoteKernelError("too_old", `the remote kernel is ${quoteRemote(String(info?.implementation ?? "unknown"), [])}, not an IPython kernel; albedo needs ipykernel >= ${MIN_IPYKERNEL_VERSION}`);
   }
   if (!(info.supported_features ?? []).includes(SUBSHELLS_FEATURE)) {
     throw new RemoteKernelError("too_old", `the remote kernel's ipykernel has no subshells (ipykernel 6.x or older); albedo needs ipykernel >= ${MIN_IPYKERNEL_VERSION}`);

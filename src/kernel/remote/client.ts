@@ -13,6 +13,7 @@ import { ExecuteFuture } from "../future.js";
 import type { CompleteReply, ExecuteOptions, Kernel, KernelInfo } from "../kernel.js";
 import { executeRequest } from "../messages.js";
 import { captureServicesConsole } from "./consoleNoise.js";
+import { redactingLog } from "./quote.js";
 import { remoteErrorOf, RemoteKernelError } from "./errors.js";
 import {
   REMOTE_READY_TIMEOUT_MS, REMOTE_REQUEST_TIMEOUT_MS, REMOTE_RESTART_TIMEOUT_MS, REMOTE_SHUTDOWN_TIMEOUT_MS,
@@ -55,11 +56,18 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   private infoValue: KernelInfo | undefined;
   private lifecycle: Promise<void> = Promise.resolve();
   private stopped: Promise<void> | undefined;
+  /** Why the kernel last died; later executions fail with it. */
+  private deathReason: string | undefined;
+  /** Set once the server sent what albedo cannot read: a boot under way fails with it. */
+  private refusal: string | undefined;
   private readonly releaseConsole: () => void;
+  /** The session's log with the token redacted: kernel ids, names and services' chatter come from the server. */
+  protected readonly log: Log;
 
   constructor(private readonly options: RemoteKernelStartOptions) {
     super();
-    this.releaseConsole = captureServicesConsole(options.log);
+    this.log = redactingLog(options.log ?? (() => undefined), [options.remote.token]);
+    this.releaseConsole = captureServicesConsole(this.log);
   }
 
   get info(): KernelInfo | undefined {
@@ -94,7 +102,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   execute(code: string, options: ExecuteOptions = {}): ExecuteFuture {
     const future = this.makeFuture(code, options);
     if (this.stopped) future.fail(kernelStoppedError("shut down"));
-    else if (this.statusValue === "dead") future.fail(kernelDiedError("the remote kernel is dead and was not restarted"));
+    else if (this.statusValue === "dead") future.fail(kernelDiedError(this.deathReason ?? "the remote kernel is dead and was not restarted"));
     else {
       this.queue.push(future);
       this.pump();
@@ -175,7 +183,8 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
 
   private async connect(): Promise<void> {
     const remote = this.options.remote;
-    const settings = serverSettings(remote);
+    this.refusal = undefined;
+    const settings = serverSettings(remote, (reason) => this.refuseServer(reason));
     const body = { name: remote.kernelName, ...(Object.keys(remote.env).length > 0 ? { env: remote.env } : {}) };
     const model = await withDeadline(KernelAPI.startNew(body as Services.IKernelOptions, settings), REMOTE_REQUEST_TIMEOUT_MS, "kernel start", "REMOTE_REQUEST_TIMEOUT_MS")
       .catch(async (error: unknown) => { throw await this.remoteError(error, "kernel start"); });
@@ -201,8 +210,9 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
       this.infoValue = (reply?.content as KernelInfo | undefined) ?? this.infoValue;
       await this.options.onBoot?.(this);
     } catch (error) {
-      this.setStatus({ status: "dead", reason: `boot failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` });
-      throw error;
+      const failure = this.refusal !== undefined ? new RemoteKernelError("server", this.refusal) : error;
+      this.setStatus({ status: "dead", reason: `boot failed: ${failure instanceof Error ? failure.message.split("\n")[0] : String(failure)}` });
+      throw failure;
     }
     this.setStatus({ status: "ready" });
     this.pump();
@@ -218,8 +228,28 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
 
   private died(reason: string): void {
     if (this.statusValue === "dead") return;
+    this.deathReason = reason;
     this.setStatus({ status: "dead", reason });
     this.failExecutions(kernelDiedError(reason));
+  }
+
+  /**
+   * The server sent a frame albedo cannot read (the socket already stopped reading): the kernel
+   * counts as dead with the reason, the connection ends without reconnecting, and the kernel is
+   * shut down on the server (a bounded REST call), so nothing of it is left running on either side.
+   */
+  private refuseServer(what: string): void {
+    const connection = this.connectionValue;
+    if (connection === undefined || connection.isDisposed || this.stopped) return;
+    const reason = `the server sent ${what}; albedo closed the connection`;
+    this.refusal = reason;
+    this.log("warn", "remote kernel: refused what the server sent", { kernel: connection.id, reason });
+    this.died(reason);
+    connection.dispose();
+    void withDeadline(KernelAPI.shutdownKernel(connection.id, connection.serverSettings), REMOTE_SHUTDOWN_TIMEOUT_MS, "shutdown", "REMOTE_SHUTDOWN_TIMEOUT_MS")
+      .catch(async (error: unknown) => {
+        this.log("warn", "remote kernel: shutdown after a refused frame failed; the server may keep the kernel", { kernel: connection.id, error: (await this.remoteError(error, "shutdown")).message });
+      });
   }
 
   /** The server restarted a kernel that died: pending work fails as with a local death, then the kernel boots again. */
@@ -301,8 +331,6 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   private remoteError(error: unknown, what: string): Promise<RemoteKernelError> {
-    return remoteErrorOf(error, what, this.options.remote.url, this.options.remote.tokenEnv);
+    return remoteErrorOf(error, what, this.options.remote);
   }
-
-  protected readonly log: Log = (level, message, data) => this.options.log?.(level, message, data);
 }

@@ -8,6 +8,7 @@ import { checkKernelInfo } from "./bootstrap.js";
 import { startRemoteKernel } from "./client.js";
 import { withDeadline } from "./deadline.js";
 import { remoteErrorOf, RemoteKernelError } from "./errors.js";
+import { quoteRemote } from "./quote.js";
 import { MIN_IPYKERNEL_VERSION, REMOTE_REQUEST_TIMEOUT_MS } from "./limits.js";
 import { serverSettings } from "./server.js";
 import type { RemoteKernelOptions } from "./settings.js";
@@ -36,10 +37,11 @@ async function reachable(remote: RemoteKernelOptions): Promise<RemoteCheck[]> {
   const settings = serverSettings(remote);
   try {
     const response = await ServerConnection.makeRequest(`${remote.url}api`, {}, settings);
-    const body = (await response.json().catch(() => ({}))) as { version?: string };
-    return [ok("remote server", `${remote.url} answers (server version ${body.version ?? "unknown"})`)];
+    const body = (await response.json().catch(() => ({}))) as { version?: unknown };
+    const version = typeof body.version === "string" ? quoteRemote(body.version, [remote.token]) : "unknown";
+    return [ok("remote server", `${remote.url} answers (server version ${version})`)];
   } catch (error) {
-    const failure = await remoteErrorOf(error, "GET /api", remote.url, remote.tokenEnv);
+    const failure = await remoteErrorOf(error, "GET /api", remote);
     return [fail("remote server", failure.message, "check the URL and that the server runs and listens where this machine can reach it")];
   }
 }
@@ -51,12 +53,13 @@ async function specs(remote: RemoteKernelOptions): Promise<RemoteCheck[]> {
   try {
     const found = await withDeadline(KernelSpecAPI.getSpecs(serverSettings(remote)), REMOTE_REQUEST_TIMEOUT_MS, "GET /api/kernelspecs", "REMOTE_REQUEST_TIMEOUT_MS");
     const names = Object.keys(found.kernelspecs);
+    const quote = (text: unknown) => quoteRemote(String(text ?? ""), [remote.token]);
     if (!names.includes(remote.kernelName)) {
-      return [auth, fail("remote kernelspec", `no kernelspec ${remote.kernelName} on the server (it has ${names.join(", ") || "none"})`, "set kernel.remote.kernel_name to one of those, or install the kernelspec on the server")];
+      return [auth, fail("remote kernelspec", `no kernelspec ${remote.kernelName} on the server (it has ${quote(names.join(", ")) || "none"})`, "set kernel.remote.kernel_name to one of those, or install the kernelspec on the server")];
     }
-    return [auth, ok("remote kernelspec", `${remote.kernelName} (${found.kernelspecs[remote.kernelName]?.display_name ?? ""})`)];
+    return [auth, ok("remote kernelspec", `${remote.kernelName} (${quote(found.kernelspecs[remote.kernelName]?.display_name)})`)];
   } catch (error) {
-    const failure = await remoteErrorOf(error, "GET /api/kernelspecs", remote.url, remote.tokenEnv);
+    const failure = await remoteErrorOf(error, "GET /api/kernelspecs", remote);
     if (failure.code === "unauthorized") return [fail("remote auth", failure.message, `export ${remote.tokenEnv}=<the server's token>, or set kernel.remote.token_env to the variable that holds it`)];
     return [auth, fail("remote kernelspec", failure.message, "check the server's log")];
   }
@@ -68,7 +71,7 @@ async function ipykernelVersion(remote: RemoteKernelOptions): Promise<RemoteChec
   try {
     kernel = await startRemoteKernel({ remote });
   } catch (error) {
-    const failure = error instanceof RemoteKernelError ? error : await remoteErrorOf(error, "kernel start", remote.url, remote.tokenEnv);
+    const failure = error instanceof RemoteKernelError ? error : await remoteErrorOf(error, "kernel start", remote);
     return [fail("remote kernel", failure.message, "see the server's log for why the kernel did not start")];
   }
   try {

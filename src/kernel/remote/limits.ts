@@ -24,6 +24,20 @@ export const REMOTE_SUBSHELL_TIMEOUT_MS = 30_000;
 export const REMOTE_WS_HANDSHAKE_TIMEOUT_MS = 30_000;
 
 /**
+ * Bytes of one REST answer from the server (a kernel model, the kernelspecs). A server is not
+ * trusted: past this the answer is dropped unread and the call fails naming the bound.
+ */
+export const MAX_REMOTE_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes of one WebSocket message from the server. Above any reply or call the channel carries (a
+ * call is at most RPC_HARD_MESSAGE_BYTES, an output is cut to 2 MB once it arrived); a larger one
+ * ends the kernel connection unread, since the socket cannot skip it.
+ */
+export const MAX_REMOTE_FRAME_BYTES = 64 * 1024 * 1024;
+/** Characters of a server's own text (an error message, a status text) quoted in an error or the log. */
+export const MAX_REMOTE_QUOTE_CHARS = 300;
+
+/**
  * The oldest ipykernel whose main shell serves comm messages while a cell awaits. Older kernels
  * (7.3, 6.x) hold the comm reply behind the awaiting cell, so an awaited call would never return.
  */

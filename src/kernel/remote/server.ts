@@ -2,28 +2,29 @@
  * How albedo talks to a Jupyter Server: `@jupyterlab/services` settings whose REST calls and
  * WebSocket both carry the token in an `Authorization` header (`appendToken: false`: the default
  * puts it in the WebSocket URL, and Enterprise Gateway logs URLs at INFO), with named deadlines.
+ * The server is not trusted: REST answers are read through boundedFetch, WebSocket frames are
+ * decoded by decodeFrame on a guarded socket, so nothing it sends can end the process.
  */
 import { ServerConnection } from "@jupyterlab/services";
-import WebSocket from "ws";
-import { REMOTE_REQUEST_TIMEOUT_MS, REMOTE_WS_HANDSHAKE_TIMEOUT_MS } from "./limits.js";
+import { decodeFrame } from "./frames.js";
+import { boundedFetch } from "./rest.js";
 import type { RemoteKernelOptions } from "./settings.js";
+import { guardedWebSocket, type RefuseServer } from "./socket.js";
 
-/** Services settings for `options.url`; the token travels only in headers. */
-export function serverSettings(options: Pick<RemoteKernelOptions, "url" | "token">): ServerConnection.ISettings {
+/**
+ * Services settings for `options.url`; the token travels only in headers. `onRefused` hears, once
+ * per WebSocket, that the server sent what albedo cannot read: the caller ends that kernel connection.
+ */
+export function serverSettings(options: Pick<RemoteKernelOptions, "url" | "token">, onRefused: RefuseServer = () => undefined): ServerConnection.ISettings {
   const headers: Record<string, string> = options.token ? { Authorization: `token ${options.token}` } : {};
-  class AuthorizedWebSocket extends WebSocket {
-    constructor(address: string | URL, protocols?: string | string[]) {
-      super(address, protocols, { headers, handshakeTimeout: REMOTE_WS_HANDSHAKE_TIMEOUT_MS, perMessageDeflate: false });
-    }
-  }
-  const timedFetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> =>
-    fetch(input, { ...init, redirect: "error", signal: AbortSignal.timeout(REMOTE_REQUEST_TIMEOUT_MS) });
+  const defaults = ServerConnection.makeSettings();
   return ServerConnection.makeSettings({
     baseUrl: options.url,
     wsUrl: `ws${options.url.slice(4)}`,
     token: options.token,
     appendToken: false,
-    WebSocket: AuthorizedWebSocket as unknown as typeof globalThis.WebSocket,
-    fetch: timedFetch,
+    WebSocket: guardedWebSocket(headers, onRefused) as unknown as typeof globalThis.WebSocket,
+    fetch: boundedFetch([options.token]),
+    serializer: { serialize: defaults.serializer.serialize, deserialize: decodeFrame },
   });
 }
