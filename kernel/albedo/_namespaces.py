@@ -26,7 +26,7 @@ from ._contract import (
 )
 from ._display import shaped
 from ._missing import unknown_method
-from ._transport import Channel
+from ._transport import RpcChannel
 
 RESERVED_NAMES = frozenset({"catalog", "invoke", "help"})
 
@@ -59,7 +59,7 @@ def described(owner: type, *names: str) -> str:
 class Skills:
     """The session's skills: list(), read(name, resource, offset, limit), resources(name)."""
 
-    def __init__(self, channel: Channel):
+    def __init__(self, channel: RpcChannel):
         self._channel = channel
 
     list = declared(SKILLS_LIST, SKILLS_LIST_PARAMS, SKILLS_LIST_DOC)
@@ -73,7 +73,7 @@ class Skills:
 class Commands:
     """The session's commands: catalog(), invoke(name, arguments), and one typed method per model command."""
 
-    def __init__(self, channel: Channel):
+    def __init__(self, channel: RpcChannel):
         self._channel = channel
         self._typed: List[str] = []
 
@@ -124,7 +124,7 @@ def mint(commands: Commands, catalog: Any) -> List[str]:
     return minted
 
 
-def _typed_method(channel: Channel, name: str, declaration: Dict[str, Any]) -> Optional[Callable[..., Any]]:
+def _typed_method(channel: RpcChannel, name: str, declaration: Dict[str, Any]) -> Optional[Callable[..., Any]]:
     slash_name = str(declaration["name"])
     arguments = [a for a in declaration.get("arguments") or [] if isinstance(a, dict)]
     wire_names = {}

@@ -130,6 +130,28 @@ print(json.dumps({"signatures": {m: str(inspect.signature(f)) for m, f in names.
   });
 });
 
+describe("K-4 K-12 the kernel package's transports share one declared protocol", () => {
+  it("the local and the comm channel are RpcChannels, and no module imports another's private names", async () => {
+    const code = `
+import ast, json, pathlib
+import albedo
+from albedo._transport import Channel, RpcChannel
+from albedo._comm import CommChannel
+private = []
+for path in sorted(pathlib.Path(albedo.__file__).parent.glob("*.py")):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level > 0 and node.module is not None:
+            private += [f"{path.name}: {alias.name}" for alias in node.names if alias.name.startswith("_")]
+protocol = ["call", "call_sync", "call_async", "listen"]
+print(json.dumps({"subclasses": [issubclass(Channel, RpcChannel), issubclass(CommChannel, RpcChannel)], "private": private,
+  "own": {c.__name__: [m for m in protocol if m in vars(c)] for c in (Channel, CommChannel)}}))`;
+    const result = lastJson(await runPython(code, {}));
+    expect(result.subclasses).toEqual([true, true]);
+    expect(result.private).toEqual([]);
+    expect(result.own).toEqual({ Channel: ["call_sync", "call_async", "listen"], CommChannel: ["call_sync", "call_async", "listen"] });
+  });
+});
+
 describe("K-10 K-4 the sandbox environment comes from the bridge contract", () => {
   it("passes exactly the bridge's variables, and no other ALBEDO_* one or secret", () => {
     const profile = { workspace: "/w", runDir: "/s/run/x", stateDir: "/s", home: "/h", readOnly: [] };
