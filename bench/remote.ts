@@ -72,7 +72,7 @@ async function reads(session: Session): Promise<{ transport: string; ms: number[
     "    _b = time.perf_counter()",
     "    await skills.read('bench', limit=256)",
     "    _t.append((time.perf_counter() - _b) * 1000)",
-    "print(json.dumps({'transport': albedo._session[0].transport, 'ms': _t}))",
+    "print(json.dumps({'transport': albedo._session.channel.transport, 'ms': _t}))",
   ].join("\n"))) as { transport: string; ms: number[] };
 }
 

@@ -3,10 +3,14 @@
  * imported through its index.ts only, domains import each other without a cycle, and an index
  * exports only what something outside its domain (another domain, a test, bench/) imports.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { domainCycles, domainGraph, importsOf, indexExports, internalImports, scanImports, unusedExports, type ImportEdge } from "./support/architecture.js";
+import { SESSION_METHODS } from "../src/session/rpcApi.js";
+import {
+  domainCycles, domainGraph, importsOf, indexExports, internalImports, methodNamesOutside, scanImports, typeScriptFiles, unusedExports, type ImportEdge,
+} from "./support/architecture.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const edges = scanImports(ROOT, ["src", "test", "bench"]);
@@ -26,6 +30,11 @@ describe("X architecture: domains", () => {
       .filter((entry) => entry.isDirectory() && readdirSync(new URL(`../src/${entry.name}/`, import.meta.url)).includes("index.ts"))
       .map((entry) => entry.name);
     expect(unusedExports(indexExports(ROOT, domains), edges)).toEqual([]);
+  });
+
+  it("writes each kernel-facing RPC method's name once, in its declaration table", () => {
+    const files = new Map(typeScriptFiles(ROOT, "src").map((file) => [file, readFileSync(join(ROOT, file), "utf8")] as const));
+    expect(methodNamesOutside(SESSION_METHODS.map((method) => method.name), "src/session/rpcApi.ts", files)).toEqual([]);
   });
 });
 
@@ -76,5 +85,16 @@ describe("X architecture: the checks catch violations", () => {
     ]);
     const used = [edge("src/cli/a.ts", "src/kernel/index.ts", ["startKernel"]), edge("src/kernel/remote/b.ts", "src/kernel/index.ts", ["unused"]), edge("test/json/x.test.ts", "src/json/index.ts", ["*"])];
     expect(unusedExports(exports, used)).toEqual(["src/kernel/index.ts exports unused, which no other domain, test, bench or script imports"]);
+  });
+
+  it("names a method name written outside the declaration table, and ignores one inside it or in a longer text", () => {
+    const files = new Map([
+      ["src/session/rpcApi.ts", 'const m = { name: "skills.read" };'],
+      ["src/session/other.ts", 'call("skills.read"); const t = `skills.read`; const s = "skills.read takes a name";'],
+    ]);
+    expect(methodNamesOutside(["skills.read"], "src/session/rpcApi.ts", files)).toEqual([
+      'src/session/other.ts writes the method name "skills.read": take it from src/session/rpcApi.ts',
+      'src/session/other.ts writes the method name "skills.read": take it from src/session/rpcApi.ts',
+    ]);
   });
 });

@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 import warnings
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from . import _streams
 from ._cells import CellTasks
@@ -37,7 +37,7 @@ from ._contract import (
 )
 from ._errors import AlbedoError, ProtocolError
 from ._namespaces import Commands, Skills, mint
-from ._transport import Channel
+from ._transport import Channel, RpcChannel
 
 CATALOG_AT_LOAD_DEADLINE_S = 10.0
 NOT_CONFIGURED = (
@@ -56,13 +56,21 @@ __all__ = [
 
 SKILLS_OFF = "albedo: the skills extension is off for this session, so there is no `skills` namespace"
 
-_session: Optional[Tuple[Any, Skills, Commands]] = None
+class SessionObjects(NamedTuple):
+    """What a loaded extension holds: the channel to the runtime and the two namespaces over it."""
+
+    channel: RpcChannel
+    skills: Skills
+    commands: Commands
+
+
+_session: Optional[SessionObjects] = None
 # A remote kernel's extensions come in the comm's open data instead of the environment.
 _extensions: Optional[Tuple[str, ...]] = None
 _cells = CellTasks()
 
 
-def _connect() -> Tuple[Any, Skills, Commands]:
+def _connect() -> SessionObjects:
     global _session
     if _session is None:
         channel = Channel.from_env()
@@ -73,7 +81,7 @@ def _connect() -> Tuple[Any, Skills, Commands]:
             mint(commands, channel.call_sync(COMMANDS_CATALOG, {}, deadline=CATALOG_AT_LOAD_DEADLINE_S))
         except AlbedoError as error:
             print(f"albedo: no typed command methods ({error}); use commands.invoke()", file=sys.stderr)
-        _session = (channel, Skills(channel), commands)
+        _session = SessionObjects(channel, Skills(channel), commands)
     return _session
 
 
@@ -148,8 +156,8 @@ def _prepare_remote(ip: Any, secret_sha256: str) -> None:
         _extensions = tuple(listed) if isinstance(listed, list) else None
         commands = Commands(channel)
         mint(commands, data.get("catalog"))
-        _session = (channel, Skills(channel), commands)
-        _install(ip, channel, _session[1], commands)
+        _session = SessionObjects(channel, Skills(channel), commands)
+        _install(ip, channel, _session.skills, commands)
         _comm.hello(channel)
         if isinstance(data.get("callback"), dict):
             channel.dial(data["callback"])
@@ -171,7 +179,7 @@ def _kernel_loop() -> Optional[asyncio.AbstractEventLoop]:
         return None
 
 
-def _listen(channel: Channel, loop: Optional[asyncio.AbstractEventLoop]) -> None:
+def _listen(channel: RpcChannel, loop: Optional[asyncio.AbstractEventLoop]) -> None:
     if loop is not None and not loop.is_closed():
         channel.listen(loop)
 
@@ -180,7 +188,7 @@ def _pre_run_cell(info: Any = None) -> None:
     _cells.pre_run_cell(info)
     if _session is not None:
         try:
-            _listen(_session[0], asyncio.get_running_loop())
+            _listen(_session.channel, asyncio.get_running_loop())
         except RuntimeError:
             pass  # a cell run without a loop cannot be awaiting anything to cancel
 

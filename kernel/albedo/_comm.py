@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 from ._callback import CallbackLink
 
 from ._contract import COMM_TARGET, HELLO_METHOD, REPLY_MEMBER, REPLY_SUBSHELL
-from ._transport import _result, _timeout, call_here, encode_within, new_request
+from ._transport import RpcChannel, encode_within, new_request, result_of, timeout_error
 
 class Pacer:
     """A token bucket shared by every sender: Jupyter Server drops iopub messages beyond its rate limit
@@ -73,7 +73,7 @@ def _set(future: "asyncio.Future[Optional[Dict[str, Any]]]", reply: Optional[Dic
         future.set_result(reply)
 
 
-class CommChannel:
+class CommChannel(RpcChannel):
     """Calls the runtime over one comm: awaitable inside a running event loop, blocking otherwise."""
 
     def __init__(self, comm: Any, deadline_ms: int, max_bytes: int, pace_per_s: float, pace_burst: float):
@@ -84,7 +84,7 @@ class CommChannel:
         self._lock = threading.Lock()
         self._pending: Dict[int, Union[_LoopWaiter, _SyncWaiter]] = {}
         self._link: Optional[CallbackLink] = None
-        self.on_notification: Callable[[str, Any], None] = lambda method, params: None
+        self.on_notification = lambda method, params: None
 
     @property
     def transport(self) -> str:
@@ -98,10 +98,6 @@ class CommChannel:
             self.max_bytes * 8, self._on_frame, lambda: self._link_send({"jsonrpc": "2.0", "method": HELLO_METHOD}),
         )
         self._link.start()
-
-    def call(self, method: str, params: Dict[str, Any]) -> Any:
-        """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError)."""
-        return call_here(self, method, params)
 
     def listen(self, loop: asyncio.AbstractEventLoop) -> None:
         """Nothing to do: replies and cancels arrive through the comm, whatever the loop."""
@@ -121,13 +117,13 @@ class CommChannel:
             if time.monotonic() < end:
                 self._send(request)
                 if waiter.event.wait(max(0.0, end - time.monotonic())) and waiter.reply is not None:
-                    return _result(waiter.reply)
-            raise _timeout(method, limit)
+                    return result_of(waiter.reply)
+            raise timeout_error(method, limit)
         finally:
             with self._lock:
                 self._pending.pop(call_id, None)
 
-    async def _await(self, loop: asyncio.AbstractEventLoop, method: str, params: Dict[str, Any], cell: Optional[str]) -> Any:
+    async def call_async(self, loop: asyncio.AbstractEventLoop, method: str, params: Dict[str, Any], cell: Optional[str]) -> Any:
         call_id, request = self._request(method, params, cell, blocking=False)
         future: "asyncio.Future[Optional[Dict[str, Any]]]" = loop.create_future()
         with self._lock:
@@ -147,8 +143,8 @@ class CommChannel:
             with self._lock:
                 self._pending.pop(call_id, None)
         if reply is None:
-            raise _timeout(method, self.deadline)
-        return _result(reply)
+            raise timeout_error(method, self.deadline)
+        return result_of(reply)
 
     def notify(self, method: str, params: Any = None) -> None:
         """Sends a notification (no reply)."""

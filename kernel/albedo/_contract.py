@@ -1,6 +1,8 @@
 # Generated from the TypeScript runtime by `npm run contract` (src/session/pythonContract.ts); do not edit.
 """What the kernel package shares with the runtime (K-4): the bridge's variables, defaults and bounds,
-the method names, and the JSON-RPC error table with its exception classes."""
+the methods with their parameters, and the JSON-RPC error table with its exception classes."""
+
+from inspect import Parameter
 
 from ._errors import AlbedoError, ProtocolError
 
@@ -27,19 +29,32 @@ MAX_MESSAGE_BYTES = 1048576
 # Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.
 MAX_PENDING_CALLS = 256
 
-# The methods a session serves (K-5), and the two notifications.
+# The methods a session serves (K-5): for each its name, its parameters in order with their
+# defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the two notifications.
+REQUIRED = Parameter.empty
 SKILLS_LIST = "skills.list"
+SKILLS_LIST_PARAMS = ()
+SKILLS_LIST_DOC = "The catalog entries of the session's snapshot: name, description, source and slash command of each skill."
 SKILLS_READ = "skills.read"
+SKILLS_READ_PARAMS = (("name", REQUIRED), ("resource", "SKILL.md"), ("offset", 0), ("limit", 16384))
+SKILLS_READ_DOC = "One byte range of a skill's resource: {content, encoding, size, offset, next_offset, truncated}."
 SKILLS_RESOURCES = "skills.resources"
+SKILLS_RESOURCES_PARAMS = (("name", REQUIRED),)
+SKILLS_RESOURCES_DOC = "The relative paths of a skill's resources, with the diagnostics of the walk."
 COMMANDS_CATALOG = "commands.catalog"
+COMMANDS_CATALOG_PARAMS = ()
+COMMANDS_CATALOG_DOC = "Every command of the current snapshot with its argument details."
 COMMANDS_INVOKE = "commands.invoke"
+COMMANDS_INVOKE_PARAMS = (("name", REQUIRED), ("arguments", ""))
+COMMANDS_INVOKE_DOC = "Runs a command by slash name with raw argument text or a dict of named arguments; a skill's activation comes back as an Activation (a dict)."
 COMMANDS_SLASH = "commands.slash"
+COMMANDS_SLASH_PARAMS = (("line", REQUIRED),)
+COMMANDS_SLASH_DOC = "Runs one slash line as a person typed it and answers with the text to show."
 COMMANDS_COMPLETE = "commands.complete"
+COMMANDS_COMPLETE_PARAMS = (("line", REQUIRED),)
+COMMANDS_COMPLETE_DOC = "The completions of a partly typed slash line."
 CANCEL_METHOD = "albedo/cancel"
 HELLO_METHOD = "albedo/hello"
-# skills.read's defaults (R-2).
-SKILL_FILE = "SKILL.md"
-DEFAULT_READ_LIMIT = 16384
 # Remote kernels (K-12): the comm the runtime opens, how a blocking call asks for its reply on the
 # comm's subshell, and the oldest ipykernel that serves comm messages while a cell awaits.
 COMM_TARGET = "albedo.rpc"

@@ -1,57 +1,84 @@
-"""The `skills` and `commands` objects; every method is one JSON-RPC call to the runtime."""
+"""The `skills` and `commands` objects; every method is one JSON-RPC call to the runtime, declared there."""
 
 from __future__ import annotations
 
 import inspect
 import keyword
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ._contract import COMMANDS_CATALOG, COMMANDS_INVOKE, DEFAULT_READ_LIMIT, SKILL_FILE, SKILLS_LIST, SKILLS_READ, SKILLS_RESOURCES
+from ._contract import (
+    COMMANDS_CATALOG,
+    COMMANDS_CATALOG_DOC,
+    COMMANDS_CATALOG_PARAMS,
+    COMMANDS_INVOKE,
+    COMMANDS_INVOKE_DOC,
+    COMMANDS_INVOKE_PARAMS,
+    REQUIRED,
+    SKILLS_LIST,
+    SKILLS_LIST_DOC,
+    SKILLS_LIST_PARAMS,
+    SKILLS_READ,
+    SKILLS_READ_DOC,
+    SKILLS_READ_PARAMS,
+    SKILLS_RESOURCES,
+    SKILLS_RESOURCES_DOC,
+    SKILLS_RESOURCES_PARAMS,
+)
 from ._display import shaped
 from ._missing import unknown_method
-from ._transport import Channel
+from ._transport import RpcChannel
 
 RESERVED_NAMES = frozenset({"catalog", "invoke", "help"})
+
+
+def declared(method: str, params: Sequence[Tuple[str, Any]], doc: str, shape: Optional[Callable[[Any], Any]] = None) -> Callable[..., Any]:
+    """A namespace method calling `method` with the parameters the runtime declares (None-valued ones are left out)."""
+    parameters = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default) for name, default in params]
+    signature = inspect.Signature(parameters)
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # noqa: F841
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        answer = self._channel.call(method, {key: value for key, value in bound.arguments.items() if value is not None})
+        return answer if shape is None else shape(answer)
+
+    call.__signature__ = inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *parameters])  # type: ignore[attr-defined]
+    call.__name__ = method.rsplit(".", 1)[-1]
+    call.__qualname__ = method
+    call.__doc__ = doc
+    call._albedo_signature = signature  # type: ignore[attr-defined]
+    return call
+
+
+def described(owner: type, *names: str) -> str:
+    """`read(name, resource='SKILL.md', ...)` for each declared method of `owner`, joined."""
+    return ", ".join(f"{name}{getattr(owner, name)._albedo_signature}" for name in names)
 
 
 class Skills:
     """The session's skills: list(), read(name, resource, offset, limit), resources(name)."""
 
-    def __init__(self, channel: Channel):
+    def __init__(self, channel: RpcChannel):
         self._channel = channel
 
-    def list(self) -> Any:
-        """The catalog entries of the session's snapshot."""
-        return self._channel.call(SKILLS_LIST, {})
-
-    def read(self, name: str, resource: str = SKILL_FILE, offset: int = 0, limit: int = DEFAULT_READ_LIMIT) -> Any:
-        """One byte range of a skill resource: {content, encoding, size, offset, next_offset, truncated}."""
-        params = {"name": name, "resource": resource, "offset": offset, "limit": limit}
-        return self._channel.call(SKILLS_READ, params)
-
-    def resources(self, name: str) -> Any:
-        """The relative resource paths of a skill, with diagnostics."""
-        return self._channel.call(SKILLS_RESOURCES, {"name": name})
+    list = declared(SKILLS_LIST, SKILLS_LIST_PARAMS, SKILLS_LIST_DOC)
+    read = declared(SKILLS_READ, SKILLS_READ_PARAMS, SKILLS_READ_DOC)
+    resources = declared(SKILLS_RESOURCES, SKILLS_RESOURCES_PARAMS, SKILLS_RESOURCES_DOC)
 
     def __repr__(self) -> str:
-        return f"<albedo skills: list(), read(name, resource={SKILL_FILE!r}, offset=0, limit={DEFAULT_READ_LIMIT}), resources(name)>"
+        return f"<albedo skills: {described(Skills, 'list', 'read', 'resources')}>"
 
 
 class Commands:
     """The session's commands: catalog(), invoke(name, arguments), and one typed method per model command."""
 
-    def __init__(self, channel: Channel):
+    def __init__(self, channel: RpcChannel):
         self._channel = channel
         self._typed: List[str] = []
 
-    def catalog(self) -> Any:
-        """Every command of the current snapshot with its argument details."""
-        return self._channel.call(COMMANDS_CATALOG, {})
-
-    def invoke(self, name: str, arguments: Union[str, Dict[str, Any]] = "") -> Any:
-        """Runs a command by slash name with raw argument text or a dict of named arguments; a skill's activation comes back as an Activation (a dict)."""
-        __tracebackhide__ = True  # noqa: F841
-        return shaped(self._channel.call(COMMANDS_INVOKE, {"name": name, "arguments": arguments}))
+    catalog = declared(COMMANDS_CATALOG, COMMANDS_CATALOG_PARAMS, COMMANDS_CATALOG_DOC)
+    invoke = declared(COMMANDS_INVOKE, COMMANDS_INVOKE_PARAMS, COMMANDS_INVOKE_DOC, shaped)
 
     def __getattr__(self, name: str) -> Any:
         # Only names lookup did not find reach here; private ones are IPython's and jedi's probes.
@@ -61,7 +88,7 @@ class Commands:
 
     def __repr__(self) -> str:
         typed = ", ".join(self._typed) or "none"
-        return f"<albedo commands: catalog(), invoke(name, arguments); typed: {typed}>"
+        return f"<albedo commands: {described(Commands, 'catalog', 'invoke')}; typed: {typed}>"
 
 
 def method_name(slash_name: str) -> Optional[str]:
@@ -97,7 +124,7 @@ def mint(commands: Commands, catalog: Any) -> List[str]:
     return minted
 
 
-def _typed_method(channel: Channel, name: str, declaration: Dict[str, Any]) -> Optional[Callable[..., Any]]:
+def _typed_method(channel: RpcChannel, name: str, declaration: Dict[str, Any]) -> Optional[Callable[..., Any]]:
     slash_name = str(declaration["name"])
     arguments = [a for a in declaration.get("arguments") or [] if isinstance(a, dict)]
     wire_names = {}

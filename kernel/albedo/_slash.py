@@ -13,7 +13,7 @@ from typing import Any, List
 
 from ._contract import COMMANDS_COMPLETE, COMMANDS_SLASH
 from ._display import SlashResult, as_result
-from ._transport import Channel, current_cell
+from ._transport import RpcChannel, current_cell
 
 MAGIC = "albedo"
 # A slash command at the start of a line: "/" then a name (letters first), then anything.
@@ -57,7 +57,7 @@ def transform_slash_lines(lines: List[str]) -> List[str]:
     return out
 
 
-def run_line(channel: Channel, line: str) -> Any:
+def run_line(channel: RpcChannel, line: str) -> Any:
     """Runs one slash line in the session: a skill's activation comes back as an Activation, anything else as a SlashResult."""
     __tracebackhide__ = True  # noqa: F841
     text = line.strip() or DEFAULT_LINE
@@ -69,7 +69,7 @@ def run_line(channel: Channel, line: str) -> Any:
     return SlashResult(str(answer.get("command")), answer.get("value"), str(answer.get("text", "")))
 
 
-def complete_line(channel: Channel, line: str) -> List[str]:
+def complete_line(channel: RpcChannel, line: str) -> List[str]:
     """Whole-line completions of a typed slash line; none when the runtime does not answer in time."""
     try:
         answer = channel.call_sync(COMMANDS_COMPLETE, {"line": line}, deadline=COMPLETE_DEADLINE_S)
@@ -79,7 +79,7 @@ def complete_line(channel: Channel, line: str) -> List[str]:
     return [str(m) for m in matches] if isinstance(matches, list) else []
 
 
-def install(ip: Any, channel: Channel) -> None:
+def install(ip: Any, channel: RpcChannel) -> None:
     """Adds the transformer, the `%albedo` magic and the slash completer to an IPython shell; idempotent."""
     if transform_slash_lines not in ip.input_transformers_cleanup:
         ip.input_transformers_cleanup.append(transform_slash_lines)
@@ -113,7 +113,7 @@ def uninstall(ip: Any) -> None:
         completer.custom_matchers[:] = [m for m in completer.custom_matchers if not getattr(m, "_albedo", False)]
 
 
-def _slash_matcher(channel: Channel) -> Any:
+def _slash_matcher(channel: RpcChannel) -> Any:
     from IPython.core.completer import SimpleCompletion, context_matcher
 
     @context_matcher(priority=1000, identifier="albedo.slash")

@@ -52,8 +52,39 @@ def current_cell() -> Optional[str]:
     return msg_id if isinstance(msg_id, str) and msg_id else None
 
 
-class Channel:
-    """Calls the runtime: awaitable inside a running event loop, blocking otherwise."""
+class RpcChannel:
+    """What every transport to the runtime offers (a local socket, a remote kernel's comm): `call` is
+    awaitable inside a running event loop and blocking otherwise; the transport supplies the blocking
+    and the awaited call, and `listen` for the loop its cells run on."""
+
+    deadline: float
+    max_bytes: int
+    on_notification: Callable[[str, Any], None]
+
+    def call(self, method: str, params: Dict[str, Any]) -> Any:
+        """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError)."""
+        cell = current_cell()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self.call_sync(method, params, cell)
+        return self.call_async(loop, method, params, cell)
+
+    def call_sync(self, method: str, params: Dict[str, Any], cell: Optional[str] = None, deadline: Optional[float] = None) -> Any:
+        """Blocks until the reply or the deadline (raises RpcTimeout)."""
+        raise NotImplementedError
+
+    async def call_async(self, loop: asyncio.AbstractEventLoop, method: str, params: Dict[str, Any], cell: Optional[str]) -> Any:
+        """The call awaited on `loop`, the running loop of this thread."""
+        raise NotImplementedError
+
+    def listen(self, loop: asyncio.AbstractEventLoop) -> Any:
+        """Gets ready for calls and cancels on `loop`; call it from the loop's thread."""
+        raise NotImplementedError
+
+
+class Channel(RpcChannel):
+    """Calls the runtime over its ZeroMQ socket: one DEALER per thread (blocking), one per event loop (awaited)."""
 
     def __init__(self, endpoint: str, token: str, deadline_ms: int, max_bytes: int):
         self.endpoint = endpoint
@@ -64,7 +95,7 @@ class Channel:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._endpoints: Dict[asyncio.AbstractEventLoop, LoopEndpoint] = {}
-        self.on_notification: Callable[[str, Any], None] = lambda method, params: None
+        self.on_notification = lambda method, params: None
 
     @classmethod
     def from_env(cls) -> Optional["Channel"]:
@@ -76,10 +107,6 @@ class Channel:
         deadline = int(os.environ.get(DEADLINE_MS_ENV) or DEFAULT_DEADLINE_MS)
         max_bytes = int(os.environ.get(MAX_MESSAGE_BYTES_ENV) or MAX_MESSAGE_BYTES)
         return cls(endpoint, token, deadline, max_bytes)
-
-    def call(self, method: str, params: Dict[str, Any]) -> Any:
-        """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError)."""
-        return call_here(self, method, params)
 
     def _encode(self, method: str, params: Dict[str, Any], cell: Optional[str]) -> Tuple[int, bytes]:
         call_id, request = new_request(method, params, cell)
@@ -104,11 +131,11 @@ class Channel:
                 break
             # This socket has one call in flight, so an id-less error (refused before parsing) is its answer.
             if reply is not None and (reply.get("id") == call_id or (reply.get("id") is None and "error" in reply)):
-                return _result(reply)
+                return result_of(reply)
             wait_ms = int((end - time.monotonic()) * 1000)
-        raise _timeout(method, limit)
+        raise timeout_error(method, limit)
 
-    async def _await(self, loop: asyncio.AbstractEventLoop, method: str, params: Dict[str, Any], cell: Optional[str]) -> Any:
+    async def call_async(self, loop: asyncio.AbstractEventLoop, method: str, params: Dict[str, Any], cell: Optional[str]) -> Any:
         call_id, body = self._encode(method, params, cell)
         endpoint = self._endpoints.get(loop) or self.listen(loop)
         try:
@@ -116,8 +143,8 @@ class Channel:
         finally:
             endpoint.forget(call_id)
         if reply is None:
-            raise _timeout(method, self.deadline)
-        return _result(reply)
+            raise timeout_error(method, self.deadline)
+        return result_of(reply)
 
     def listen(self, loop: asyncio.AbstractEventLoop) -> LoopEndpoint:
         """The endpoint owned by `loop`, made (and its hello sent) on first use; call it from the loop's thread."""
@@ -144,16 +171,6 @@ class Channel:
         return socket
 
 
-def call_here(channel: Any, method: str, params: Dict[str, Any]) -> Any:
-    """`channel`'s awaitable call when an event loop runs in this thread, else its blocking call."""
-    cell = current_cell()
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return channel.call_sync(method, params, cell)
-    return channel._await(loop, method, params, cell)
-
-
 def new_request(method: str, params: Dict[str, Any], cell: Optional[str]) -> Tuple[int, Dict[str, Any]]:
     """A JSON-RPC request with a fresh id, tagged with its cell."""
     call_id = next(_ids)
@@ -175,11 +192,13 @@ def encode_within(request: Dict[str, Any], max_bytes: int) -> bytes:
     return body
 
 
-def _timeout(method: str, limit: float) -> RpcTimeout:
+def timeout_error(method: str, limit: float) -> RpcTimeout:
+    """The error of a call that got no answer within `limit` seconds."""
     return RpcTimeout("timeout", f"{method}: no answer from the runtime within {limit:g} s", {"deadline_s": limit})
 
 
-def _result(reply: Dict[str, Any]) -> Any:
+def result_of(reply: Dict[str, Any]) -> Any:
+    """The result member of a reply; raises the error it carries instead, or ProtocolError for a reply with neither."""
     if "error" in reply:
         raise error_from_wire(reply["error"])
     if "result" not in reply:

@@ -13,6 +13,7 @@ import {
   peekId,
 } from "./protocol.js";
 import { LazyAbort } from "./lazyAbort.js";
+import { parseParams } from "./methods.js";
 import type { Log } from "../platform/index.js";
 import { RefusalLog } from "./refusals.js";
 import type { CallContext, RouteTable } from "./routes.js";
@@ -205,7 +206,8 @@ export class RpcDispatcher {
     // pending entry to make and clear (nothing can time out or be cancelled in between).
     let answer: unknown;
     try {
-      answer = route.handler(request.params, context);
+      const params = route.params === undefined ? request.params : parseParams(method, route.params, request.params);
+      answer = route.handler(params, context);
     } catch (error) {
       this.reply(peer, id, this.handlerError(method, error));
       return;

@@ -5,3 +5,4 @@ export { MAX_CELL_ID_CHARS, RPC_MAX_PARAMS_DEPTH } from "./protocol.js";
 export { RouteTable, type CallContext, type RouteHandler } from "./routes.js";
 export { MAX_IPC_PATH_BYTES, RPC_ARRIVAL_BYTES, RPC_ARRIVAL_MESSAGES, RPC_CLIENT_DEADLINE_MARGIN_MS, RPC_HARD_MESSAGE_BYTES, RpcServer, clientDeadlineMs, type AttachedPeer } from "./server.js";
 export { RPC_TRACE_CHANNEL, type RpcTraceEvent } from "./trace.js";
+export { answers, parametersOf, route, type RpcMethod } from "./methods.js";

@@ -1,3 +1,5 @@
+import type { ParamsSchema } from "./methods.js";
+
 /** What a handler learns about the call it serves. */
 export interface CallContext {
   readonly method: string;
@@ -15,16 +17,18 @@ export interface CallContext {
 }
 
 /**
- * Serves one method. Params are untrusted JSON: the handler validates them (AppError invalid_params).
- * It answers with a promise, or with the result itself when it has it at once (sent at once, and
- * never pending); a synchronous throw is its error answer.
+ * Serves one method. Params are untrusted JSON unless the route declares their schema (then they
+ * are what it parsed). It answers with a promise, or with the result itself when it has it at once
+ * (sent at once, and never pending); a synchronous throw is its error answer.
  */
 export type RouteHandler = (params: Readonly<Record<string, unknown>>, context: CallContext) => unknown;
 
-/** A handler with an optional deadline of its own, in milliseconds, instead of the server default. */
+/** A handler with an optional deadline of its own, in milliseconds, instead of the server default, and the schema its params must meet. */
 export interface RouteSpec {
   readonly handler: RouteHandler;
   readonly timeoutMs?: number;
+  /** Checked by the dispatcher before the handler runs (see route() in methods.ts); a call that fails it answers invalid_params. */
+  readonly params?: ParamsSchema;
 }
 
 /**
@@ -51,6 +55,16 @@ export class RouteTable {
       map.set(method, Object.freeze({ ...spec }));
     }
     return new RouteTable(map);
+  }
+
+  /** A table of declared routes (see route() in methods.ts), each under its method's name; throws on a name given twice. */
+  static declared(routes: readonly (RouteSpec & { readonly method: string })[]): RouteTable {
+    const named: Record<string, RouteSpec> = {};
+    for (const { method, ...spec } of routes) {
+      if (method in named) throw new Error(`route ${method} is declared twice`);
+      named[method] = spec;
+    }
+    return RouteTable.of(named);
   }
 
   /** The empty table: every call answers method-not-found. */

@@ -1,7 +1,5 @@
 import { resolveCall, unknownCommand, type Caller, type CommandContext, type CommandDeclaration } from "../commands/index.js";
-import { AppError } from "../errors/index.js";
-import { findSkill } from "../skills/index.js";
-import type { SkillAccess } from "./skillAccess.js";
+import { requireSkill, type SkillAccess } from "./skillAccess.js";
 import type { SessionView } from "./view.js";
 
 /** What built-in commands need from their session beyond one view; the session implements it. */
@@ -28,11 +26,7 @@ export function commandContext(view: SessionView, host: CommandHost, access: Ski
     reload: () => host.reload(),
     status: () => host.status(),
     modelInfo: () => host.modelInfo(),
-    activate: async (skill, text) => {
-      const entry = findSkill(view.snapshot, skill);
-      if (entry === undefined) throw new AppError("not_found", `skill ${skill} is not in this session's catalog`);
-      return access.activate(entry, text);
-    },
+    activate: async (skill, text) => access.activate(requireSkill(view, skill), text),
   };
 }
 

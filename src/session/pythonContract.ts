@@ -8,11 +8,10 @@ import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/
 import type { AppErrorCode } from "../errors/index.js";
 import {
   APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs,
+  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
 } from "../rpc/index.js";
-import { DEFAULT_READ_LIMIT, SKILL_FILE } from "../skills/index.js";
 import { MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL } from "../kernel/index.js";
-import { COMMAND_METHODS, RELOAD_ROUTE_TIMEOUT_MS, SKILL_METHODS } from "./routes.js";
+import { RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
 
 /** The generated module, relative to the install. */
 export const PYTHON_CONTRACT_FILE = "kernel/albedo/_contract.py";
@@ -45,15 +44,29 @@ const STANDARD_ERRORS: readonly (readonly [number, string, string])[] = [
  */
 export const PYTHON_DEFAULT_DEADLINE_MS = clientDeadlineMs(Math.max(RPC_CALL_TIMEOUT_MS, RELOAD_ROUTE_TIMEOUT_MS));
 
-/** A Python literal for a string, number or tuple of strings (JSON's string syntax is Python's for these). */
-function py(value: string | number | readonly string[]): string {
-  if (typeof value !== "object") return JSON.stringify(value);
-  return `(${value.map((item) => JSON.stringify(item)).join(", ")}${value.length === 1 ? "," : ""})`;
+/** A Python literal for JSON-like data: strings and numbers as JSON writes them, booleans, None, tuples of strings. */
+function py(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "string" || typeof value === "number") return JSON.stringify(value);
+  if (Array.isArray(value)) return `(${value.map(py).join(", ")}${value.length === 1 ? "," : ""})`;
+  throw new Error(`no Python literal for ${JSON.stringify(value)}`);
 }
 
 /** `skills.list` -> `SKILLS_LIST`. */
 function constantName(method: string): string {
   return method.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase();
+}
+
+/** One method's lines: its name, its parameters in order (each with its default, or REQUIRED) and its summary. */
+function methodLines(method: RpcMethod): string[] {
+  const name = constantName(method.name);
+  const params = parametersOf(method).map((p) => `(${py(p.name)}, ${p.required ? "REQUIRED" : py(p.default)})`);
+  return [
+    `${name} = ${py(method.name)}`,
+    `${name}_PARAMS = (${params.join(", ")}${params.length === 1 ? "," : ""})`,
+    `${name}_DOC = ${py(method.summary)}`,
+  ];
 }
 
 function bridgeSection(): string[] {
@@ -78,13 +91,12 @@ function bridgeSection(): string[] {
 
 function methodSection(): string[] {
   return [
-    "# The methods a session serves (K-5), and the two notifications.",
-    ...[...SKILL_METHODS, ...COMMAND_METHODS].map((method) => `${constantName(method)} = ${py(method)}`),
+    "# The methods a session serves (K-5): for each its name, its parameters in order with their",
+    "# defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the two notifications.",
+    "REQUIRED = Parameter.empty",
+    ...SESSION_METHODS.flatMap(methodLines),
     `CANCEL_METHOD = ${py(RPC_CANCEL_METHOD)}`,
     `HELLO_METHOD = ${py(RPC_HELLO_METHOD)}`,
-    "# skills.read's defaults (R-2).",
-    `SKILL_FILE = ${py(SKILL_FILE)}`,
-    `DEFAULT_READ_LIMIT = ${py(DEFAULT_READ_LIMIT)}`,
   ];
 }
 
@@ -118,7 +130,9 @@ export function pythonContract(): string {
   return [
     "# Generated from the TypeScript runtime by `npm run contract` (src/session/pythonContract.ts); do not edit.",
     '"""What the kernel package shares with the runtime (K-4): the bridge\'s variables, defaults and bounds,',
-    'the method names, and the JSON-RPC error table with its exception classes."""',
+    'the methods with their parameters, and the JSON-RPC error table with its exception classes."""',
+    "",
+    "from inspect import Parameter",
     "",
     "from ._errors import AlbedoError, ProtocolError",
     "",

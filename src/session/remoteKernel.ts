@@ -11,10 +11,10 @@ import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import { bootstrapKernel, CALLBACK_CONNECT_TIMEOUT_MS, checkKernelInfo, packageSources, registerCallback, REMOTE_PACE_BURST, REMOTE_PACE_PER_S, RpcComm, startRemoteKernel, type CallbackRegistration, type RemoteKernelClient, type RemoteKernelOptions, type ReplyRoute } from "../kernel/index.js";
 import type { AttachedPeer, RpcServer } from "../rpc/index.js";
 import { discoveryRoots } from "../skills/index.js";
+import { COMMAND_METHODS } from "./rpcApi.js";
 import type { SessionView } from "./view.js";
 import { within, type Log } from "../platform/index.js";
 
-const COMMANDS_CATALOG = "commands.catalog";
 /** Places on this machine no kernel should read through the runtime (the same list a sandbox hides). */
 const HIDDEN_SYSTEM_PATHS = ["/tmp", "/run", "/proc", "/sys"];
 
@@ -92,8 +92,9 @@ async function startJoined(inputs: RemoteKernelInputs, sources: Record<string, s
 /** The comm's open data: the secret, the bridge's bounds and extensions, the pacing, and the catalog typed methods are made from. */
 async function openData(rpc: RpcServer, bridge: KernelBridge): Promise<Record<string, unknown>> {
   const { endpoint: _endpoint, token: _token, ...bounds } = bridgeJson(bridge);
-  const route = rpc.routes.get(COMMANDS_CATALOG);
-  const catalog = route ? await route.handler({}, { method: COMMANDS_CATALOG, cell: undefined, signal: new AbortController().signal, arrival: {} }) : null;
+  const method = COMMAND_METHODS.catalog.name;
+  const route = rpc.routes.get(method);
+  const catalog = route ? await route.handler({}, { method, cell: undefined, signal: new AbortController().signal, arrival: {} }) : null;
   return { secret: bridge.token, ...bounds, pace_per_s: REMOTE_PACE_PER_S, pace_burst: REMOTE_PACE_BURST, catalog };
 }
 

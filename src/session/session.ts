@@ -3,21 +3,22 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { bridgeEnv, type KernelBridge } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
-import { resolveKernelLaunch, resolveRemoteKernel, startKernel, superviseKernel, RestartPolicy, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelStatus, type RemoteKernelOptions, type RemoteOverride } from "../kernel/index.js";
+import { startKernel, superviseKernel, RestartPolicy, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelStatus, type RemoteKernelOptions, type RemoteOverride } from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
 import type { Caller } from "../commands/index.js";
 import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
-import { SESSION_KERNEL_ARGV, SESSION_KERNEL_SCRIPT, withSessionKernelScript } from "./kernelArgv.js";
-import { buildRoutes } from "./routes.js";
+import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
+import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
+import { buildRoutes } from "./rpcMethods.js";
 import { makeRunDir, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
-import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
-import { remoteReadGuard, startSessionRemoteKernel } from "./remoteKernel.js";
-import { SkillAccess, type ActivationObserver } from "./skillAccess.js";
+import { sandboxInputsKey } from "./sandbox.js";
+import { startSessionRemoteKernel } from "./remoteKernel.js";
+import { requireSkill, SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 import { describeModelSettings } from "../model/index.js";
-import { findSkill, ParseCache, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
+import { ParseCache, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 import { type Disposable, installDir, type Log } from "../platform/index.js";
 
@@ -61,11 +62,10 @@ export interface SessionOptions {
 export class Session implements CommandHost {
   private readonly views: ViewKeeper;
   private kernelValue: Kernel | undefined;
-  private sandboxValue: Sandbox | undefined;
-  /** The one way to skill files: carries the sandbox's guard once the kernel is sandboxed. */
   /** Told of activations the kernel's code makes while a turn's python tool runs (visible pulls). */
   private readonly activationObservers = new Set<ActivationObserver>();
-  private access = new SkillAccess(undefined, this.activationObservers);
+  /** The one way to skill files, with the plan's guard (sandbox or remote) bound in from the start. */
+  private readonly access: SkillAccess;
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
 
@@ -76,32 +76,39 @@ export class Session implements CommandHost {
     private readonly rpc: RpcServer,
     view: SessionView,
     parses: ParseCache,
+    private readonly plan: KernelPlan,
   ) {
+    this.access = new SkillAccess(guardOf(plan), this.activationObservers);
     this.views = new ViewKeeper(options, view, (next) => {
       const routes = buildRoutes(next, this, this.access);
       return () => this.rpc.swapRoutes(routes);
     }, parses);
   }
 
-  /** Opens a session: discovers the catalog, starts the RPC channel, boots the kernel. Cleans up on failure. */
+  /** Opens a session: discovers the catalog, plans its kernel, starts the RPC channel, boots the kernel. Cleans up on failure. */
   static async open(options: SessionOptions): Promise<Session> {
     const id = randomBytes(SESSION_ID_BYTES).toString("hex");
     await sweepRunDirs(options.stateDir);
     const runDir = await makeRunDir(options.stateDir);
+    let plan: KernelPlan | undefined;
     let session: Session | undefined;
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
+      plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
       const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log) });
-      session = new Session(id, runDir, options, rpc, view, parses);
+      session = new Session(id, runDir, options, rpc, view, parses, plan);
       rpc.swapRoutes(buildRoutes(view, session, session.access));
       await rpc.start();
-      if (options.kernel !== "external") await session.boot();
+      await session.boot();
       return session;
     } catch (error) {
       if (session) await session.close();
-      else await rm(runDir, { recursive: true, force: true });
+      else {
+        await disposePlan(plan);
+        await rm(runDir, { recursive: true, force: true });
+      }
       throw error;
     }
   }
@@ -132,20 +139,10 @@ export class Session implements CommandHost {
 
   private async boot(): Promise<void> {
     const install = this.options.install ?? installDir();
-    // Only the global settings may choose the interpreter or a server: the project file sits in the kernel-writable workspace.
-    const configured = this.view.selection.scopes.global?.kernel ?? {};
-    const remote = resolveRemoteKernel(configured.remote, this.options.remote, this.options.env);
-    if (remote) return this.bootRemote(remote, install);
-    const kernelspec = this.options.kernelspec ?? configured.kernelspec;
-    const found = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, this.options.env);
-    const resolved = { ...found, argv: withSessionKernelScript(found.argv, join(install, "kernel", SESSION_KERNEL_SCRIPT)) };
-    const { sandbox, launch } = await prepareKernelSandbox({
-      ...this.options, runDir: this.runDir, install, mode: this.options.sandbox, view: this.view,
-      warn: (message) => (this.options.log ?? defaultLog)("warn", message),
-    }, resolved);
-    this.sandboxValue = sandbox;
-    if (sandbox.kind === "bwrap") this.access = new SkillAccess((real) => sandbox.guard(real), this.activationObservers);
-    this.rpc.swapRoutes(buildRoutes(this.view, this, this.access));
+    const plan = this.plan;
+    if (plan.kind === "external") return;
+    if (plan.kind === "remote") return this.bootRemote(plan.remote, install);
+    const { sandbox, launch } = plan;
     this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
     const kernel = await startKernel({
@@ -168,8 +165,6 @@ export class Session implements CommandHost {
 
   /** A kernel on a Jupyter Server (K-12). Its server restarts it when it dies; the client boots it again. */
   private async bootRemote(remote: RemoteKernelOptions, install: string): Promise<void> {
-    this.access = new SkillAccess(remoteReadGuard({ ...this.options, install }, this.view), this.activationObservers);
-    this.rpc.swapRoutes(buildRoutes(this.view, this, this.access));
     this.options.onProgress?.(`starting a remote kernel on ${remote.url}`);
     const kernel = await startSessionRemoteKernel({
       remote, rpc: this.rpc, install, bridge: () => this.bridge(), ...(this.options.log ? { log: this.options.log } : {}),
@@ -230,9 +225,7 @@ export class Session implements CommandHost {
   }
 
   private skillEntry(skill: string): SkillEntry {
-    const entry = findSkill(this.view.snapshot, skill);
-    if (entry === undefined) throw new AppError("not_found", `skill ${skill} is not in this session's catalog`);
-    return entry;
+    return requireSkill(this.view, skill);
   }
 
   /** Re-runs discovery and swaps view and routes in one step (K-7), on the session's one chain. */
@@ -273,10 +266,14 @@ export class Session implements CommandHost {
     return this.rpc.routes.methods();
   }
 
+  private get sandbox(): Sandbox | undefined {
+    return this.plan.kind === "local" ? this.plan.sandbox : undefined;
+  }
+
   /** What the kernel's sandbox and launch depend on (see sandboxInputsKey); equal keys mean an equal kernel. */
   sandboxKey(): string {
     const where = { ...this.options, install: this.options.install ?? installDir(), runDir: this.runDir };
-    return sandboxInputsKey(where, this.view, this.sandboxValue?.kind === "bwrap");
+    return sandboxInputsKey(where, this.view, this.sandbox?.kind === "bwrap");
   }
 
   /** What a kernel needs to reach this session (K-4): the RPC endpoint, token and bounds, and the extensions. */
@@ -288,7 +285,7 @@ export class Session implements CommandHost {
     id: string; kernel: KernelStatus | "none" | "external"; pid: number | undefined; sandbox: string; sandboxNotes: readonly string[];
     revision: string; skills: number; extensions: ExtensionState;
   } {
-    const sandbox = this.sandboxValue;
+    const sandbox = this.sandbox;
     return {
       id: this.id,
       sandbox: sandbox?.kind ?? "none",
@@ -319,7 +316,7 @@ export class Session implements CommandHost {
       await this.kernelValue?.shutdown();
     } finally {
       await this.rpc.close();
-      await this.sandboxValue?.dispose();
+      await disposePlan(this.plan);
       await rm(this.runDir, { recursive: true, force: true });
     }
   }

@@ -1,7 +1,15 @@
+import { AppError } from "../errors/index.js";
 import {
-  listResources, prepareActivation, readResourceNow,
+  findSkill, listResources, prepareActivation, readResourceNow,
   type Activation, type ActivationArguments, type PathGuard, type ReadResult, type ResourceListing, type SkillEntry,
 } from "../skills/index.js";
+
+/** The skill `name` of the view's snapshot; throws AppError not_found when the catalog has none of that name. */
+export function requireSkill(view: { readonly snapshot: Parameters<typeof findSkill>[0] }, name: string): SkillEntry {
+  const entry = findSkill(view.snapshot, name);
+  if (entry === undefined) throw new AppError("not_found", `no skill named "${name}" in this session's catalog`);
+  return entry;
+}
 
 /** Sees an activation the kernel's own code made, and may answer it instead (a skill the conversation already holds). */
 export type ActivationObserver = (entry: SkillEntry, activation: Activation) => Activation;

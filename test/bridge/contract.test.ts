@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BRIDGE_ENV_NAMES, BRIDGE_FIELDS, bridgeEnv, bridgeJson, type KernelBridge } from "../../src/bridge/index.js";
-import { APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RPC_MAX_MESSAGE_BYTES } from "../../src/rpc/index.js";
+import { APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RPC_MAX_MESSAGE_BYTES, parametersOf } from "../../src/rpc/index.js";
+import { SESSION_METHODS } from "../../src/session/rpcApi.js";
 import { sandboxEnv } from "../../src/sandbox/index.js";
 import type { Session } from "../../src/session/index.js";
 import { PYTHON_CONTRACT_FILE, PYTHON_DEFAULT_DEADLINE_MS, pythonContract } from "../../src/session/pythonContract.js";
@@ -96,6 +97,58 @@ describe("K-4 one bridge contract", () => {
     expect(result.max_bytes).toBe(bridge.maxMessageBytes);
     expect(result.launch_env).toEqual(bridgeEnv(bridge));
     expect(result.errors).toEqual(Object.fromEntries(Object.entries(WIRE_CODES).map(([number, code]) => [number, [code, Number(number), true]])));
+  });
+});
+
+describe("K-4 K-5 the kernel package's methods come from the runtime's declarations", () => {
+  it("each namespace method has the declared parameters, defaults and summary, and sends exactly its declared params", async () => {
+    const code = `
+import inspect, json
+from albedo._namespaces import Skills, Commands
+sent = []
+class Recorder:
+    def call(self, method, params): sent.append([method, params]); return {}
+skills, commands = Skills(Recorder()), Commands(Recorder())
+skills.read("demo"); skills.read("demo", "references/x.md", limit=10); commands.invoke("/help"); skills.list()
+names = {"skills.list": skills.list, "skills.read": skills.read, "skills.resources": skills.resources, "commands.catalog": commands.catalog, "commands.invoke": commands.invoke}
+print(json.dumps({"signatures": {m: str(inspect.signature(f)) for m, f in names.items()}, "docs": {m: f.__doc__ for m, f in names.items()}, "sent": sent, "repr": repr(skills)}))`;
+    const result = lastJson(await runPython(code, {}));
+    const declared = SESSION_METHODS.filter((method) => method.name in result.signatures);
+    expect(declared.map((method) => method.name).sort()).toEqual(Object.keys(result.signatures).sort());
+    for (const method of declared) {
+      const shown = parametersOf(method).map((p) => (p.required ? p.name : `${p.name}=${typeof p.default === "string" ? `'${p.default}'` : String(p.default)}`));
+      expect(result.signatures[method.name], method.name).toBe(`(${shown.join(", ")})`);
+      expect(result.docs[method.name]).toBe(method.summary);
+    }
+    expect(result.sent).toEqual([
+      ["skills.read", { name: "demo", resource: "SKILL.md", offset: 0, limit: 16384 }],
+      ["skills.read", { name: "demo", resource: "references/x.md", offset: 0, limit: 10 }],
+      ["commands.invoke", { name: "/help", arguments: "" }],
+      ["skills.list", {}],
+    ]);
+    expect(result.repr).toBe("<albedo skills: list(), read(name, resource='SKILL.md', offset=0, limit=16384), resources(name)>");
+  });
+});
+
+describe("K-4 K-12 the kernel package's transports share one declared protocol", () => {
+  it("the local and the comm channel are RpcChannels, and no module imports another's private names", async () => {
+    const code = `
+import ast, json, pathlib
+import albedo
+from albedo._transport import Channel, RpcChannel
+from albedo._comm import CommChannel
+private = []
+for path in sorted(pathlib.Path(albedo.__file__).parent.glob("*.py")):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level > 0 and node.module is not None:
+            private += [f"{path.name}: {alias.name}" for alias in node.names if alias.name.startswith("_")]
+protocol = ["call", "call_sync", "call_async", "listen"]
+print(json.dumps({"subclasses": [issubclass(Channel, RpcChannel), issubclass(CommChannel, RpcChannel)], "private": private,
+  "own": {c.__name__: [m for m in protocol if m in vars(c)] for c in (Channel, CommChannel)}}))`;
+    const result = lastJson(await runPython(code, {}));
+    expect(result.subclasses).toEqual([true, true]);
+    expect(result.private).toEqual([]);
+    expect(result.own).toEqual({ Channel: ["call_sync", "call_async", "listen"], CommChannel: ["call_sync", "call_async", "listen"] });
   });
 });
 

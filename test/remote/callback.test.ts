@@ -37,12 +37,12 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the callback WebSocket (the optional
   });
 
   it("carries awaited and blocking calls once the kernel dialled it, tagged with their cell", async () => {
-    await poll(async () => (await remote.run("import albedo\nprint(albedo._session[0].transport)")).stdout === "callback\n");
+    await poll(async () => (await remote.run("import albedo\nprint(albedo._session.channel.transport)")).stdout === "callback\n");
     const cell = await remote.run([
       "import albedo",
       "await skills.list()",
-      "albedo._session[0].call_sync('skills.list', {})",
-      "print(albedo._session[0].transport)",
+      "albedo._session.channel.call_sync('skills.list', {})",
+      "print(albedo._session.channel.transport)",
     ].join("\n"));
     expect(cell).toMatchObject({ status: "ok", stdout: "callback\n" });
     // The awaited call carries its cell; call_sync is the plain-script path and is given none.

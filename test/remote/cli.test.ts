@@ -14,7 +14,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
   const kernels = async () => (await server.get("api/kernels")) as { id: string }[];
 
   /** What the console runs: a cell whose output says which channel carries its calls (CommChannel on a remote kernel). */
-  const CONSOLE_SCRIPT = "import albedo\nprint(type(albedo._session[0]).__name__, 6 * 7)\n";
+  const CONSOLE_SCRIPT = "import albedo\nprint(type(albedo._session.channel).__name__, 6 * 7)\n";
 
   function albedo(args: string[], token = server.token, input = ""): Promise<CliRun> {
     const env = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, JUPYTER_TOKEN: token };

@@ -38,7 +38,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 the server's iopub rate limit drops 
     const cell = await remote.run([
       "import albedo",
       `for i in range(${FLOOD}):`,
-      "    albedo._session[0]._comm.send({'jsonrpc': '2.0', 'id': 10**9 + i, 'method': 'skills.list', 'params': {}})",
+      "    albedo._session.channel._comm.send({'jsonrpc': '2.0', 'id': 10**9 + i, 'method': 'skills.list', 'params': {}})",
     ].join("\n"));
     expect(cell.status).toBe("ok");
     expect(await server.log()).toContain(EXCEEDED);

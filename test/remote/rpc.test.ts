@@ -76,7 +76,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 RPC over the albedo.rpc comm (real J
   it("a blocking call from the main thread, and one from a worker thread while the cell awaits, both answer", async () => {
     const cell = await remote.run([
       "import asyncio, threading, albedo",
-      "main = albedo._session[0].call_sync('skills.list', {})",
+      "main = albedo._session.channel.call_sync('skills.list', {})",
       "out = {}",
       "worker = threading.Thread(target=lambda: out.update(r=skills.resources('demo')))",
       "worker.start()",
@@ -152,7 +152,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 RPC over the albedo.rpc comm (real J
       "print('calling', flush=True)",
       "for i in range(30):",
       "    await skills.list()",
-      "    albedo._session[0].call_sync('skills.list', {})",
+      "    albedo._session.channel.call_sync('skills.list', {})",
       "    await asyncio.sleep(0.03)",
     ].join("\n"), "calling");
     const states: string[] = [];
@@ -205,7 +205,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 RPC over the albedo.rpc comm (real J
       "import asyncio, albedo",
       `await asyncio.gather(*[skills.list() for _ in range(${FUTURE_CHECK_CALLS / 2})])`,
       `for _ in range(${FUTURE_CHECK_CALLS / 2}):`,
-      "    albedo._session[0].call_sync('skills.list', {})",
+      "    albedo._session.channel.call_sync('skills.list', {})",
       "print('ok')",
     ].join("\n"));
     expect(cell).toMatchObject({ status: "ok", stdout: "ok\n" });

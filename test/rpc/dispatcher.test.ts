@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { AppError } from "../../src/errors/index.js";
 import {
   APP_ERROR_NUMBERS,
@@ -14,7 +15,10 @@ import {
   RPC_MAX_PARAMS_DEPTH,
   RouteTable,
   RpcDispatcher,
+  answers,
   appErrorCode,
+  parametersOf,
+  route,
   type CallContext,
   type RouteHandler,
 } from "../../src/rpc/index.js";
@@ -442,5 +446,45 @@ describe("K-5 route table", () => {
     expect(table.longestTimeoutMs(30_000)).toBe(90_000);
     expect(RouteTable.of({ a: { handler: async () => 1, timeoutMs: 5 } }).longestTimeoutMs(30_000)).toBe(30_000);
     expect(RouteTable.empty().longestTimeoutMs(30_000)).toBe(30_000);
+  });
+});
+
+describe("K-4 K-5 declared methods: the dispatcher checks params against the declaration", () => {
+  const echo = {
+    name: "test.echo",
+    summary: "Echoes its params.",
+    params: z.object({ name: z.string().min(1), offset: z.number().int().min(0).default(0), note: z.string().optional() }).strict(),
+    result: answers<Record<string, unknown>>(),
+  };
+
+  it("hands the handler what the schema parsed (defaults filled in), and refuses bad or unknown params with invalid_params naming each member", async () => {
+    const seen: unknown[] = [];
+    const { call, reply } = pair(RouteTable.declared([route(echo, (params) => (seen.push(params), params))]));
+    call(1, "test.echo", { name: "a" });
+    expect((await reply(1)).result).toEqual({ name: "a", offset: 0 });
+    call(2, "test.echo", { name: "", offset: -1, extra: true });
+    const refused = (await reply(2)).error;
+    expect(refused.code).toBe(APP_ERROR_NUMBERS.invalid_params);
+    expect(refused.message).toMatch(/^test\.echo: "name": .*; "offset": .*; "extra": Unrecognized key/);
+    expect(refused.data.problems.map((p: { path: string }) => p.path)).toEqual(["name", "offset", "extra"]);
+    call(3, "test.echo", ["positional"]);
+    expect((await reply(3)).error.code).toBe(INVALID_PARAMS);
+    expect(seen).toEqual([{ name: "a", offset: 0 }]);
+  });
+
+  it("takes the deadline from the declaration, and refuses a method declared twice", async () => {
+    const slow = { ...echo, name: "test.slow", timeoutMs: 20 };
+    const { call, reply } = pair(RouteTable.declared([route(slow, () => new Promise(() => undefined))]), 10_000);
+    call(1, "test.slow", { name: "a" });
+    expect((await reply(1)).error).toMatchObject({ code: APP_ERROR_NUMBERS.timeout, data: { timeoutMs: 20 } });
+    expect(() => RouteTable.declared([route(echo, () => ({})), route(echo, () => ({}))])).toThrow(/test\.echo is declared twice/);
+  });
+
+  it("lists each method's parameters as the kernel package declares them", () => {
+    expect(parametersOf(echo)).toEqual([
+      { name: "name", required: true },
+      { name: "offset", required: false, default: 0 },
+      { name: "note", required: false, default: null },
+    ]);
   });
 });

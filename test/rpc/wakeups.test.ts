@@ -77,7 +77,7 @@ print(json.dumps(asyncio.run(main())))`, kernelEnv(server, { deadlineMs: CLIENT_
 import asyncio, json, time, albedo
 from albedo._transport import encode_within, new_request
 async def main():
-    endpoint = albedo._session[0].listen(asyncio.get_running_loop())
+    endpoint = albedo._session.channel.listen(asyncio.get_running_loop())
     first_id, first = new_request("skills.read", {"name": "answered"}, None)
     answered = endpoint.request(first_id, encode_within(first, 1 << 20), ${CLIENT_DEADLINE_MS / 1000})
     time.sleep(${HOLD_MS / 1000})

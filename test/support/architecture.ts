@@ -176,3 +176,31 @@ export function unusedExports(exports: ReadonlyMap<string, readonly string[]>, e
 export function scanImports(root: string, dirs: readonly string[]): ImportEdge[] {
   return dirs.flatMap((dir) => typeScriptFiles(root, dir)).flatMap((file) => importsOf(file, readFileSync(join(root, file), "utf8")));
 }
+
+/** The string literals (and template literals without substitutions) in one file's text. */
+export function stringLiteralsOf(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push(node.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * Where a declared RPC method's name is written outside its declaration: each such place, as a
+ * sentence. `files` maps repository-relative paths to their text; `home` is the declaring file.
+ */
+export function methodNamesOutside(methods: readonly string[], home: string, files: ReadonlyMap<string, string>): string[] {
+  const names = new Set(methods);
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (file === home) continue;
+    for (const literal of stringLiteralsOf(file, text)) {
+      if (names.has(literal)) found.push(`${file} writes the method name "${literal}": take it from ${home}`);
+    }
+  }
+  return found;
+}
