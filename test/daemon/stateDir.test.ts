@@ -9,6 +9,10 @@ import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProces
 
 /** How long a refused `albedo serve` may take to exit; it never gets as far as listening. */
 const REFUSAL_TIMEOUT_MS = 30_000;
+/** PATCHes sent at once in one round, all carrying the revision read before it. */
+const CONCURRENT_PATCHES = 20;
+/** Rounds, each against the file the round before left. */
+const ROUNDS = 5;
 
 let dirs: Dirs | undefined;
 let daemon: DaemonProcess | undefined;
@@ -116,5 +120,26 @@ describe("O-1 D-1 albedo serve refuses a truncated or corrupt albedo.db, naming 
     expect(daemon.stdout()).toContain("recovered 0 pending and 0 abandoned turns");
     expect(statSync(db).size).toBeGreaterThan(0);
     expect(statSync(db).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("D-4 D-1 concurrent PATCH /settings with one If-Match: the revision check and the write are one step", () => {
+  it(`${CONCURRENT_PATCHES} at once, ${ROUNDS} rounds: exactly one 200 and the rest 409 catalog_changed; the file holds exactly that one change`, { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const file = join(dirs.state, "settings.json");
+    const kept: string[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const revision = (await call(daemon, "GET", "/settings")).body.global.revision as string;
+      const names = Array.from({ length: CONCURRENT_PATCHES }, (_, n) => `r${round}-n${n}`);
+      const answers = await Promise.all(names.map((name) => call(daemon!, "PATCH", "/settings", { scope: "global", skills: { off: [name] } }, { "if-match": `"${revision}"` })));
+      const won = answers.flatMap((answer, n) => (answer.status === 200 ? [names[n]!] : []));
+      expect(won).toHaveLength(1);
+      expect(answers.filter((answer) => answer.status === 409 && answer.body.code === "catalog_changed")).toHaveLength(CONCURRENT_PATCHES - 1);
+      kept.push(won[0]!);
+      const onDisk = JSON.parse(readFileSync(file, "utf8")) as { skills: { off: string[] } };
+      expect(onDisk.skills.off).toEqual(kept);
+      expect(answers.find((answer) => answer.status === 200)!.headers.get("etag")).toBe(`"${(await call(daemon, "GET", "/settings")).body.global.revision}"`);
+    }
   });
 });
