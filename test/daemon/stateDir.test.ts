@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_STATE_DIR_ENTRIES } from "../../src/daemon/index.js";
@@ -86,7 +86,7 @@ function serveOnce(target: Dirs): { status: number | null; stdout: string; stder
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe("O-1 D-1 albedo serve refuses a truncated or corrupt albedo.db, naming it and saying what to do", () => {
+describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corrupt, a directory), naming it and saying what to do", () => {
   it("a 0-byte albedo.db: exit 1, the message names the file and says it was truncated; the file is left as found", async () => {
     dirs = await makeDirs();
     const db = join(dirs.state, "albedo.db");
@@ -108,6 +108,31 @@ describe("O-1 D-1 albedo serve refuses a truncated or corrupt albedo.db, naming 
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`${db} is not a usable SQLite database (file is not a database) — move it aside to start with no receipts, or restore it from a backup`);
     expect(readFileSync(db).equals(garbage)).toBe(true);
+  });
+
+  it("a directory at albedo.db: exit 1, the message names it, says it is a directory and what to do; it is left as found", async () => {
+    dirs = await makeDirs();
+    const db = join(dirs.state, "albedo.db");
+    mkdirSync(db, { recursive: true });
+    writeFileSync(join(db, "kept"), "mine");
+    const run = serveOnce(dirs);
+    expect(run.status).toBe(1);
+    expect(run.stdout).not.toContain("listening");
+    expect(run.stderr).toContain(`${db} is a directory, not a database file — move it out of the way (albedo then creates a new database, with no receipts)`);
+    expect(readdirSync(db)).toEqual(["kept"]);
+  });
+
+  it("a directory where SQLite keeps albedo.db-wal: exit 1, the message names albedo.db and the files beside it", async () => {
+    dirs = await makeDirs();
+    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    await killDaemon(daemon, "SIGTERM");
+    daemon = undefined;
+    const db = join(dirs.state, "albedo.db");
+    rmSync(`${db}-wal`, { force: true });
+    mkdirSync(`${db}-wal`);
+    const run = serveOnce(dirs);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${db} cannot be opened (SQLITE_CANTOPEN: unable to open database file) — check that it and its -wal and -shm files beside it are regular files`);
   });
 
   it("with the file moved aside, the next start begins with an empty database", async () => {
