@@ -49,10 +49,10 @@ export interface RequestEntry {
   readonly ms: number;
 }
 
-/** What restart recovery found when the daemon opened its database (O-2). */
+/** What restart recovery found when the daemon opened its database (O-2): turns abandoned as running or queued, receipts pruned. */
 export interface StartReport {
-  readonly abandoned: number;
-  readonly pending: number;
+  readonly running: number;
+  readonly queued: number;
   readonly pruned: number;
 }
 
@@ -94,8 +94,7 @@ export class Daemon {
     if ("socket" in options.listen) await rm(options.listen.socket, { force: true });
     const store = OperationsStore.open(join(options.stateDir, DAEMON_DB_FILE));
     try {
-      const { abandoned, pending } = store.recoverAfterRestart();
-      const recovery = { abandoned, pending, pruned: store.pruneExpired() };
+      const recovery = { ...store.recoverAfterRestart(), pruned: store.pruneExpired() };
       const turns = { store, env: options.env, ...(options.install ? { install: options.install } : {}) };
       const registry = options.sessions ?? new SessionRegistry({
         stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options),
