@@ -7,7 +7,7 @@ import { fileKind } from "../platform/index.js";
 export const DATABASE_FILE_MODE = 0o600;
 
 /** What is wrong with a database file found on disk. */
-export type DatabaseFileFault = "empty" | "not_a_database" | "not_a_file" | "cannot_open";
+export type DatabaseFileFault = "empty" | "not_a_database" | "not_a_file" | "cannot_open" | "locked";
 
 /** What to do about most faults: the file is albedo's, and only its owner can choose to lose it. */
 const MOVE_ASIDE = "move it aside to start with no receipts, or restore it from a backup";

@@ -21,8 +21,13 @@ export interface FileLock {
   release(): void;
 }
 
-/** SQLite's answer when another connection holds a lock it needs (extended codes included). */
+/** SQLite's answer when another connection holds a lock a statement needs (extended codes included). */
 const BUSY = /^SQLITE_(BUSY|LOCKED)/;
+
+/** True when `error` is SQLite (better-sqlite3) refusing a statement because another connection holds the lock it needs; the statement changed nothing. */
+export function isSqliteBusy(error: unknown): boolean {
+  return error instanceof Error && error.name === "SqliteError" && BUSY.test(String((error as { code?: unknown }).code));
+}
 
 /**
  * Takes the lock on `file` (created empty, mode 0600, when absent) without waiting: returns it,
@@ -40,7 +45,7 @@ export function tryLockFile(file: string): FileLock | undefined {
     chmodSync(file, PRIVATE_FILE_MODE);
   } catch (error) {
     db.close();
-    if (BUSY.test(String((error as { code?: unknown }).code))) return undefined;
+    if (isSqliteBusy(error)) return undefined;
     throw error;
   }
   return {

@@ -6,7 +6,7 @@ export { findExecutable } from "./executable.js";
 export type { Log, LogLevel } from "./log.js";
 export { installDir, homeDir, stateDir } from "./paths.js";
 export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./process.js";
-export { tryLockFile, type FileLock } from "./fileLock.js";
+export { isSqliteBusy, tryLockFile, type FileLock } from "./fileLock.js";
 export { clearPidLock } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";
 export { zeromq, type Zeromq } from "./zeromq.js";
