@@ -176,8 +176,8 @@ async function serveWith({ target, sandbox, pool, maxSessions, state, log, io, i
     return undefined;
   });
   if (daemon === undefined) return 1;
-  const { abandoned, pending } = daemon.recovery;
-  tell(io.stdout, "info", `listening on ${daemon.url} (pid ${process.pid}); recovered ${pending} pending and ${abandoned} abandoned turns`);
+  const { recovery } = daemon;
+  tell(io.stdout, "info", `listening on ${daemon.url} (pid ${process.pid}); abandoned ${recovery.running} running and ${recovery.queued} queued turns of the sessions before the restart`);
   log.print(io.stdout, `albedo serve: ${firstSteps(daemon.info, state)}`);
   if (idleMs !== undefined) tell(io.stdout, "info", `exits after ${formatPeriod(idleMs)} without sessions`);
   const idle = idleMs === undefined ? undefined : idleExit(daemon, idleMs);

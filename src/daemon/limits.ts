@@ -53,3 +53,5 @@ export const UNTRUSTED_CONNECTION_TIMEOUT_MS = 5_000;
 export const REFUSAL_FLUSH_TIMEOUT_MS = 1_000;
 /** Transcript rows one `GET /sessions/{id}/transcript` answers at most; `after` pages on. */
 export const MAX_TRANSCRIPT_PAGE_ROWS = 1_000;
+/** Seconds a `503 storage_busy` answer asks the client to wait (Retry-After) before sending the request again. */
+export const STORAGE_BUSY_RETRY_AFTER_S = 1;

@@ -20,7 +20,7 @@ type Json = Record<string, unknown>;
 /** Problems any route may answer with: the token, the body's encoding, size and shape, and the daemon's own faults. */
 const COMMON_PROBLEMS: readonly ProblemCode[] = [
   "unauthorized", "route_not_found", "method_not_allowed", "invalid_json", "invalid_body", "too_deep", "payload_too_large", "unsupported_media_type",
-  "insufficient_storage", "storage_unavailable", "internal_error",
+  "insufficient_storage", "storage_busy", "storage_unavailable", "internal_error",
 ];
 
 /** Named schemas: what the document's components hold, each written once and referenced. */

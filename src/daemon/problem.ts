@@ -6,6 +6,7 @@ import { SandboxUnavailableError } from "../sandbox/index.js";
 import { KernelSpecError, KernelStartError, RemoteKernelError, RemoteSettingsError } from "../kernel/index.js";
 import { PythonUnavailableError } from "../python/index.js";
 import type { ProblemDocument } from "./resources.js";
+import { STORAGE_BUSY_RETRY_AFTER_S } from "./limits.js";
 import { storageDetail, storageFault } from "./storage.js";
 
 /** Media type of every error body (RFC 9457). */
@@ -53,6 +54,7 @@ export const PROBLEMS = {
   operation_future: { status: 400, title: "The operation id lies too far in the future" },
   queue_full: { status: 429, title: "The session has too many waiting inputs" },
   insufficient_storage: { status: 507, title: "The daemon's disk is full" },
+  storage_busy: { status: 503, title: "Another process holds the daemon's database locked" },
   storage_unavailable: { status: 503, title: "The daemon's storage failed" },
   internal_error: { status: 500, title: "Internal error" },
 } as const satisfies Record<AppErrorCode | AdmissionErrorCode, { status: number; title: string }> & Record<string, { status: number; title: string }>;
@@ -83,10 +85,11 @@ export class HttpProblem extends Error {
     return { type: PROBLEM_TYPE_PREFIX + this.code, title: PROBLEMS[this.code].title, status: this.status, detail: this.message, code: this.code, ...extra };
   }
 
-  /** Headers the answer carries besides its content type: how to authenticate, which methods the route takes. */
+  /** Headers the answer carries besides its content type: how to authenticate, which methods the route takes, when to try again. */
   headers(): Record<string, string> {
     if (this.code === "unauthorized") return { "www-authenticate": 'Bearer realm="albedo"' };
     if (this.code === "method_not_allowed" && Array.isArray(this.extra.allow)) return { allow: this.extra.allow.join(", ") };
+    if (this.code === "storage_busy") return { "retry-after": String(STORAGE_BUSY_RETRY_AFTER_S) };
     return {};
   }
 }
@@ -97,7 +100,8 @@ const KERNEL_UNAVAILABLE_ERRORS = [SandboxUnavailableError, KernelStartError, Py
 /**
  * The problem for any thrown value: HttpProblem as is, an AppError by its code (its data as extra
  * fields), a broken settings file as 422, a kernel that cannot start as 503, a full disk as 507,
- * other storage faults as 503, else 500.
+ * a database another process holds locked as 503 with Retry-After, other storage faults as 503,
+ * else 500.
  */
 export function problemOf(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;

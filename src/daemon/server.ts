@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { chmod, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { OperationsStore } from "../operations/index.js";
+import { DatabaseFileError, OperationsStore, retryWhileBusy } from "../operations/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import { newToken } from "./auth.js";
 import { ConnectionGuard } from "./connections.js";
@@ -14,7 +14,7 @@ import { DAEMON_DB_FILE, makeStateDirPrivate, removeDaemonInfo, takeDaemonLock, 
 import { StreamServer } from "./stream.js";
 import { storeTurns } from "./turns.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
-import { currentProcess, type Log } from "../platform/index.js";
+import { currentProcess, isSqliteBusy, type Log } from "../platform/index.js";
 
 /** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
 export type ListenTarget = { readonly host: string; readonly port: number } | { readonly socket: string };
@@ -49,10 +49,10 @@ export interface RequestEntry {
   readonly ms: number;
 }
 
-/** What restart recovery found when the daemon opened its database (O-2). */
+/** What restart recovery found when the daemon opened its database (O-2): turns abandoned as running or queued, receipts pruned. */
 export interface StartReport {
-  readonly abandoned: number;
-  readonly pending: number;
+  readonly running: number;
+  readonly queued: number;
   readonly pruned: number;
 }
 
@@ -92,10 +92,8 @@ export class Daemon {
     await writeToken(options.stateDir, token);
     // A socket file left by a daemon that died is in the way; the lock says no live daemon owns it.
     if ("socket" in options.listen) await rm(options.listen.socket, { force: true });
-    const store = OperationsStore.open(join(options.stateDir, DAEMON_DB_FILE));
+    const { store, recovery } = await openStore(join(options.stateDir, DAEMON_DB_FILE));
     try {
-      const { abandoned, pending } = store.recoverAfterRestart();
-      const recovery = { abandoned, pending, pruned: store.pruneExpired() };
       const turns = { store, env: options.env, ...(options.install ? { install: options.install } : {}) };
       const registry = options.sessions ?? new SessionRegistry({
         stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options),
@@ -146,6 +144,27 @@ export class Daemon {
     this.ctx.store.close();
     if ("socket" in this.options.listen) await rm(this.options.listen.socket, { force: true });
     await this.releaseLock();
+  }
+}
+
+/**
+ * Opens albedo.db, then runs restart recovery (O-2) and pruning, each waiting out another
+ * process's lock on the file for STORE_BUSY_WAIT_MS (opening migrates, which writes). Throws
+ * DatabaseFileError naming the file when the lock is still held, or what OperationsStore.open throws.
+ */
+async function openStore(file: string): Promise<{ store: OperationsStore; recovery: StartReport }> {
+  try {
+    const store = await retryWhileBusy(() => OperationsStore.open(file));
+    try {
+      const found = await retryWhileBusy(() => store.recoverAfterRestart());
+      return { store, recovery: { ...found, pruned: await retryWhileBusy(() => store.pruneExpired()) } };
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  } catch (error) {
+    if (!isSqliteBusy(error)) throw error;
+    throw new DatabaseFileError(file, "locked", `is locked by another process (${(error as { code?: string }).code})`, "stop what holds it (an sqlite3 shell, a backup tool), then start again");
   }
 }
 

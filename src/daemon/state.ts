@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { chmod, link, lstat, mkdir, opendir, rm, unlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, opendir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_STATE_DIR_ENTRIES } from "./limits.js";
-import { breakStaleLock, currentProcess, holderRuns, lockHolderOf, PRIVATE_FILE_MODE, processIdentityOf, readFileBounded, writeFileAtomic, type ProcessIdentity } from "../platform/index.js";
+import { clearPidLock, PRIVATE_FILE_MODE, readFileBounded, tryLockFile, writeFileAtomic, type ProcessIdentity } from "../platform/index.js";
 
 /** File in the state dir naming the running daemon: `{"url", "pid", "start_time"}`. */
 export const DAEMON_INFO_FILE = "daemon.json";
@@ -10,10 +9,8 @@ export const DAEMON_INFO_FILE = "daemon.json";
 export const DAEMON_TOKEN_FILE = "daemon.token";
 /** The operations database in the state dir (O-1). */
 export const DAEMON_DB_FILE = "albedo.db";
-/** File in the state dir naming the daemon that owns the state dir, for the daemon's life: `{"pid", "start_time"}`. */
+/** File in the state dir that the running daemon holds a kernel lock on, for its life; it stays, empty, when the daemon ends. */
 export const DAEMON_LOCK_FILE = "daemon.lock";
-/** Attempts at taking daemon.lock; each failed one has just removed a stale lock. */
-export const DAEMON_LOCK_ATTEMPTS = 3;
 /** Bytes read from daemon.json or daemon.token; they are tiny, a larger file is not ours. */
 export const MAX_DAEMON_FILE_BYTES = 4096;
 /** Mode of the state dir and of every directory albedo makes in it. */
@@ -105,56 +102,30 @@ export class DaemonLockedError extends Error {
   override readonly name = "DaemonLockedError";
   constructor(
     readonly lockFile: string,
-    readonly holder: number | undefined,
+    /** What daemon.json, or an earlier albedo's pid lock, says of the holder; its pid is as the holder's own pid namespace sees it. */
+    readonly holder: { readonly pid: number; readonly url?: string } | undefined,
   ) {
-    super(`a daemon already runs for this state dir: ${lockFile} is held by ${holder === undefined ? "a process that is still starting" : `pid ${holder}`}`);
+    super(`a daemon already runs for this state dir: ${lockFile} is held by ${describeHolder(holder)}; stop that daemon first, or give this one another state dir (ALBEDO_HOME)`);
   }
 }
 
-/** The daemon.lock files this process holds; a lock naming this pid is held only if it is here. */
-const heldLocks = new Set<string>();
+function describeHolder(holder: DaemonLockedError["holder"]): string {
+  if (holder === undefined) return "a running process (no daemon.json names it yet)";
+  return holder.url === undefined ? `pid ${holder.pid}` : `a running process; daemon.json names ${holder.url}, pid ${holder.pid} (as its own pid namespace numbers it)`;
+}
 
 /**
- * Takes `<stateDir>/daemon.lock` for this process and returns its release. The file appears
- * whole (a private temp file hard-linked into place, which fails like O_EXCL when the name
- * exists), so a reader never sees it without its holder. The lock is stale, and replaced, unless
- * its holder still runs: same pid AND same start time (a pid alone is reused, by the next daemon of
- * a restarted container or by any other process), and not this process unless this process took
- * it. Throws DaemonLockedError while another daemon holds it.
+ * Takes `<stateDir>/daemon.lock` for this process's life and returns its release. The lock is
+ * the kernel's (tryLockFile): it goes when its holder ends, kill -9 included, and a daemon in
+ * another pid namespace sees it held all the same. A pid lock an earlier albedo left there still
+ * counts while the process it names runs. Throws DaemonLockedError while another daemon holds it.
  */
 export async function takeDaemonLock(stateDir: string): Promise<() => Promise<void>> {
   await mkdir(stateDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lockFile = join(stateDir, DAEMON_LOCK_FILE);
-  const content = `${JSON.stringify(currentProcess())}\n`;
-  const temp = `${lockFile}.${randomBytes(4).toString("hex")}.tmp`;
-  await writeFileAtomic(temp, content);
-  try {
-    for (let attempt = 0; attempt < DAEMON_LOCK_ATTEMPTS; attempt += 1) {
-      try {
-        await link(temp, lockFile);
-        heldLocks.add(lockFile);
-        return () => releaseDaemonLock(lockFile, content);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      const seen = await readSmall(lockFile);
-      const holder = seen === undefined ? undefined : holderOf(seen);
-      if (holder !== undefined && holderRuns(holder, heldLocks.has(lockFile))) throw new DaemonLockedError(lockFile, holder.pid);
-      if (seen !== undefined) await breakStaleLock(lockFile, seen);
-    }
-    throw new DaemonLockedError(lockFile, undefined);
-  } finally {
-    await rm(temp, { force: true });
-  }
-}
-
-/** Removes daemon.lock if it is still this process's. */
-async function releaseDaemonLock(lockFile: string, content: string): Promise<void> {
-  heldLocks.delete(lockFile);
-  if ((await readSmall(lockFile)) === content) await unlink(lockFile).catch(() => undefined);
-}
-
-/** The holder a lock names: `{"pid", "start_time"}`, or a bare pid as earlier versions wrote it. */
-function holderOf(text: string): ProcessIdentity | undefined {
-  return /^\s*\d+\s*$/.test(text) ? processIdentityOf({ pid: Number(text) }) : lockHolderOf(text);
+  const earlier = await clearPidLock(lockFile);
+  if (earlier !== undefined) throw new DaemonLockedError(lockFile, earlier);
+  const lock = tryLockFile(lockFile);
+  if (lock === undefined) throw new DaemonLockedError(lockFile, await readDaemonInfo(stateDir));
+  return async () => lock.release();
 }

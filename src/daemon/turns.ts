@@ -4,7 +4,7 @@
  * the receipts, and rows, prose and ended turns go to the session's stream as they happen.
  */
 import type { JsonValue } from "../json/index.js";
-import type { OperationsStore, TurnOutcome } from "../operations/index.js";
+import { retryWhileBusy, STORE_BUSY_RETRY_MS, type OperationsStore, type Turn, type TurnOutcome } from "../operations/index.js";
 import type { Session } from "../session/index.js";
 import {
   EMPTY_CONVERSATION, loadPrompts, TurnWorker, turnModel,
@@ -12,7 +12,7 @@ import {
 } from "../turns/index.js";
 import type { StreamEvent } from "./live.js";
 import { turnResource } from "./views.js";
-import { installDir } from "../platform/index.js";
+import { installDir, isSqliteBusy } from "../platform/index.js";
 
 /** What the daemon does with a session's turns. */
 export interface SessionTurns {
@@ -42,16 +42,15 @@ export function storeTurns(session: Session, publish: (event: StreamEvent) => vo
     host: session,
     queue: {
       take: () => {
-        const turn = store.nextPendingTurn(session.id);
+        const turn = takeTurn(store, session.id, () => void worker.kick().catch(() => undefined));
         if (turn === undefined) return undefined;
-        store.markRunning(turn.turnId);
         published(turn.turnId);
         const input = store.getInput(turn.operationId);
         const activation = input?.type === "command" ? input.activation : undefined;
         const request: TurnRequest = { turnId: turn.turnId, visibleText: turn.visibleText, modelInput: turn.modelInput };
         return activation === undefined ? request : { ...request, activation };
       },
-      finish: (turnId, end) => void store.complete(turnId, outcomeOf(end)),
+      finish: (turnId, end) => recordEnd(store, turnId, outcomeOf(end), published),
     },
     conversations: storeConversations(store),
     prompts: loadPrompts(options.install ?? installDir()),
@@ -65,6 +64,34 @@ export function storeTurns(session: Session, publish: (event: StreamEvent) => vo
     interrupt: () => worker.interrupt(),
     close: () => worker.close(),
   };
+}
+
+/**
+ * The session's oldest waiting turn, now marked running; undefined when none waits. While another
+ * process holds albedo.db locked it is also undefined, and `again` is called STORE_BUSY_RETRY_MS
+ * later: the turn stays pending, and the daemon does not block waiting for it.
+ */
+function takeTurn(store: OperationsStore, sessionId: string, again: () => void): Turn | undefined {
+  try {
+    const turn = store.nextPendingTurn(sessionId);
+    return turn === undefined ? undefined : store.markRunning(turn.turnId);
+  } catch (error) {
+    if (!isSqliteBusy(error)) throw error;
+    setTimeout(again, STORE_BUSY_RETRY_MS).unref();
+    return undefined;
+  }
+}
+
+/** Stores a turn's end; while another process holds albedo.db locked it keeps trying in the background, then tells the stream. */
+function recordEnd(store: OperationsStore, turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>, published: (turnId: string) => void): void {
+  try {
+    store.complete(turnId, outcome);
+    return;
+  } catch (error) {
+    if (!isSqliteBusy(error)) throw error;
+  }
+  // The worker reports the turn as it stands (running); its end reaches the stream once stored. A closed store ends the tries.
+  void retryWhileBusy(() => store.complete(turnId, outcome), Number.POSITIVE_INFINITY).then(() => published(turnId), () => undefined);
 }
 
 /** How a turn's end is recorded: every model turn commits its input; the result says how it went. */

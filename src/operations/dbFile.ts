@@ -1,24 +1,32 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, linkSync, openSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, linkSync, openSync, rmSync, statSync, type Stats } from "node:fs";
 import Database from "better-sqlite3";
+import { fileKind } from "../platform/index.js";
 
 /** Mode of the database file. SQLite gives its -wal and -shm files the mode of the database file, whatever the umask. */
 export const DATABASE_FILE_MODE = 0o600;
 
 /** What is wrong with a database file found on disk. */
-export type DatabaseFileFault = "empty" | "not_a_database";
+export type DatabaseFileFault = "empty" | "not_a_database" | "not_a_file" | "cannot_open" | "locked";
 
-/** A database file that exists but cannot be used. Local (no wire code): it stops `albedo serve` with this message. */
+/** What to do about most faults: the file is albedo's, and only its owner can choose to lose it. */
+const MOVE_ASIDE = "move it aside to start with no receipts, or restore it from a backup";
+
+/** A database file that exists but cannot be used. Local (no wire code): it stops `albedo serve` with this message, which names the file and what to do. */
 export class DatabaseFileError extends Error {
   override readonly name = "DatabaseFileError";
   constructor(
     readonly file: string,
     readonly fault: DatabaseFileFault,
     what: string,
+    todo: string = MOVE_ASIDE,
   ) {
-    super(`${file} ${what} — move it aside to start with no receipts, or restore it from a backup`);
+    super(`${file} ${what} — ${todo}`);
   }
 }
+
+/** What to do when SQLite cannot open the file or the files it keeps beside it. */
+const CANNOT_OPEN = "check that it and its -wal and -shm files beside it are regular files this user may read and write, in a state dir this user may write";
 
 /** SQLite's word that a file is not one of its databases, or is damaged. */
 const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
@@ -26,13 +34,15 @@ const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
 /**
  * Opens the SQLite database at `file` and runs `prepare` (pragmas, migrations) on it. An absent
  * file is created whole (built under a temp name, then linked into place), so a file of 0 bytes
- * always means one that was truncated: that, and a file that is not a database, throw
- * DatabaseFileError naming the file. Other errors (I/O, a newer schema) are thrown as they are.
+ * always means one that was truncated. That, something other than a regular file at the path (a
+ * directory), a file that is not a database and one SQLite cannot open throw DatabaseFileError
+ * naming the file and what to do. Other errors (I/O, a newer schema) are thrown as they are.
  */
 export function openDatabase(file: string, timeoutMs: number, prepare: (db: Database.Database) => void): Database.Database {
-  const size = sizeOf(file);
-  if (size === undefined) createWhole(file, timeoutMs, prepare);
-  else if (size === 0) throw new DatabaseFileError(file, "empty", "is empty (0 bytes); it was truncated");
+  const found = statOf(file);
+  if (found === undefined) createWhole(file, timeoutMs, prepare);
+  else if (!found.isFile()) throw new DatabaseFileError(file, "not_a_file", `is ${fileKind(found)}, not a database file`, `move it out of the way (albedo then creates a new database, with no receipts); if it holds the database, restore that file here`);
+  else if (found.size === 0) throw new DatabaseFileError(file, "empty", "is empty (0 bytes); it was truncated");
   // An older albedo left it as the umask had it (0644).
   chmodSync(file, DATABASE_FILE_MODE);
   return openExisting(file, timeoutMs, prepare);
@@ -49,6 +59,9 @@ function openExisting(file: string, timeoutMs: number, prepare: (db: Database.Da
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string" && NOT_A_DATABASE.test(code)) {
       throw new DatabaseFileError(file, "not_a_database", `is not a usable SQLite database (${(error as Error).message})`);
+    }
+    if (typeof code === "string" && code.startsWith("SQLITE_CANTOPEN")) {
+      throw new DatabaseFileError(file, "cannot_open", `cannot be opened (${code}: ${(error as Error).message})`, CANNOT_OPEN);
     }
     throw error;
   }
@@ -69,9 +82,9 @@ function createWhole(file: string, timeoutMs: number, prepare: (db: Database.Dat
   }
 }
 
-function sizeOf(file: string): number | undefined {
+function statOf(file: string): Stats | undefined {
   try {
-    return statSync(file).size;
+    return statSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;

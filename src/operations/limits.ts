@@ -10,5 +10,13 @@ export const MAX_QUEUED_INPUTS = 32;
 export const MAX_INPUT_TEXT_BYTES = 256 * 1024;
 /** Characters of a session id, a command name, or an operation id as received. */
 export const MAX_INPUT_NAME_LENGTH = 256;
-/** How long a write waits for another connection's lock on the database file. */
-export const OPERATIONS_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long one statement may block the event loop waiting for another process's lock on the
+ * database file: not at all. better-sqlite3 is synchronous, so a wait inside SQLite stalls every
+ * request; callers try again asynchronously instead (retryWhileBusy).
+ */
+export const OPERATIONS_BUSY_TIMEOUT_MS = 0;
+/** Pause between two attempts at a write another process's lock on the database file refused. */
+export const STORE_BUSY_RETRY_MS = 25;
+/** How long a request's write keeps trying while another process holds the database file's lock, before it is refused. */
+export const STORE_BUSY_WAIT_MS = 2_000;

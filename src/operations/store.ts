@@ -24,13 +24,19 @@ export type OperationLookup =
     }
   | { readonly found: false; readonly reason: "not_found" | "expired" };
 
-/** Counts from restart recovery (O-2). */
+/** Counts from restart recovery (O-2): the turns found running or queued, now abandoned. */
 export interface RecoveryReport {
-  /** Turns that were running when the previous process died, now abandoned. */
-  readonly abandoned: number;
-  /** Admitted inputs still waiting for their turn. */
-  readonly pending: number;
+  /** Turns that were running when the previous process died. */
+  readonly running: number;
+  /** Turns that were still waiting: their sessions ended with the previous process, so none will run them. */
+  readonly queued: number;
 }
+
+/** Why recovery abandoned a turn, by the state it found it in. */
+const ABANDONED_BECAUSE = {
+  running: "the runtime restarted while this turn was running",
+  pending: "the runtime restarted before this turn ran, and its session ended with it; send the input again to a new session",
+} as const;
 
 const TURN_COLUMNS = "turn_id, operation_id, session_id, visible_text, model_input, state, outcome_json, created_at_ms, updated_at_ms";
 
@@ -133,14 +139,19 @@ export class OperationsStore {
     return this.transition(turnId, outcome.state, JSON.stringify(outcome));
   }
 
-  /** After a restart (O-2): every running turn becomes abandoned; pending ones stay queued. Returns the counts. */
+  /**
+   * After a restart (O-2): every turn left running or pending becomes abandoned, with the reason.
+   * Sessions do not outlive their process, so no session will run a pending turn any more.
+   * Returns the counts.
+   */
   recoverAfterRestart(): RecoveryReport {
     return this.db
       .transaction((): RecoveryReport => {
-        const outcome = JSON.stringify({ state: "abandoned", reason: "the runtime restarted while this turn was running" } satisfies TurnOutcome);
-        const abandoned = this.db.prepare("UPDATE turns SET state = 'abandoned', outcome_json = ?, updated_at_ms = ? WHERE state = 'running'").run(outcome, this.now()).changes;
-        const pending = (this.db.prepare("SELECT COUNT(*) AS n FROM turns WHERE state = 'pending'").get() as { n: number }).n;
-        return { abandoned, pending };
+        const abandon = (state: keyof typeof ABANDONED_BECAUSE): number => {
+          const outcome = JSON.stringify({ state: "abandoned", reason: ABANDONED_BECAUSE[state] } satisfies TurnOutcome);
+          return this.db.prepare("UPDATE turns SET state = 'abandoned', outcome_json = ?, updated_at_ms = ? WHERE state = ?").run(outcome, this.now(), state).changes;
+        };
+        return { running: abandon("running"), queued: abandon("pending") };
       })
       .immediate();
   }

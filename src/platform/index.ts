@@ -1,4 +1,4 @@
-/** General plumbing every domain may use and that knows nothing of albedo: paths, processes, pid locks, atomic writes, bounded reads, events, the logger shape. */
+/** General plumbing every domain may use and that knows nothing of albedo: paths, processes, file locks, atomic writes, bounded reads, events, the logger shape. */
 export { PRIVATE_FILE_MODE, writeFileAtomic, removeOrphanTemps } from "./atomicWrite.js";
 export { wallClockMs } from "./clock.js";
 export { Emitter, type Disposable } from "./emitter.js";
@@ -6,6 +6,7 @@ export { findExecutable } from "./executable.js";
 export type { Log, LogLevel } from "./log.js";
 export { installDir, homeDir, stateDir, within } from "./paths.js";
 export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./process.js";
-export { breakStaleLock, holderRuns, lockHolderOf } from "./lockFile.js";
+export { isSqliteBusy, tryLockFile, type FileLock } from "./fileLock.js";
+export { clearPidLock } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";
 export { zeromq, type Zeromq } from "./zeromq.js";

@@ -1,50 +1,53 @@
 /**
- * The parts every pid lock file shares: what a lock names, whether its holder still runs, and how
- * a stale lock is removed without racing another process that breaks it at the same time.
+ * Pid lock files an earlier albedo wrote (`{"pid", "start_time"?, "token"?}`, or a bare pid) where
+ * kernel locks (fileLock.ts) now live. Such a file is not empty, which a kernel lock's file always
+ * is: while the process it names still runs, it holds the lock as it always did; once that
+ * process is gone, the file is removed so the kernel lock can be taken on a fresh one.
  */
 import { randomBytes } from "node:crypto";
-import { link, readFile, rename, unlink } from "node:fs/promises";
+import { link, readFile, rename, stat, unlink } from "node:fs/promises";
 import { isSameProcessAlive, processIdentityOf, type ProcessIdentity } from "./process.js";
 
-/** What a lock file records: its holder's identity and, where the lock uses one, the token of this taking. */
-export interface LockHolder extends ProcessIdentity {
-  readonly token?: string;
+/**
+ * The holder of the earlier albedo's pid lock at `file` while that process still runs; otherwise
+ * undefined, after removing such a file when its holder is gone (or it names none). An absent or
+ * empty file is left alone and not read: opening it could drop a kernel lock this process holds.
+ */
+export async function clearPidLock(file: string): Promise<ProcessIdentity | undefined> {
+  const found = await stat(file).catch(() => undefined);
+  if (found === undefined || !found.isFile() || found.size === 0) return undefined;
+  const seen = await readFile(file, "utf8").catch(() => undefined);
+  if (seen === undefined) return undefined;
+  const holder = holderOf(seen);
+  // This process never takes such a lock, so one naming its pid is a leftover of an earlier process given the pid.
+  if (holder !== undefined && holder.pid !== process.pid && isSameProcessAlive(holder)) return holder;
+  await removeStale(file, seen);
+  return undefined;
 }
 
-/** The holder a lock file's text names (`{"pid", "start_time"?, "token"?}`), or undefined while it is empty, partial or names no pid. */
-export function lockHolderOf(text: string): LockHolder | undefined {
-  let value: unknown;
+/** The process a pid lock's text names, or undefined when it names none. */
+function holderOf(text: string): ProcessIdentity | undefined {
+  if (/^\s*\d+\s*$/.test(text)) return processIdentityOf({ pid: Number(text) });
   try {
-    value = JSON.parse(text);
+    return processIdentityOf(JSON.parse(text));
   } catch {
     return undefined;
   }
-  const holder = processIdentityOf(value);
-  const token = (value as { token?: unknown }).token;
-  return holder && (typeof token === "string" ? { ...holder, token } : holder);
 }
 
 /**
- * Whether `holder` still holds its lock. A lock naming this process is held only when this
- * process took it (`takenHere`): otherwise it is a leftover of an earlier process given this pid.
+ * Removes the stale lock `file` that read `seen`. It is renamed aside first, so two processes
+ * clearing the same lock cannot delete a fresh one: whoever moved a file that was not the stale
+ * one puts it back. A file already gone is fine.
  */
-export function holderRuns(holder: ProcessIdentity, takenHere: boolean): boolean {
-  return holder.pid === process.pid ? takenHere : isSameProcessAlive(holder);
-}
-
-/**
- * Removes the lock file `lockFile` that read `seen` and was judged stale. It is renamed aside
- * first, so two processes breaking the same stale lock cannot delete a fresh one: whoever moved a
- * lock that was not the stale one puts it back. A lock already gone is fine.
- */
-export async function breakStaleLock(lockFile: string, seen: string): Promise<void> {
-  const aside = `${lockFile}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+async function removeStale(file: string, seen: string): Promise<void> {
+  const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
-    await rename(lockFile, aside);
+    await rename(file, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
-  if ((await readFile(aside, "utf8").catch(() => undefined)) !== seen) await link(aside, lockFile).catch(() => undefined);
+  if ((await readFile(aside, "utf8").catch(() => undefined)) !== seen) await link(aside, file).catch(() => undefined);
   await unlink(aside).catch(() => undefined);
 }

@@ -1,28 +1,25 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, stat, unlink } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "../errors/index.js";
 import { Mutex } from "./mutex.js";
-import { breakStaleLock, currentProcess, holderRuns, lockHolderOf } from "../platform/index.js";
+import { clearPidLock, tryLockFile, type FileLock } from "../platform/index.js";
 
 /** How long a settings writer waits for the state dir's lock before giving up. */
 export const SETTINGS_LOCK_TIMEOUT_MS = 10_000;
-/** Pause between two attempts at a lock file another process holds. */
+/** Pause between two attempts at a lock another process holds. */
 export const SETTINGS_LOCK_RETRY_MS = 5;
 /** Name of the cross-process lock file inside the state dir. */
 export const SETTINGS_LOCK_FILE = "settings.lock";
 
 const mutexes = new Map<string, Mutex>();
-/** The tokens of the lock files this process holds; a lock naming this pid with another token is a leftover. */
-const heldTokens = new Set<string>();
 
 /**
- * Runs `fn` holding the state dir's settings lock: an in-process mutex, then a lock file created
- * with O_EXCL. A lock file whose holder no longer runs is broken: its pid is dead, its pid now
- * belongs to a process with another start time, or it names this process but no lock this
- * process took. Throws AppError "timeout" when the lock is not had within
- * SETTINGS_LOCK_TIMEOUT_MS; otherwise returns or throws what `fn` does.
+ * Runs `fn` holding the state dir's settings lock: an in-process mutex, then the kernel's lock on
+ * settings.lock (tryLockFile), which goes with its holder however it ends and holds across pid
+ * namespaces; a pid lock an earlier albedo left there counts while the process it names runs.
+ * Throws AppError "timeout" when the lock is not had within SETTINGS_LOCK_TIMEOUT_MS; otherwise
+ * returns or throws what `fn` does.
  */
 export async function withSettingsLock<T>(stateDir: string, fn: () => Promise<T>): Promise<T> {
   const dir = resolve(stateDir);
@@ -33,11 +30,11 @@ export async function withSettingsLock<T>(stateDir: string, fn: () => Promise<T>
   await mutex.acquire(SETTINGS_LOCK_TIMEOUT_MS, () => timeoutError(lockPath, "another writer in this process"));
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const token = await acquireLockFile(lockPath, deadline);
+    const lock = await acquireLock(lockPath, deadline);
     try {
       return await fn();
     } finally {
-      await releaseLockFile(lockPath, token);
+      lock.release();
     }
   } finally {
     mutex.release();
@@ -45,67 +42,14 @@ export async function withSettingsLock<T>(stateDir: string, fn: () => Promise<T>
   }
 }
 
-/** Creates the lock file; returns the content written, which names this holder. */
-async function acquireLockFile(lockPath: string, deadline: number): Promise<string> {
-  const token = randomBytes(8).toString("hex");
-  const content = JSON.stringify({ ...currentProcess(), token });
+/** Tries the lock every SETTINGS_LOCK_RETRY_MS until it is had or `deadline` passes; never blocks the event loop. */
+async function acquireLock(lockPath: string, deadline: number): Promise<FileLock> {
   for (;;) {
-    try {
-      const handle = await open(lockPath, "wx", 0o600);
-      try {
-        await handle.writeFile(content);
-      } catch (error) {
-        // An empty lock (a full disk took the write) would block every writer until it looked stale.
-        await unlink(lockPath).catch(() => undefined);
-        throw error;
-      } finally {
-        await handle.close();
-      }
-      heldTokens.add(token);
-      return content;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    if (await breakIfStale(lockPath)) continue;
-    if (Date.now() >= deadline) throw timeoutError(lockPath, await describeHolder(lockPath));
+    const earlier = await clearPidLock(lockPath);
+    const lock = earlier === undefined ? tryLockFile(lockPath) : undefined;
+    if (lock !== undefined) return lock;
+    if (Date.now() >= deadline) throw timeoutError(lockPath, earlier === undefined ? "another process" : `process ${earlier.pid}`);
     await sleep(SETTINGS_LOCK_RETRY_MS);
-  }
-}
-
-async function releaseLockFile(lockPath: string, content: string): Promise<void> {
-  heldTokens.delete(lockHolderOf(content)?.token ?? "");
-  // Only remove the file if it is still ours: a peer may have (wrongly) broken and retaken it.
-  if ((await readOrUndefined(lockPath)) === content) await unlink(lockPath).catch(() => undefined);
-}
-
-/** Removes the lock file when its holder is dead; true when the caller should retry at once. */
-async function breakIfStale(lockPath: string): Promise<boolean> {
-  const seen = await readOrUndefined(lockPath);
-  if (seen === undefined) return true;
-  if (!(await isStale(lockPath, seen))) return false;
-  await breakStaleLock(lockPath, seen);
-  return true;
-}
-
-async function isStale(lockPath: string, content: string): Promise<boolean> {
-  const holder = lockHolderOf(content);
-  if (holder !== undefined) return !holderRuns(holder, holder.token !== undefined && heldTokens.has(holder.token));
-  // A holder that died between creating the file and writing its pid leaves it empty or partial.
-  const stats = await stat(lockPath).catch(() => undefined);
-  return stats !== undefined && Date.now() - stats.mtimeMs > SETTINGS_LOCK_TIMEOUT_MS;
-}
-
-async function describeHolder(lockPath: string): Promise<string> {
-  const holder = lockHolderOf((await readOrUndefined(lockPath)) ?? "");
-  return holder === undefined ? "an unknown holder" : `process ${holder.pid}`;
-}
-
-async function readOrUndefined(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
   }
 }
 

@@ -40,7 +40,7 @@ function rowCounts(file: string): Record<string, number> {
 }
 
 describe("O-2 restart", () => {
-  it("after kill -9 every admitted input is there once, the running turn is abandoned, replays answer as before", { timeout: 120_000 }, async () => {
+  it("after kill -9 every admitted input is there once, the running and the queued turns are abandoned with their reasons, replays answer as before", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
     const skillDir = await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "original steps");
     // A model that never answers: the first turn is still running when the daemon dies, the others wait.
@@ -69,7 +69,7 @@ describe("O-2 restart", () => {
     const before = rowCounts(dbFile);
 
     const second = await started();
-    expect(second.stdout()).toContain("recovered 2 pending and 1 abandoned turns");
+    expect(second.stdout()).toContain("abandoned 1 running and 2 queued turns of the sessions before the restart");
     for (const [index, input] of inputs.entries()) {
       const replay = await call(second, "POST", `/sessions/${session.id}/events`, input);
       expect(replay.status).toBe(answers[index]!.status);
@@ -77,8 +77,10 @@ describe("O-2 restart", () => {
     }
     const abandoned = (await call(second, "GET", `/operations/${inputs[0]!.operation_id}`)).body;
     expect(abandoned).toMatchObject({ delivery: "cancelled", receipt: answers[0]!.body, turn: { state: "abandoned", outcome: { state: "abandoned", reason: expect.any(String) } } });
+    // Its session is gone with the first daemon: a queued turn is abandoned, not left pending forever.
     const command = (await call(second, "GET", `/operations/${inputs[1]!.operation_id}`)).body;
-    expect(command).toMatchObject({ delivery: "pending", turn: { state: "pending", outcome: null } });
+    expect(command).toMatchObject({ delivery: "cancelled", receipt: answers[1]!.body, turn: { state: "abandoned", outcome: { state: "abandoned", reason: expect.stringContaining("before this turn ran") } } });
+    expect((await call(second, "GET", `/operations/${inputs[2]!.operation_id}`)).body).toMatchObject({ delivery: "cancelled", turn: { state: "abandoned" } });
     expect(JSON.parse(command.turn.model_input).skill_activation.instructions).toBe("original steps");
     expect(rowCounts(dbFile)).toEqual(before);
     expect(before).toEqual({ receipts: 3, inputs: 3, turns: 3 });

@@ -1,10 +1,17 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { poll } from "../support/poll.js";
+import { isSameProcessAlive, processStartTime } from "../../src/platform/index.js";
+import { descendants, OWN_PID_NAMESPACE } from "../support/pidNamespace.js";
+import { alive } from "../support/process.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
+
+/** How long a refused `albedo serve` may take to exit; it never gets as far as listening. */
+const REFUSAL_TIMEOUT_MS = 30_000;
 
 const daemons: DaemonProcess[] = [];
 const children: ChildProcess[] = [];
@@ -46,15 +53,22 @@ function watch(child: ChildProcess): Serve {
 
 const listening = (serve: Serve) => /listening on (\S+)/.exec(serve.out)?.[1];
 
-/** What daemon.lock names. */
-function lockHolder(target: Dirs): { pid: number; start_time?: string } {
-  return JSON.parse(readFileSync(join(target.state, "daemon.lock"), "utf8")) as { pid: number; start_time?: string };
+/** Runs `albedo serve` to its end, for a start that must be refused before it listens. */
+function spawnServeOnce(target: Dirs): { status: number | null; stderr: string } {
+  const run = spawnSync(process.execPath, [BIN, "serve", "--listen", "127.0.0.1:0", "--pool", "0"], { env: envFor(target), encoding: "utf8", timeout: REFUSAL_TIMEOUT_MS, killSignal: "SIGKILL" });
+  return { status: run.status, stderr: run.stderr };
+}
+
+/** daemon.lock as it is while a daemon of this albedo holds it, and after: an empty 0600 file (the lock is the kernel's). */
+function expectKernelLockFile(target: Dirs): void {
+  const found = statSync(join(target.state, "daemon.lock"));
+  expect({ size: found.size, mode: found.mode & 0o777 }).toEqual({ size: 0, mode: 0o600 });
 }
 
 /**
- * `albedo serve` started by a shell that first writes `lock` into daemon.lock, with `$$` standing
- * for its own pid, then execs node: the daemon runs under the pid the lock names, as a daemon
- * restarted in a fresh container gets the pid its predecessor had.
+ * `albedo serve` started by a shell that first writes `lock` into daemon.lock as an earlier albedo
+ * did, with `$$` standing for its own pid, then execs node: the daemon runs under the pid the lock
+ * names, as a daemon restarted in a fresh container gets the pid its predecessor had.
  */
 function serveUnderOwnPid(target: Dirs, lock: string): Serve {
   const script = `mkdir -p "$ALBEDO_HOME" && printf '%s\\n' "${lock.replace(/"/g, '\\"')}" > "$ALBEDO_HOME/daemon.lock"; exec "$NODE" "$BIN" serve --listen 127.0.0.1:0 --pool 0`;
@@ -62,7 +76,7 @@ function serveUnderOwnPid(target: Dirs, lock: string): Serve {
 }
 
 describe("D-1 one daemon per state dir", () => {
-  it("of two concurrent `albedo serve`, exactly one listens and the other exits 1; a kill -9 leaves a stale lock the next start replaces", { timeout: 120_000 }, async () => {
+  it("of two concurrent `albedo serve`, exactly one listens and the other exits 1; the lock goes with a kill -9 and the next start takes it", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
     const both = [spawnServe(dirs), spawnServe(dirs)];
     await poll(() => both.every((serve) => listening(serve) !== undefined || serve.exit !== undefined), { what: "both to listen or exit" });
@@ -75,18 +89,51 @@ describe("D-1 one daemon per state dir", () => {
     const winner = winners[0]!;
     const token = readFileSync(join(dirs.state, "daemon.token"), "utf8").trim();
     expect((await call({ url: listening(winner)!, token }, "GET", "/health")).body).toMatchObject({ ok: true, pid: winner.child.pid });
-    expect(lockHolder(dirs).pid).toBe(winner.child.pid);
+    expectKernelLockFile(dirs);
 
     const gone = new Promise((resolve) => winner.child.once("exit", resolve));
     winner.child.kill("SIGKILL");
     await gone;
-    expect(existsSync(join(dirs.state, "daemon.lock"))).toBe(true);
     const next = await startDaemon(dirs);
     daemons.push(next);
-    expect(lockHolder(dirs).pid).toBe(next.process.pid);
     next.process.kill("SIGTERM");
     expect(await next.exited).toEqual({ code: 0, signal: null });
-    expect(existsSync(join(dirs.state, "daemon.lock"))).toBe(false);
+    expectKernelLockFile(dirs);
+  });
+});
+
+/** The `albedo serve` process among `pid`'s descendants. */
+function serveProcessUnder(pid: number): number {
+  const found = descendants(pid).find((candidate) => readFileSync(`/proc/${candidate}/cmdline`, "utf8").split("\0").includes("serve"));
+  if (found === undefined) throw new Error(`no albedo serve under process ${pid}`);
+  return found;
+}
+
+describe.skipIf(NO_SANDBOX)("D-1 one daemon per state dir across pid namespaces (containers sharing a home)", () => {
+  it("a daemon whose pid the next one cannot see still holds the state dir: the next refuses, naming it; after a kill -9 of the first it starts", { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    const argv = [...OWN_PID_NAMESPACE, process.execPath, BIN, "serve", "--listen", "127.0.0.1:0", "--pool", "0"];
+    const first = watch(spawn(argv[0]!, argv.slice(1), { env: envFor(dirs), stdio: ["ignore", "pipe", "pipe"] }));
+    await poll(() => listening(first) !== undefined || first.exit !== undefined, { what: "the first daemon to listen or exit" });
+    expect({ exit: first.exit, err: first.err }).toEqual({ exit: undefined, err: "" });
+    const firstPid = serveProcessUnder(first.child.pid!);
+    const info = JSON.parse(readFileSync(join(dirs.state, "daemon.json"), "utf8")) as { url: string; pid: number; start_time?: string };
+    const token = readFileSync(join(dirs.state, "daemon.token"), "utf8").trim();
+    // What fooled a pid lock: the pid the first daemon wrote down is not its pid here, and whatever runs under it here is another process.
+    expect(info.pid).not.toBe(firstPid);
+    expect(isSameProcessAlive(info)).toBe(false);
+
+    const second = spawnServe(dirs);
+    await poll(() => listening(second) !== undefined || second.exit !== undefined, { what: "the second daemon to listen or exit" });
+    expect(second.exit).toBe(1);
+    expect(second.err).toContain(`a daemon already runs for this state dir: ${join(dirs.state, "daemon.lock")} is held by a running process; daemon.json names ${info.url}, pid ${info.pid}`);
+    expect((await call({ url: info.url, token }, "GET", "/health")).body).toMatchObject({ ok: true });
+
+    process.kill(firstPid, "SIGKILL");
+    await poll(() => !alive(firstPid) && first.exit !== undefined, { what: "the first daemon and its namespace to be gone" });
+    const next = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    daemons.push(next);
+    expect((await call(next, "GET", "/health")).body).toMatchObject({ ok: true, pid: next.process.pid });
   });
 });
 
@@ -105,17 +152,16 @@ describe("D-1 a kernel that cannot start is 503 kernel_unavailable", () => {
   });
 });
 
-describe("D-1 daemon.lock names a process (pid and start time), not just a pid", () => {
+describe("D-1 an earlier albedo's daemon.lock names a process (pid and start time), not just a pid", () => {
   it("a lock naming the daemon's own pid (a restarted container) does not stop it, with or without a start time", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
     for (const lock of ["$$", '{"pid": $$, "start_time": "1"}']) {
       const serve = serveUnderOwnPid(dirs, lock);
       await poll(() => listening(serve) !== undefined || serve.exit !== undefined, { what: "the daemon to listen or exit" });
       expect({ lock, exit: serve.exit, err: serve.err }).toEqual({ lock, exit: undefined, err: "" });
-      expect(lockHolder(dirs)).toEqual({ pid: serve.child.pid, start_time: expect.stringMatching(/^\d+$/) });
+      expectKernelLockFile(dirs);
       serve.child.kill("SIGTERM");
       await poll(() => serve.exit !== undefined, { what: "the daemon to exit" });
-      expect(existsSync(join(dirs.state, "daemon.lock"))).toBe(false);
     }
   });
 
@@ -126,8 +172,20 @@ describe("D-1 daemon.lock names a process (pid and start time), not just a pid",
     await writeFile(join(dirs.state, "daemon.lock"), `${JSON.stringify({ pid: process.pid, start_time: "1" })}\n`);
     const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
     daemons.push(daemon);
-    expect(lockHolder(dirs).pid).toBe(daemon.process.pid);
-    expect(JSON.parse(readFileSync(join(dirs.state, "daemon.json"), "utf8"))).toMatchObject({ pid: daemon.process.pid, start_time: lockHolder(dirs).start_time });
+    expectKernelLockFile(dirs);
+    expect(JSON.parse(readFileSync(join(dirs.state, "daemon.json"), "utf8"))).toMatchObject({ pid: daemon.process.pid, start_time: expect.stringMatching(/^\d+$/) });
+  });
+
+  it("a lock naming a process that still runs refuses the start, naming its pid", { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    await mkdir(dirs.state, { recursive: true });
+    const earlier = spawn("sleep", ["600"], { stdio: "ignore" });
+    children.push(earlier);
+    await new Promise((resolve) => earlier.once("spawn", resolve));
+    await writeFile(join(dirs.state, "daemon.lock"), `${JSON.stringify({ pid: earlier.pid, start_time: processStartTime(earlier.pid!) })}\n`);
+    const refused = spawnServeOnce(dirs);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`a daemon already runs for this state dir: ${join(dirs.state, "daemon.lock")} is held by pid ${earlier.pid}`);
   });
 
   it("a lock held by a daemon that really runs still refuses a second one, even when daemon.json is gone", { timeout: 120_000 }, async () => {
@@ -138,7 +196,7 @@ describe("D-1 daemon.lock names a process (pid and start time), not just a pid",
     const second = spawnServe(dirs);
     await poll(() => second.exit !== undefined, { what: "the second daemon to exit" });
     expect(second.exit).toBe(1);
-    expect(second.err).toContain(`held by pid ${first.process.pid}`);
-    expect(lockHolder(dirs).pid).toBe(first.process.pid);
+    expect(second.err).toContain(`${join(dirs.state, "daemon.lock")} is held by a running process (no daemon.json names it yet)`);
+    expect((await call(first, "GET", "/health")).body).toMatchObject({ ok: true, pid: first.process.pid });
   });
 });

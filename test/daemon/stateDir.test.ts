@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_STATE_DIR_ENTRIES } from "../../src/daemon/index.js";
@@ -9,6 +9,10 @@ import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProces
 
 /** How long a refused `albedo serve` may take to exit; it never gets as far as listening. */
 const REFUSAL_TIMEOUT_MS = 30_000;
+/** PATCHes sent at once in one round, all carrying the revision read before it. */
+const CONCURRENT_PATCHES = 20;
+/** Rounds, each against the file the round before left. */
+const ROUNDS = 5;
 
 let dirs: Dirs | undefined;
 let daemon: DaemonProcess | undefined;
@@ -82,7 +86,7 @@ function serveOnce(target: Dirs): { status: number | null; stdout: string; stder
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe("O-1 D-1 albedo serve refuses a truncated or corrupt albedo.db, naming it and saying what to do", () => {
+describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corrupt, a directory), naming it and saying what to do", () => {
   it("a 0-byte albedo.db: exit 1, the message names the file and says it was truncated; the file is left as found", async () => {
     dirs = await makeDirs();
     const db = join(dirs.state, "albedo.db");
@@ -106,6 +110,31 @@ describe("O-1 D-1 albedo serve refuses a truncated or corrupt albedo.db, naming 
     expect(readFileSync(db).equals(garbage)).toBe(true);
   });
 
+  it("a directory at albedo.db: exit 1, the message names it, says it is a directory and what to do; it is left as found", async () => {
+    dirs = await makeDirs();
+    const db = join(dirs.state, "albedo.db");
+    mkdirSync(db, { recursive: true });
+    writeFileSync(join(db, "kept"), "mine");
+    const run = serveOnce(dirs);
+    expect(run.status).toBe(1);
+    expect(run.stdout).not.toContain("listening");
+    expect(run.stderr).toContain(`${db} is a directory, not a database file — move it out of the way (albedo then creates a new database, with no receipts)`);
+    expect(readdirSync(db)).toEqual(["kept"]);
+  });
+
+  it("a directory where SQLite keeps albedo.db-wal: exit 1, the message names albedo.db and the files beside it", async () => {
+    dirs = await makeDirs();
+    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    await killDaemon(daemon, "SIGTERM");
+    daemon = undefined;
+    const db = join(dirs.state, "albedo.db");
+    rmSync(`${db}-wal`, { force: true });
+    mkdirSync(`${db}-wal`);
+    const run = serveOnce(dirs);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${db} cannot be opened (SQLITE_CANTOPEN: unable to open database file) — check that it and its -wal and -shm files beside it are regular files`);
+  });
+
   it("with the file moved aside, the next start begins with an empty database", async () => {
     dirs = await makeDirs();
     writeFileSync(join(dirs.state, "albedo.db"), "");
@@ -113,8 +142,29 @@ describe("O-1 D-1 albedo serve refuses a truncated or corrupt albedo.db, naming 
     const db = join(dirs.state, "albedo.db");
     renameSync(db, `${db}.broken`);
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
-    expect(daemon.stdout()).toContain("recovered 0 pending and 0 abandoned turns");
+    expect(daemon.stdout()).toContain("abandoned 0 running and 0 queued turns of the sessions before the restart");
     expect(statSync(db).size).toBeGreaterThan(0);
     expect(statSync(db).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("D-4 D-1 concurrent PATCH /settings with one If-Match: the revision check and the write are one step", () => {
+  it(`${CONCURRENT_PATCHES} at once, ${ROUNDS} rounds: exactly one 200 and the rest 409 catalog_changed; the file holds exactly that one change`, { timeout: 120_000 }, async () => {
+    dirs = await makeDirs();
+    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const file = join(dirs.state, "settings.json");
+    const kept: string[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const revision = (await call(daemon, "GET", "/settings")).body.global.revision as string;
+      const names = Array.from({ length: CONCURRENT_PATCHES }, (_, n) => `r${round}-n${n}`);
+      const answers = await Promise.all(names.map((name) => call(daemon!, "PATCH", "/settings", { scope: "global", skills: { off: [name] } }, { "if-match": `"${revision}"` })));
+      const won = answers.flatMap((answer, n) => (answer.status === 200 ? [names[n]!] : []));
+      expect(won).toHaveLength(1);
+      expect(answers.filter((answer) => answer.status === 409 && answer.body.code === "catalog_changed")).toHaveLength(CONCURRENT_PATCHES - 1);
+      kept.push(won[0]!);
+      const onDisk = JSON.parse(readFileSync(file, "utf8")) as { skills: { off: string[] } };
+      expect(onDisk.skills.off).toEqual(kept);
+      expect(answers.find((answer) => answer.status === 200)!.headers.get("etag")).toBe(`"${(await call(daemon, "GET", "/settings")).body.global.revision}"`);
+    }
   });
 });

@@ -23,7 +23,7 @@ interface Admitted {
 }
 
 describe("O-2 restart", () => {
-  it("after kill -9, every admitted input is there once, the running turn is abandoned, replays answer as before", { timeout: 120_000 }, async () => {
+  it("after kill -9, every admitted input is there once, the running turn and the queued ones are abandoned with their reasons, replays answer as before", { timeout: 120_000 }, async () => {
     const file = join(temps.make(), "albedo.db");
     const count = 6;
     const child = startChild(ADMIT_CHILD, [file, "s1", String(count)]);
@@ -37,11 +37,14 @@ describe("O-2 restart", () => {
 
     const store = OperationsStore.open(file);
     stores.push(store);
-    expect(store.recoverAfterRestart()).toEqual({ abandoned: 1, pending: count - 1 });
+    expect(store.recoverAfterRestart()).toEqual({ running: 1, queued: count - 1 });
     const turns = store.listTurns("s1");
     expect(turns.map((turn) => turn.operationId)).toEqual(admitted.map((entry) => entry.input.operationId));
-    expect(turns.find((turn) => turn.turnId === runningId)).toMatchObject({ state: "abandoned", outcome: { state: "abandoned" } });
-    expect(turns.filter((turn) => turn.state === "pending")).toHaveLength(count - 1);
+    expect(turns.find((turn) => turn.turnId === runningId)).toMatchObject({ state: "abandoned", outcome: { state: "abandoned", reason: expect.stringContaining("while this turn was running") } });
+    // Sessions end with their process: no one would ever run a turn still queued for one, so none is left pending forever.
+    const queued = turns.filter((turn) => turn.turnId !== runningId);
+    expect(queued).toHaveLength(count - 1);
+    for (const turn of queued) expect(turn).toMatchObject({ state: "abandoned", outcome: { state: "abandoned", reason: expect.stringContaining("before this turn ran") } });
 
     for (const entry of admitted) {
       expect(store.admit("s1", entry.input)).toEqual({ ok: true, receipt: entry.receipt, replayed: true });
@@ -52,7 +55,7 @@ describe("O-2 restart", () => {
     expect(commandInput?.type === "command" && commandInput.activation?.instructions).toBe("step 1");
 
     // A second recovery finds nothing more to do, and nothing was duplicated.
-    expect(store.recoverAfterRestart()).toEqual({ abandoned: 0, pending: count - 1 });
+    expect(store.recoverAfterRestart()).toEqual({ running: 0, queued: 0 });
     const raw = new Database(file, { readonly: true });
     try {
       for (const table of ["receipts", "inputs", "turns"]) {

@@ -1,24 +1,28 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { globalSettingsTarget, readSettings, SETTINGS_LOCK_FILE, updateSettings } from "../../src/settings/index.js";
+import { globalSettingsTarget, patchSkills, readSettings, SETTINGS_LOCK_FILE, updateSettings } from "../../src/settings/index.js";
+import { isAppError } from "../../src/errors/index.js";
 import { killChild, startChild, waitForOutput, type Child } from "./support/children.js";
 import { tempDirs } from "../support/tempDirs.js";
 import { isSameProcessAlive, processIdentity, processStartTime } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
+import { OWN_PID_NAMESPACE } from "../support/pidNamespace.js";
+import { NO_SANDBOX } from "../support/sandbox.js";
 
-// Every read goes through unchanged; the spy lets a test see a writer look at a held lock again and again.
+// Every read and stat goes through unchanged; the spies let a test see a writer look at a held lock again and again.
 vi.mock("node:fs/promises", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs/promises")>();
-  return { ...real, readFile: vi.fn(real.readFile) };
+  return { ...real, readFile: vi.fn(real.readFile), stat: vi.fn(real.stat) };
 });
 
 /** Child processes boot TypeScript through a loader; on a busy two-core machine that takes seconds. */
 const PROCESS_TEST_TIMEOUT_MS = 120_000;
 const COUNTER_CHILD = fileURLToPath(new URL("./support/counterChild.ts", import.meta.url));
+const HOLDER_CHILD = fileURLToPath(new URL("./support/holderChild.ts", import.meta.url));
 const temps = tempDirs("albedo-settings-proc-");
 const children: Child[] = [];
 const sleepers: ChildProcess[] = [];
@@ -74,10 +78,10 @@ describe("D-4 atomic writes survive kill -9", () => {
       expect(after.counter).toBeGreaterThanOrEqual(lastCounter + 3);
       lastCounter = after.counter;
     }
-    // The dead writer's lock file and any half-written temp file are cleaned up by the next writer.
+    // The dead writer's lock went with it; any half-written temp file is cleaned up by the next writer.
     const next = await updateSettings(target, (current) => ({ ...current, counter: lastCounter + 1 }));
     expect(next.settings.counter).toBe(lastCounter + 1);
-    expect(readdirSync(state)).toEqual(["settings.json"]);
+    expect(readdirSync(state).sort()).toEqual(["settings.json", SETTINGS_LOCK_FILE]);
   });
 });
 
@@ -92,17 +96,18 @@ describe("D-4 one lock per state dir across processes", () => {
     expect((await readSettings(globalSettingsTarget(state))).settings.counter).toBe(2 * perChild);
   });
 
-  it("breaks a lock file whose holder pid is dead", async () => {
+  it("removes an earlier albedo's pid lock whose holder is dead", async () => {
     const state = temps.make();
     // spawnSync returns after the child is reaped, so its pid names no live process.
     const deadPid = spawnSync("true").pid;
     writeFileSync(join(state, SETTINGS_LOCK_FILE), JSON.stringify({ pid: deadPid, token: "dead" }));
     const next = await updateSettings(globalSettingsTarget(state), () => ({ network: true }));
     expect(next.settings).toEqual({ network: true });
-    expect(readdirSync(state)).toEqual(["settings.json"]);
+    expect(readdirSync(state).sort()).toEqual(["settings.json", SETTINGS_LOCK_FILE]);
+    expect(statSync(join(state, SETTINGS_LOCK_FILE)).size).toBe(0);
   });
 
-  it("waits while a live process holds the lock file", async () => {
+  it("waits while the live process an earlier albedo's pid lock names holds it", async () => {
     const state = temps.make();
     const lockFile = join(state, SETTINGS_LOCK_FILE);
     const holder = await liveProcess();
@@ -123,14 +128,42 @@ describe("D-4 one lock per state dir across processes", () => {
   });
 });
 
-describe("D-4 a settings.lock is held by a process, not by a pid that was reused", () => {
+describe.skipIf(NO_SANDBOX)("D-4 the settings lock holds across pid namespaces (containers sharing a home)", () => {
+  it("while a writer in another pid namespace is inside the lock this one waits; with the same expected revision only the first writes", { timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
+    const state = temps.make();
+    const target = globalSettingsTarget(state);
+    const start = await updateSettings(target, () => ({ skills: { off: ["start"] } }));
+    const release = join(temps.make(), "release");
+    const holder = startChild(HOLDER_CHILD, [state, start.revision, "theirs", release], process.env, OWN_PID_NAMESPACE);
+    children.push(holder);
+    await waitForOutput(holder, (out) => out.includes("holding"));
+
+    const lockFile = join(state, SETTINGS_LOCK_FILE);
+    const looks = () => vi.mocked(stat).mock.calls.filter(([path]) => path === lockFile).length;
+    const before = looks();
+    let settled = false;
+    const mine = updateSettings(target, (current) => patchSkills(current, { off: ["mine"] }), { expectedRevision: start.revision }).then(
+      (written) => ((settled = true), written),
+      (error: unknown) => ((settled = true), error),
+    );
+    // Observed retries, not a fixed sleep: the writer found the lock held three times and kept waiting.
+    await poll(() => settled || looks() >= before + 3, { what: "this writer to find the lock held three times" });
+    expect(settled).toBe(false);
+    writeFileSync(release, "");
+    await waitForOutput(holder, (out) => out.includes("wrote"));
+    expect(isAppError(await mine, "conflict")).toBe(true);
+    expect((await readSettings(target)).settings.skills?.off).toEqual(["start", "theirs"]);
+  });
+});
+
+describe("D-4 an earlier albedo's settings.lock is held by a process, not by a pid that was reused", () => {
   it("breaks a lock naming a live process whose start time differs (its pid was given to another process)", async () => {
     const state = temps.make();
     const other = await liveProcess();
     writeFileSync(join(state, SETTINGS_LOCK_FILE), JSON.stringify({ pid: other.pid, start_time: "1", token: "reused" }));
     const next = await updateSettings(globalSettingsTarget(state), () => ({ network: true }));
     expect(next.settings).toEqual({ network: true });
-    expect(readdirSync(state)).toEqual(["settings.json"]);
+    expect(readdirSync(state).sort()).toEqual(["settings.json", SETTINGS_LOCK_FILE]);
   });
 
   it("breaks a lock naming this very process that this process did not take (a restart under the same pid)", async () => {

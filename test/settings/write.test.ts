@@ -1,4 +1,5 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAppError } from "../../src/errors/index.js";
 import {
@@ -39,15 +40,16 @@ describe("D-4 settings writes", () => {
     expect(written.revision).toBe(settingsRevision(readFileSync(target.file)));
   });
 
-  it("rewrites an existing 0644 file as 0600 and leaves no temp or lock file behind", async () => {
+  it("rewrites an existing 0644 file as 0600 and leaves no temp file behind; the lock file stays, empty and 0600", async () => {
     const state = temps.make();
     const target = globalSettingsTarget(state);
     writeFileSync(target.file, '{"network":false}');
     chmodSync(target.file, 0o644);
     await updateSettings(target, (current) => ({ ...current, network: true }));
     expect(statSync(target.file).mode & 0o777).toBe(0o600);
-    expect(readdirSync(state)).toEqual(["settings.json"]);
-    expect(readdirSync(state)).not.toContain(SETTINGS_LOCK_FILE);
+    expect(readdirSync(state).sort()).toEqual(["settings.json", SETTINGS_LOCK_FILE]);
+    const lock = statSync(join(state, SETTINGS_LOCK_FILE));
+    expect({ size: lock.size, mode: lock.mode & 0o777 }).toEqual({ size: 0, mode: 0o600 });
   });
 
   it("preserves unknown top-level fields and the order of keys through an update", async () => {
@@ -95,7 +97,7 @@ describe("D-4 settings writes", () => {
     const project = projectSettingsTarget(temps.make(), state);
     expect(isAppError(await failure(updateSettings(project, () => ({ skills: { default: "off" } }))), "invalid_params")).toBe(true);
     expect(readFileSync(target.file, "utf8")).toBe(bytes);
-    expect(readdirSync(state)).toEqual(["settings.json"]);
+    expect(readdirSync(state).sort()).toEqual(["settings.json", SETTINGS_LOCK_FILE]);
   });
 
   it("does not rewrite a file the mutation leaves unchanged", async () => {

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../../json/index.js";
-import { newOperationId, type AdmitInput, type AdmitResult, type OperationsStore, type ReplayCandidate } from "../../operations/index.js";
+import { newOperationId, retryWhileBusy, type AdmitInput, type AdmitResult, type OperationsStore, type ReplayCandidate, type TurnOutcome } from "../../operations/index.js";
 import type { PreparedCommand } from "../../session/index.js";
 import type { Activation } from "../../skills/index.js";
 import { API } from "../api.js";
@@ -48,22 +48,30 @@ function admitInput(body: EventBody, operationId: string, resolved: Resolved): A
   return resolved.kind === "turn" ? { ...command, activation: resolved.activation } : command;
 }
 
-/** Runs a command that submits no turn after its admission; the turn records the result (committed) or the failure (cancelled). */
+/**
+ * Runs a command that submits no turn after its admission; the turn records the result
+ * (committed) or the failure (cancelled). Each store write waits out another process's lock on
+ * albedo.db without blocking the daemon (retryWhileBusy).
+ */
 async function runAdmitted(store: OperationsStore, live: HostedSession, turnId: string, command: PreparedCommand): Promise<void> {
-  store.markRunning(turnId);
+  await retryWhileBusy(() => store.markRunning(turnId));
+  let outcome: Exclude<TurnOutcome, { state: "abandoned" }>;
   try {
     // Command results are JSON values: they reach Python over JSON-RPC the same way.
     const result = (await command.run()) as JsonValue | undefined;
-    store.complete(turnId, { state: "committed", reply: result ?? null });
+    outcome = { state: "committed", reply: result ?? null };
   } catch (error) {
-    store.complete(turnId, { state: "cancelled", reason: error instanceof Error ? error.message : String(error) });
+    outcome = { state: "cancelled", reason: error instanceof Error ? error.message : String(error) };
   }
+  await retryWhileBusy(() => store.complete(turnId, outcome));
   live.publish({ type: "transcript", turn: turnResource(store.getTurn(turnId)!) });
 }
 
 /**
  * POST /sessions/{id}/events (O-1, C-6). The receipt lookup comes first, before the session or
- * the body's shape is checked, so a retry gets its original answer even after a restart.
+ * the body's shape is checked, so a retry gets its original answer even after a restart. While
+ * another process holds albedo.db locked the admission keeps trying for STORE_BUSY_WAIT_MS, then
+ * is 503 storage_busy with nothing stored.
  */
 async function postEvent(ctx: DaemonContext, request: RouteRequest<typeof API.postEvent>) {
   const sessionId = request.params.id!;
@@ -74,7 +82,8 @@ async function postEvent(ctx: DaemonContext, request: RouteRequest<typeof API.po
   const body = request.body();
   const resolved = await resolve(live, body);
   // Without an id of the client's choosing the input is still admitted, but a retry of it is a new input.
-  const result = ctx.store.admit(sessionId, admitInput(body, body.operation_id ?? newOperationId(), resolved));
+  const input = admitInput(body, body.operation_id ?? newOperationId(), resolved);
+  const result = await retryWhileBusy(() => ctx.store.admit(sessionId, input));
   if (result.ok && !result.replayed) {
     live.publish({ type: "transcript", turn: turnResource(ctx.store.getTurn(result.receipt.turnId)!) });
     if (resolved.kind === "run") await runAdmitted(ctx.store, live, result.receipt.turnId, resolved.command);

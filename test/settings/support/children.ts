@@ -13,9 +13,10 @@ export interface Child {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node --import tsLoader.mjs script ...args`; the caller must kill or await it. */
-export function startChild(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Child {
-  const child = spawn(process.execPath, ["--import", LOADER, script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `node --import tsLoader.mjs script ...args`, through `wrap` when given (e.g. OWN_PID_NAMESPACE); the caller must kill or await it. */
+export function startChild(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, wrap: readonly string[] = []): Child {
+  const argv = [...wrap, process.execPath, "--import", LOADER, script, ...args];
+  const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
