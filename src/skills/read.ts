@@ -6,7 +6,8 @@ import { identityOf } from "./files.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import { checkGuard, checkPinnedNow, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";
 import { SettledFiles } from "./settledFiles.js";
-import { NotRegularFileError, closeQuietly, openRegular, readRange, type OpenedFile } from "./regularFile.js";
+import { closeQuietly, readAt, type OpenedFile } from "../platform/index.js";
+import { NotRegularFileError, openRegular } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
 import { checkResourcePath } from "./resourcePath.js";
 import type { PathGuard, SkillEntry } from "./types.js";
@@ -89,7 +90,7 @@ function readPinned(
       );
     }
     const wanted = Math.max(0, Math.min(limit, size - offset));
-    const bytes = wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted);
+    const bytes = wanted === 0 ? Buffer.alloc(0) : readAt(opened.fd, offset, wanted);
     return pageOf(bytes, offset, limit, size);
   } finally {
     closeQuietly(opened.fd);
@@ -115,9 +116,9 @@ function readSkillFile(entry: SkillEntry, source: BigIntStats, offset: number, l
     if (size > MAX_SKILL_FILE_BYTES) throw skillFileTooLarge(entry, size);
     if (!settledSkillFiles.wouldKeep(opened.stats)) {
       const wanted = Math.max(0, Math.min(limit, size - offset));
-      return pageOf(wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted), offset, limit, size);
+      return pageOf(wanted === 0 ? Buffer.alloc(0) : readAt(opened.fd, offset, wanted), offset, limit, size);
     }
-    const bytes = size === 0 ? Buffer.alloc(0) : readRange(opened.fd, 0, size);
+    const bytes = size === 0 ? Buffer.alloc(0) : readAt(opened.fd, 0, size);
     settledSkillFiles.keep(entry.resolvedSource, opened.stats, bytes);
     return pageOf(bytes, offset, limit);
   } finally {

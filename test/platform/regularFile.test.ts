@@ -1,0 +1,70 @@
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { closeQuietly, openRegularFile, readAt, readFileBounded } from "../../src/platform/index.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const dirs = tempDirs("albedo-regular-");
+/** FIFOs made here: opened for writing at the end, so a reader the code under test left blocked gets its end of file. */
+const fifos: string[] = [];
+afterAll(() => {
+  for (const fifo of fifos) closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
+  dirs.cleanup();
+});
+
+function fifoIn(dir: string, name = "pipe"): string {
+  const path = join(dir, name);
+  execFileSync("mkfifo", [path]);
+  fifos.push(path);
+  return path;
+}
+
+describe("B openRegularFile and readAt: a planted FIFO, device or link is refused, never opened blocking", () => {
+  it("opens a regular file and reads a range through its descriptor", () => {
+    const file = join(dirs.make(), "f.txt");
+    writeFileSync(file, "0123456789");
+    const opened = openRegularFile(file);
+    expect(opened.kind).toBe("file");
+    if (opened.kind !== "file") return;
+    try {
+      expect(opened.stats.size).toBe(10n);
+      expect(readAt(opened.fd, 3, 4).toString()).toBe("3456");
+      expect(readAt(opened.fd, 8, 4).toString()).toBe("89");
+    } finally {
+      closeQuietly(opened.fd);
+    }
+  });
+
+  it("answers a FIFO, a directory and a device as not_regular_file", () => {
+    const dir = dirs.make();
+    symlinkSync("/dev/zero", join(dir, "zero"));
+    expect(openRegularFile(fifoIn(dir))).toEqual({ kind: "not_regular_file", what: "a FIFO" });
+    expect(openRegularFile(dir)).toEqual({ kind: "not_regular_file", what: "a directory" });
+    expect(openRegularFile(join(dir, "zero"))).toEqual({ kind: "not_regular_file", what: "a device" });
+  });
+
+  it("with noFollow refuses a link, even to a regular file; without it follows the link", () => {
+    const dir = dirs.make();
+    writeFileSync(join(dir, "real.txt"), "x");
+    symlinkSync("real.txt", join(dir, "link"));
+    expect(openRegularFile(join(dir, "link"), { noFollow: true })).toEqual({ kind: "not_regular_file", what: "a symbolic link" });
+    const followed = openRegularFile(join(dir, "link"));
+    expect(followed.kind).toBe("file");
+    if (followed.kind === "file") closeQuietly(followed.fd);
+  });
+
+  it("throws the fs error of a missing path", () => {
+    expect(() => openRegularFile(join(dirs.make(), "missing"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
+  });
+});
+
+describe("B readFileBounded: a FIFO is refused without blocking", () => {
+  it("answers a FIFO as not_regular_file and reads a regular file whole", async () => {
+    const dir = dirs.make();
+    expect(await readFileBounded(fifoIn(dir), 1024)).toEqual({ kind: "not_regular_file", what: "a FIFO" });
+    writeFileSync(join(dir, "f"), "abc");
+    expect(await readFileBounded(join(dir, "f"), 3)).toEqual({ kind: "file", bytes: Buffer.from("abc") });
+    expect(await readFileBounded(join(dir, "f"), 2)).toEqual({ kind: "oversize", size: 3 });
+  });
+});
