@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, openSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, constants, openSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { closeQuietly, openRegularFile, readAt, readFileBounded } from "../../src/platform/index.js";
+import { closeQuietly, FILE_WRITE_SETTLE_MS, FileMovedError, openRegularFile, readAt, readFileBounded, readSteady, type OpenedFile } from "../../src/platform/index.js";
 import { tempDirs } from "../support/tempDirs.js";
 
 const dirs = tempDirs("albedo-regular-");
@@ -66,5 +66,53 @@ describe("B readFileBounded: a FIFO is refused without blocking", () => {
     writeFileSync(join(dir, "f"), "abc");
     expect(await readFileBounded(join(dir, "f"), 3)).toEqual({ kind: "file", bytes: Buffer.from("abc") });
     expect(await readFileBounded(join(dir, "f"), 2)).toEqual({ kind: "oversize", size: 3 });
+  });
+});
+
+/** A regular file with `text`, opened. */
+function openedWith(text: string): { file: string; opened: OpenedFile } {
+  const file = join(dirs.make(), "f.txt");
+  writeFileSync(file, text);
+  const opened = openRegularFile(file);
+  if (opened.kind !== "file") throw new Error("not opened");
+  return { file, opened };
+}
+
+describe("R-2 B readSteady: bytes of one version of a file, or FileMovedError", () => {
+  it("reads a settled file at once, synchronously", () => {
+    const { opened } = openedWith("settled");
+    const later = () => Date.now() + FILE_WRITE_SETTLE_MS;
+    expect(readSteady(opened, () => readAt(opened.fd, 0, 7).toString(), later)).toBe("settled");
+  });
+
+  it("waits for a file changed just now to settle, then reads it", async () => {
+    const { opened } = openedWith("fresh");
+    // First the moment of the change itself, then a clock past the settling time.
+    let looks = 0;
+    const clock = () => (looks++ === 0 ? Number(opened.stats.ctimeNs / 1_000_000n) : Date.now() + FILE_WRITE_SETTLE_MS);
+    const read = readSteady(opened, (stats) => readAt(opened.fd, 0, Number(stats.size)).toString(), clock);
+    expect(read).toBeInstanceOf(Promise);
+    expect(await read).toBe("fresh");
+  });
+
+  it("a file that changes under every read is FileMovedError after the second", async () => {
+    const { file, opened } = openedWith("x");
+    let reads = 0;
+    const later = () => Date.now() + FILE_WRITE_SETTLE_MS;
+    const read = readSteady(
+      opened,
+      () => {
+        reads += 1;
+        appendFileSync(file, "y");
+      },
+      later,
+    );
+    await expect(read).rejects.toBeInstanceOf(FileMovedError);
+    expect(reads).toBe(2);
+  });
+
+  it("a ctime ahead of the clock (a skewed mount) counts as settled rather than never settling", () => {
+    const { opened } = openedWith("ahead");
+    expect(readSteady(opened, () => "read", () => 0)).toBe("read");
   });
 });

@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { decodeUtf8Strict } from "../../json/index.js";
-import { closeQuietly, openRegularFile, readAt, within } from "../../platform/index.js";
+import { FileMovedError, openRegularFile, readAt, readSteady, within } from "../../platform/index.js";
 import { MAX_READ_TOOL_BYTES, MAX_READ_TOOL_FILE_BYTES } from "../limits.js";
 import type { Tool } from "./tool.js";
 
@@ -49,9 +49,9 @@ function realPath(path: string): string | undefined {
 /**
  * Up to `limit` bytes of `real` from `offset`, as text with a header saying where they sit in the
  * file. `real` is opened without following a link and without blocking: a FIFO the kernel planted
- * is refused, never waited on.
+ * is refused, never waited on. The bytes are of one version of the file (see readSteady).
  */
-function readRange(shown: string, real: string, offset: number, limit: number): string {
+async function readRange(shown: string, real: string, offset: number, limit: number): Promise<string> {
   let opened;
   try {
     opened = openRegularFile(real, { noFollow: true });
@@ -60,18 +60,23 @@ function readRange(shown: string, real: string, offset: number, limit: number): 
   }
   if (opened.kind === "not_regular_file") return `Cannot read ${shown}: it is ${opened.what}, not a regular file; the read tool reads regular files only.`;
   try {
-    const size = Number(opened.stats.size);
-    if (size > MAX_READ_TOOL_FILE_BYTES) return `Refused: ${shown} is ${size} bytes; the read tool opens files of at most ${MAX_READ_TOOL_FILE_BYTES} bytes.`;
-    const wanted = Math.max(0, Math.min(limit, size - offset));
-    const bytes = wanted === 0 ? Buffer.alloc(0) : readAt(opened.fd, offset, wanted);
-    const decoded = decodeUtf8Strict(bytes);
-    // Only a character cut by the end of the range may fail to decode; anything earlier is not text.
-    if (!decoded.ok && decoded.offset < bytes.length - 3) return `${shown} is not a text file (${size} bytes); the read tool shows text only.`;
-    const text = decoded.ok ? decoded.text : bytes.subarray(0, decoded.offset).toString("utf8");
-    const end = offset + Buffer.byteLength(text);
-    const more = end < size ? `; more from offset ${end}` : "";
-    return `[${shown}: bytes ${offset}-${end} of ${size}${more}]\n${text}`;
-  } finally {
-    closeQuietly(opened.fd);
+    return await readSteady(opened, (stats) => textOf(shown, opened.fd, Number(stats.size), offset, limit));
+  } catch (error) {
+    if (error instanceof FileMovedError) return `Cannot read ${shown}: it changed while it was read, twice in a row; read it again.`;
+    throw error;
   }
+}
+
+/** The answer for `limit` bytes at `offset` of the open file `fd` of `size` bytes. */
+function textOf(shown: string, fd: number, size: number, offset: number, limit: number): string {
+  if (size > MAX_READ_TOOL_FILE_BYTES) return `Refused: ${shown} is ${size} bytes; the read tool opens files of at most ${MAX_READ_TOOL_FILE_BYTES} bytes.`;
+  const wanted = Math.max(0, Math.min(limit, size - offset));
+  const bytes = wanted === 0 ? Buffer.alloc(0) : readAt(fd, offset, wanted);
+  const decoded = decodeUtf8Strict(bytes);
+  // Only a character cut by the end of the range may fail to decode; anything earlier is not text.
+  if (!decoded.ok && decoded.offset < bytes.length - 3) return `${shown} is not a text file (${size} bytes); the read tool shows text only.`;
+  const text = decoded.ok ? decoded.text : bytes.subarray(0, decoded.offset).toString("utf8");
+  const end = offset + Buffer.byteLength(text);
+  const more = end < size ? `; more from offset ${end}` : "";
+  return `[${shown}: bytes ${offset}-${end} of ${size}${more}]\n${text}`;
 }
