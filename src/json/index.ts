@@ -8,3 +8,4 @@ export { problemsOfIssues, type JsonProblem } from "./issues.js";
 export type { DeepReadonly, JsonValue } from "./value.js";
 export { decodeUtf8, decodeUtf8Strict, firstInvalidUtf8 } from "./utf8.js";
 export { deepFreeze } from "./freeze.js";
+export { isWellFormedJson, parseJsonWellFormed, wellFormedJson } from "./wellFormed.js";

@@ -9,4 +9,5 @@ export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, pr
 export { isSqliteBusy, tryLockFile, type FileLock } from "./fileLock.js";
 export { clearPidLock } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";
+export { closeQuietly, FILE_WRITE_SETTLE_MS, FileMovedError, openRegularFile, readAt, readSteady, type OpenedFile } from "./regularFile.js";
 export { zeromq, type Zeromq } from "./zeromq.js";

@@ -1,4 +1,4 @@
-import { jsonNestingDepth } from "../json/index.js";
+import { jsonNestingDepth, parseJsonWellFormed } from "../json/index.js";
 import { INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, appErrorNumber } from "./codes.js";
 
 /** Longest `cell` tag accepted on a request; Jupyter msg_ids are UUID-sized. */
@@ -62,7 +62,7 @@ export function decodeMessage(frame: Uint8Array): Decoded {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonWellFormed(text);
   } catch {
     return invalid(null, PARSE_ERROR, "parse error: the frame is not valid JSON");
   }

@@ -44,8 +44,8 @@ export class SkillAccess {
   }
 
   /**
-   * One page of a resource (see readResource): synchronous unless SKILL.md must be reread (see
-   * readResourceNow). `arrival` is the RPC call's (CallContext.arrival), whose calls share pin checks.
+   * One page of a resource (see readResource): synchronous unless SKILL.md must be reread or the
+   * file changed just now (see readResourceNow). `arrival` is the RPC call's (CallContext.arrival), whose calls share pin checks.
    */
   read(entry: SkillEntry, resource?: string, offset?: number, limit?: number, arrival?: object): ReadResult | Promise<ReadResult> {
     return readResourceNow(entry, resource, offset, limit, this.guard, arrival);
