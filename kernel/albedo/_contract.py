@@ -26,6 +26,8 @@ DEFAULT_DEADLINE_MS = 65000
 MAX_MESSAGE_BYTES = 1048576
 # Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.
 MAX_PENDING_CALLS = 256
+# The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.
+KERNEL_SOCKET_NAME = "rpc-kernel"
 
 # The methods a session serves (K-5), and the two notifications.
 SKILLS_LIST = "skills.list"

@@ -53,3 +53,11 @@ export const UNTRUSTED_CONNECTION_TIMEOUT_MS = 5_000;
 export const REFUSAL_FLUSH_TIMEOUT_MS = 1_000;
 /** Transcript rows one `GET /sessions/{id}/transcript` answers at most; `after` pages on. */
 export const MAX_TRANSCRIPT_PAGE_ROWS = 1_000;
+/** Descriptors the daemon holds with no session open and no client connected (measured: 24), with room for its log, database and a request's files. */
+export const DAEMON_BASE_FDS = 64;
+/**
+ * Descriptors one local session holds apart from its RPC connections (measured: about 27 with a
+ * sandbox: the kernel's channels and their signalling, the kernel's pipes, the sandbox's pinned
+ * directories), with room for more skill roots.
+ */
+export const SESSION_BASE_FDS = 48;

@@ -8,4 +8,5 @@ export { installDir, homeDir, stateDir } from "./paths.js";
 export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./process.js";
 export { breakStaleLock, holderRuns, lockHolderOf } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";
+export { ownLimit, type ResourceLimit, type ResourceName } from "./rlimits.js";
 export { zeromq, type Zeromq } from "./zeromq.js";

@@ -8,7 +8,7 @@ import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/
 import type { AppErrorCode } from "../errors/index.js";
 import {
   APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs,
+  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs,
 } from "../rpc/index.js";
 import { DEFAULT_READ_LIMIT, SKILL_FILE } from "../skills/index.js";
 import { MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL } from "../kernel/index.js";
@@ -73,6 +73,8 @@ function bridgeSection(): string[] {
     `MAX_MESSAGE_BYTES = ${py(RPC_MAX_MESSAGE_BYTES)}`,
     "# Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.",
     `MAX_PENDING_CALLS = ${py(RPC_MAX_PENDING_CALLS)}`,
+    "# The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.",
+    `KERNEL_SOCKET_NAME = ${py(RPC_KERNEL_SOCKET_NAME)}`,
   ];
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { currentProcess, isSameProcessAlive, processIdentityOf } from "../platform/index.js";
 
 /** The state dir's directory of run dirs. */
@@ -15,6 +15,11 @@ export const RUN_DIR_OWNER_FILE = "owner.pid";
 export const RUN_DIR_NAME_BYTES = 12;
 /** A run dir with no owner file younger than this may still be being made; older ones are leftovers. */
 export const RUN_DIR_GRACE_MS = 60_000;
+/**
+ * The state dir's directory of the RPC ROUTERs' private sockets, one per run dir and named after it:
+ * outside every run dir, so no sandbox mounts it (see RpcServer).
+ */
+export const RPC_PRIVATE_DIR = "rpc";
 /** Run dirs examined by one sweep. */
 export const MAX_RUN_DIRS_SWEPT = 1024;
 
@@ -27,6 +32,14 @@ export async function makeRunDir(stateDir: string): Promise<string> {
   await mkdir(runDir, { mode: 0o700 });
   await writeFile(join(runDir, RUN_DIR_OWNER_FILE), `${JSON.stringify(currentProcess())}\n`, { mode: 0o600, flag: "wx" });
   return runDir;
+}
+
+/** Where the RPC ROUTER of the session in `runDir` binds its private socket; makes the directory (0700). */
+export async function privateSocketFor(stateDir: string, runDir: string): Promise<string> {
+  const dir = join(stateDir, RPC_PRIVATE_DIR);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  return join(dir, basename(runDir));
 }
 
 /**
@@ -42,6 +55,7 @@ export async function sweepRunDirs(stateDir: string): Promise<number> {
     const dir = join(base, name);
     if (await isAbandoned(dir)) {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await rm(join(stateDir, RPC_PRIVATE_DIR, name), { force: true }).catch(() => undefined);
       removed += 1;
     }
   }

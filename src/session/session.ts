@@ -9,7 +9,7 @@ import type { Caller } from "../commands/index.js";
 import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
 import { SESSION_KERNEL_ARGV, SESSION_KERNEL_SCRIPT, withSessionKernelScript } from "./kernelArgv.js";
 import { buildRoutes } from "./routes.js";
-import { makeRunDir, sweepRunDirs } from "./runDirs.js";
+import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { prepareKernelSandbox, sandboxInputsKey } from "./sandbox.js";
@@ -93,7 +93,7 @@ export class Session implements CommandHost {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
-      const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log) });
+      const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
       session = new Session(id, runDir, options, rpc, view, parses);
       rpc.swapRoutes(buildRoutes(view, session, session.access));
       await rpc.start();
@@ -143,6 +143,8 @@ export class Session implements CommandHost {
     this.rpc.swapRoutes(buildRoutes(this.view, this, this.access));
     this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
+    // The session kernel binds its main loop's socket at every start; the ROUTER keeps dialling it.
+    this.rpc.dialKernel();
     const kernel = await startKernel({
       spec: launch,
       runDir: this.runDir,
