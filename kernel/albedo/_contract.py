@@ -28,6 +28,9 @@ MAX_MESSAGE_BYTES = 1048576
 MAX_PENDING_CALLS = 256
 # The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.
 KERNEL_SOCKET_NAME = "rpc-kernel"
+# UTF-8 bytes of text one stream message carries; the metadata member counting what was left out.
+STREAM_TEXT_BYTES = 2031616
+DROPPED_BYTES_METADATA = "albedo_dropped_bytes"
 
 # The methods a session serves (K-5), and the two notifications.
 SKILLS_LIST = "skills.list"

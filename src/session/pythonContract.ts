@@ -11,7 +11,7 @@ import {
   RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs,
 } from "../rpc/index.js";
 import { DEFAULT_READ_LIMIT, SKILL_FILE } from "../skills/index.js";
-import { MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL } from "../kernel/index.js";
+import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL, STREAM_TEXT_BYTES } from "../kernel/index.js";
 import { COMMAND_METHODS, RELOAD_ROUTE_TIMEOUT_MS, SKILL_METHODS } from "./routes.js";
 
 /** The generated module, relative to the install. */
@@ -75,6 +75,9 @@ function bridgeSection(): string[] {
     `MAX_PENDING_CALLS = ${py(RPC_MAX_PENDING_CALLS)}`,
     "# The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.",
     `KERNEL_SOCKET_NAME = ${py(RPC_KERNEL_SOCKET_NAME)}`,
+    "# UTF-8 bytes of text one stream message carries; the metadata member counting what was left out.",
+    `STREAM_TEXT_BYTES = ${py(STREAM_TEXT_BYTES)}`,
+    `DROPPED_BYTES_METADATA = ${py(DROPPED_BYTES_METADATA)}`,
   ];
 }
 
