@@ -118,7 +118,7 @@ async function followTurn(remote: RemoteSession, sink: ChatHandlers, admit: () =
   const ended = new Promise<TurnEnd>((resolve) => (finish = resolve));
   const handle = (message: StreamMessage) => {
     if (turnId === undefined) return void held.push(message);
-    if (message.type === "row" && message.row.turn_id === turnId) sink.onRow(message.row as StoredRow);
+    if (message.type === "row" && message.row.turn_id === turnId) sink.onRow(message.row);
     else if (message.type === "text" && message.turn_id === turnId) sink.onText(message.delta);
     else if (message.type === "transcript" && message.turn.turn_id === turnId) {
       const end = turnEndOf(message.turn.outcome);

@@ -8,24 +8,10 @@ import { retryWhileBusy, STORE_BUSY_RETRY_MS, type OperationsStore, type Turn, t
 import type { Session } from "../session/index.js";
 import {
   EMPTY_CONVERSATION, loadPrompts, TurnWorker, turnModel,
-  type ConversationState, type ConversationStore, type StoredRow, type TranscriptRow, type TurnEnd, type TurnRequest,
+  type ConversationState, type ConversationStore, type StoredRow, type TurnEnd, type TurnRequest,
 } from "../turns/index.js";
-import type { StreamEvent } from "./live.js";
-import { turnResource } from "./views.js";
+import type { SessionTurns, StreamEvent } from "./sessionPort.js";
 import { installDir, isSqliteBusy } from "../platform/index.js";
-
-/** What the daemon does with a session's turns. */
-export interface SessionTurns {
-  /** Starts running the session's waiting turns, unless already at it. */
-  kick(): void;
-  /** Ends the running turn as interrupted (its model request and its cell); false when no turn ran. */
-  interrupt(): Promise<boolean>;
-  /** Interrupts the running turn and runs no more. */
-  close(): Promise<void>;
-}
-
-/** For sessions that run no turns (route tests with a scripted kernel). */
-export const NO_TURNS: SessionTurns = { kick: () => undefined, interrupt: async () => false, close: async () => undefined };
 
 export interface TurnsOptions {
   readonly store: OperationsStore;
@@ -36,7 +22,7 @@ export interface TurnsOptions {
 /** The turns of `session`, run from `options.store`, reported through `publish`. */
 export function storeTurns(session: Session, publish: (event: StreamEvent) => void, options: TurnsOptions): SessionTurns {
   const { store } = options;
-  const published = (turnId: string) => publish({ type: "transcript", turn: turnResource(store.getTurn(turnId)!) });
+  const published = (turnId: string) => publish({ type: "transcript", turn: store.getTurn(turnId)! });
   const worker = new TurnWorker({
     sessionId: session.id,
     host: session,
@@ -55,8 +41,8 @@ export function storeTurns(session: Session, publish: (event: StreamEvent) => vo
     conversations: storeConversations(store),
     prompts: loadPrompts(options.install ?? installDir()),
     model: () => turnModel(session.view.selection.scopes, options.env),
-    onRow: (row) => publish({ type: "row", entry: { seq: row.seq, turnId: row.turn_id, row: rowOf(row), at: row.at } }),
-    onText: (turnId, delta) => publish({ type: "text", turn_id: turnId, delta }),
+    onRow: (row) => publish({ type: "row", row }),
+    onText: (turnId, delta) => publish({ type: "text", turnId, delta }),
     onEnd: (turnId) => published(turnId),
   });
   return {
@@ -101,10 +87,9 @@ function outcomeOf(end: TurnEnd): Exclude<TurnOutcome, { state: "abandoned" }> {
   return { state: "committed", result: "interrupted" };
 }
 
-/** A stored row without its place (turn, seq, time), which the table keeps in columns. */
-function rowOf(row: StoredRow): JsonValue {
-  const { turn_id: _turn, seq: _seq, at: _at, ...rest } = row;
-  return rest as JsonValue;
+/** A page of a session's stored rows: `limit` after `after`, as the turn loop wrote them (their shape is its own). */
+export function storedRows(store: OperationsStore, sessionId: string, after: number, limit: number): StoredRow[] {
+  return store.transcript.rows(sessionId, after, limit) as unknown as StoredRow[];
 }
 
 /** The operations store as the turn loop's conversation store. */
@@ -112,11 +97,7 @@ export function storeConversations(store: OperationsStore): ConversationStore {
   return {
     load: (sessionId) => (store.transcript.conversation(sessionId) as ConversationState | undefined) ?? EMPTY_CONVERSATION,
     save: (sessionId, state) => store.transcript.saveConversation(sessionId, state as unknown as JsonValue),
-    appendRow: (sessionId, turnId, row: TranscriptRow) => {
-      const entry = store.transcript.append(sessionId, turnId, row as JsonValue);
-      return { ...row, turn_id: turnId, seq: entry.seq, at: entry.at } as StoredRow;
-    },
-    rows: (sessionId, after, limit) =>
-      store.transcript.rows(sessionId, after, limit).map((entry) => ({ ...(entry.row as object), turn_id: entry.turnId, seq: entry.seq, at: entry.at }) as StoredRow),
+    appendRow: (sessionId, turnId, row) => store.transcript.append(sessionId, turnId, row),
+    rows: (sessionId, after, limit) => storedRows(store, sessionId, after, limit),
   };
 }

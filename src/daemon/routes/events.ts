@@ -8,7 +8,7 @@ import type { DaemonContext } from "../context.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import type { HostedSession } from "../sessionPort.js";
-import { receiptResource, turnResource } from "../views.js";
+import { receiptResource } from "../views.js";
 
 /** The 202 of an admission, or the problem of a refusal. */
 function admissionReply(result: AdmitResult) {
@@ -64,7 +64,7 @@ async function runAdmitted(store: OperationsStore, live: HostedSession, turnId: 
     outcome = { state: "cancelled", reason: error instanceof Error ? error.message : String(error) };
   }
   await retryWhileBusy(() => store.complete(turnId, outcome));
-  live.publish({ type: "transcript", turn: turnResource(store.getTurn(turnId)!) });
+  live.publish({ type: "transcript", turn: store.getTurn(turnId)! });
 }
 
 /**
@@ -85,7 +85,7 @@ async function postEvent(ctx: DaemonContext, request: RouteRequest<typeof API.po
   const input = admitInput(body, body.operation_id ?? newOperationId(), resolved);
   const result = await retryWhileBusy(() => ctx.store.admit(sessionId, input));
   if (result.ok && !result.replayed) {
-    live.publish({ type: "transcript", turn: turnResource(ctx.store.getTurn(result.receipt.turnId)!) });
+    live.publish({ type: "transcript", turn: ctx.store.getTurn(result.receipt.turnId)! });
     if (resolved.kind === "run") await runAdmitted(ctx.store, live, result.receipt.turnId, resolved.command);
     // A message or a skill command waits for the model: the session's turns run in admission order.
     // It starts once this answer has gone out: starting the first turn (its durable move to running,
