@@ -19,10 +19,12 @@ export interface TurnsOptions {
   readonly install?: string;
 }
 
-/** The turns of `session`, run from `options.store`, reported through `publish`. */
+/**
+ * The turns of `session`, run from `options.store`, reported through `publish`: each row as its
+ * append returned it, each turn as its markRunning or complete returned it, never read again.
+ */
 export function storeTurns(session: Session, publish: (event: StreamEvent) => void, options: TurnsOptions): SessionTurns {
   const { store } = options;
-  const published = (turnId: string) => publish({ type: "transcript", turn: store.getTurn(turnId)! });
   const worker = new TurnWorker({
     sessionId: session.id,
     host: session,
@@ -30,20 +32,19 @@ export function storeTurns(session: Session, publish: (event: StreamEvent) => vo
       take: () => {
         const turn = takeTurn(store, session.id, () => void worker.kick().catch(() => undefined));
         if (turn === undefined) return undefined;
-        published(turn.turnId);
+        publish({ type: "transcript", turn });
         const input = store.getInput(turn.operationId);
         const activation = input?.type === "command" ? input.activation : undefined;
         const request: TurnRequest = { turnId: turn.turnId, visibleText: turn.visibleText, modelInput: turn.modelInput };
         return activation === undefined ? request : { ...request, activation };
       },
-      finish: (turnId, end) => recordEnd(store, turnId, outcomeOf(end), published),
+      finish: (turnId, end) => recordEnd(store, turnId, outcomeOf(end), (turn) => publish({ type: "transcript", turn })),
     },
     conversations: storeConversations(store),
     prompts: loadPrompts(options.install ?? installDir()),
     model: () => turnModel(session.view.selection.scopes, options.env),
     onRow: (row) => publish({ type: "row", row }),
     onText: (turnId, delta) => publish({ type: "text", turnId, delta }),
-    onEnd: (turnId) => published(turnId),
   });
   return {
     kick: () => void worker.kick().catch(() => undefined),
@@ -68,16 +69,18 @@ function takeTurn(store: OperationsStore, sessionId: string, again: () => void):
   }
 }
 
-/** Stores a turn's end; while another process holds albedo.db locked it keeps trying in the background, then tells the stream. */
-function recordEnd(store: OperationsStore, turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>, published: (turnId: string) => void): void {
+/** Stores a turn's end and tells the stream the turn it stored; while another process holds albedo.db locked it keeps trying in the background. */
+function recordEnd(store: OperationsStore, turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>, published: (turn: Turn) => void): void {
+  let ended: Turn;
   try {
-    store.complete(turnId, outcome);
-    return;
+    ended = store.complete(turnId, outcome);
   } catch (error) {
     if (!isSqliteBusy(error)) throw error;
+    // Its end reaches the stream once stored. A closed store ends the tries.
+    void retryWhileBusy(() => store.complete(turnId, outcome), Number.POSITIVE_INFINITY).then(published, () => undefined);
+    return;
   }
-  // The worker reports the turn as it stands (running); its end reaches the stream once stored. A closed store ends the tries.
-  void retryWhileBusy(() => store.complete(turnId, outcome), Number.POSITIVE_INFINITY).then(() => published(turnId), () => undefined);
+  published(ended);
 }
 
 /** How a turn's end is recorded: every model turn commits its input; the result says how it went. */

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { AppError } from "../errors/index.js";
-import { openDatabase } from "./dbFile.js";
+import { openDatabase, type ConnectionOptions } from "./dbFile.js";
 import { checkNewOperation, lookupReceipt, normaliseId, recordAdmission, type AdmitResult, type Receipt } from "./admission.js";
 import type { AdmitInput, ReplayCandidate } from "./input.js";
 import { OPERATIONS_BUSY_TIMEOUT_MS, RECEIPT_TTL_MS } from "./limits.js";
@@ -12,6 +12,12 @@ import { parseUuidV7 } from "./uuidv7.js";
 export interface OperationsStoreOptions {
   /** The clock (Unix ms); tests inject one. */
   readonly now?: () => number;
+  /** Hears the text of every SQL statement run (better-sqlite3's `verbose`); tests count them. */
+  readonly trace?: (sql: string) => void;
+}
+
+function connectionOptions({ trace }: OperationsStoreOptions): ConnectionOptions {
+  return trace === undefined ? { timeout: OPERATIONS_BUSY_TIMEOUT_MS } : { timeout: OPERATIONS_BUSY_TIMEOUT_MS, verbose: (sql: unknown) => trace(String(sql)) };
 }
 
 /** What `getOperation` knows about an id. */
@@ -58,7 +64,7 @@ export class OperationsStore {
    * failures or a newer schema.
    */
   static open(file: string, options: OperationsStoreOptions = {}): OperationsStore {
-    const db = openDatabase(file, OPERATIONS_BUSY_TIMEOUT_MS, (opened) => {
+    const db = openDatabase(file, connectionOptions(options), (opened) => {
       opened.pragma("journal_mode = WAL");
       // FULL: a receipt must survive power loss once the 202 is sent, not only a process crash.
       opened.pragma("synchronous = FULL");
@@ -129,12 +135,12 @@ export class OperationsStore {
     return row === undefined ? undefined : turnFromRow(row);
   }
 
-  /** Moves a pending turn to running; returns it. Throws AppError "not_found" or "conflict" (data.state) otherwise. */
+  /** Moves a pending turn to running; returns it as stored. Throws AppError "not_found" or "conflict" (data.state) otherwise. */
   markRunning(turnId: string): Turn {
     return this.transition(turnId, "running", null);
   }
 
-  /** Ends a turn: committed (from running) or cancelled (from pending or running). Throws like markRunning. */
+  /** Ends a turn: committed (from running) or cancelled (from pending or running); returns it as stored. Throws like markRunning. */
   complete(turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>): Turn {
     return this.transition(turnId, outcome.state, JSON.stringify(outcome));
   }
@@ -166,17 +172,15 @@ export class OperationsStore {
     this.db.close();
   }
 
+  /** One statement moves the turn and returns it; only a refused move reads the turn, to say why. */
   private transition(turnId: string, next: keyof typeof ALLOWED_FROM, outcomeJson: string | null): Turn {
-    return this.db
-      .transaction((): Turn => {
-        const turn = this.getTurn(turnId);
-        if (turn === undefined) throw new AppError("not_found", `no turn ${turnId}`, { turnId });
-        if (!ALLOWED_FROM[next].includes(turn.state)) {
-          throw new AppError("conflict", `turn ${turnId} is ${turn.state}; it cannot become ${next}`, { turnId, state: turn.state });
-        }
-        this.db.prepare("UPDATE turns SET state = ?, outcome_json = ?, updated_at_ms = ? WHERE turn_id = ?").run(next, outcomeJson, this.now(), turnId);
-        return this.getTurn(turnId)!;
-      })
-      .immediate();
+    const from = ALLOWED_FROM[next];
+    const moved = this.db
+      .prepare(`UPDATE turns SET state = ?, outcome_json = ?, updated_at_ms = ? WHERE turn_id = ? AND state IN (${from.map(() => "?").join(", ")}) RETURNING ${TURN_COLUMNS}`)
+      .get(next, outcomeJson, this.now(), turnId, ...from) as TurnRow | undefined;
+    if (moved !== undefined) return turnFromRow(moved);
+    const turn = this.getTurn(turnId);
+    if (turn === undefined) throw new AppError("not_found", `no turn ${turnId}`, { turnId });
+    throw new AppError("conflict", `turn ${turnId} is ${turn.state}; it cannot become ${next}`, { turnId, state: turn.state });
   }
 }
