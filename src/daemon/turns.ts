@@ -8,7 +8,7 @@ import { retryWhileBusy, STORE_BUSY_RETRY_MS, type OperationsStore, type Turn, t
 import type { Session } from "../session/index.js";
 import {
   EMPTY_CONVERSATION, loadPrompts, TurnWorker, turnModel,
-  type ConversationState, type ConversationStore, type StoredRow, type TurnEnd, type TurnRequest,
+  type ConversationState, type ConversationStore, type StoredRow, type TurnEnd,
 } from "../turns/index.js";
 import type { SessionTurns, StreamEvent } from "./sessionPort.js";
 import { installDir, isSqliteBusy } from "../platform/index.js";
@@ -33,10 +33,7 @@ export function storeTurns(session: Session, publish: (event: StreamEvent) => vo
         const turn = takeTurn(store, session.id, () => void worker.kick().catch(() => undefined));
         if (turn === undefined) return undefined;
         publish({ type: "transcript", turn });
-        const input = store.getInput(turn.operationId);
-        const activation = input?.type === "command" ? input.activation : undefined;
-        const request: TurnRequest = { turnId: turn.turnId, visibleText: turn.visibleText, modelInput: turn.modelInput };
-        return activation === undefined ? request : { ...request, activation };
+        return turn;
       },
       finish: (turnId, end) => recordEnd(store, turnId, outcomeOf(end), (turn) => publish({ type: "transcript", turn })),
     },

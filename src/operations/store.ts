@@ -6,7 +6,7 @@ import type { AdmitInput, ReplayCandidate } from "./input.js";
 import { OPERATIONS_BUSY_TIMEOUT_MS, RECEIPT_TTL_MS } from "./limits.js";
 import { migrate } from "./schema.js";
 import { TranscriptTable } from "./transcript.js";
-import { ALLOWED_FROM, deliveryOf, turnFromRow, type DeliveryStatus, type Turn, type TurnOutcome, type TurnRow } from "./turns.js";
+import { ALLOWED_FROM, deliveryOf, TURN_COLUMNS, turnFromRow, type DeliveryStatus, type Turn, type TurnOutcome, type TurnRow } from "./turns.js";
 import { parseUuidV7 } from "./uuidv7.js";
 
 export interface OperationsStoreOptions {
@@ -43,8 +43,6 @@ const ABANDONED_BECAUSE = {
   running: "the runtime restarted while this turn was running",
   pending: "the runtime restarted before this turn ran, and its session ended with it; send the input again to a new session",
 } as const;
-
-const TURN_COLUMNS = "turn_id, operation_id, session_id, visible_text, model_input, state, outcome_json, created_at_ms, updated_at_ms";
 
 /** The durable record of admitted inputs, their receipts and their turns: one SQLite file in WAL mode. */
 export class OperationsStore {
@@ -105,14 +103,6 @@ export class OperationsStore {
     if (receipt === undefined || row === undefined) return { found: false, reason: "not_found" };
     const turn = turnFromRow(row);
     return { found: true, receipt: JSON.parse(receipt.receipt_json) as Receipt, delivery: deliveryOf(turn.state), turn };
-  }
-
-  /** The input as admitted (with its stored activation), or undefined for an unknown id. */
-  getInput(operationId: string): AdmitInput | undefined {
-    const row = this.db.prepare("SELECT input_json FROM inputs WHERE operation_id = ?").get(normaliseId(operationId)) as
-      | { input_json: string }
-      | undefined;
-    return row === undefined ? undefined : (JSON.parse(row.input_json) as AdmitInput);
   }
 
   /** One turn, or undefined. */
