@@ -15,4 +15,4 @@ export { listResources, MAX_RESOURCES, MAX_RESOURCE_ENTRIES, MAX_RESOURCE_DIAGNO
 export { readResource, readResourceNow, DEFAULT_READ_LIMIT, MAX_READ_LIMIT, MAX_RESOURCE_BYTES, type ReadResult } from "./read.js";
 export { checkResourcePath, MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "./resourcePath.js";
 export { checkPinned } from "./pinning.js";
-export { prepareActivation, type Activation, type ActivationArguments } from "./activation.js";
+export { activationBlock, prepareActivation, type Activation, type ActivationArguments, type SlashActivation } from "./activation.js";
