@@ -28,6 +28,11 @@ DEFAULT_DEADLINE_MS = 65000
 MAX_MESSAGE_BYTES = 1048576
 # Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.
 MAX_PENDING_CALLS = 256
+# The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.
+KERNEL_SOCKET_NAME = "rpc-kernel"
+# UTF-8 bytes of text one stream message carries; the metadata member counting what was left out.
+STREAM_TEXT_BYTES = 2031616
+DROPPED_BYTES_METADATA = "albedo_dropped_bytes"
 
 # The methods a session serves (K-5): for each its name, its parameters in order with their
 # defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the two notifications.

@@ -2,7 +2,7 @@
 export { startKernel, KernelClient } from "./client.js";
 export { ExecuteFuture, MISSING_REPLY_ENAME, REPLY_AFTER_IDLE_GRACE_MS } from "./future.js";
 export { headerDateMs, type ExecuteTimes } from "./timeline.js";
-export { MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, outputDropMarker } from "./outputs.js";
+export { DROPPED_BYTES_METADATA, MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, STREAM_TEXT_BYTES, outputDropMarker, outputPayloadBytes } from "./outputs.js";
 export { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "./launcher.js";
 export { MAX_UNIX_SOCKET_PATH_BYTES } from "./connection.js";
 export { KernelStartError } from "./errors.js";

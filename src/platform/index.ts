@@ -10,4 +10,5 @@ export { isSqliteBusy, tryLockFile, type FileLock } from "./fileLock.js";
 export { clearPidLock } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";
 export { closeQuietly, FILE_WRITE_SETTLE_MS, FileMovedError, openRegularFile, readAt, readSteady, type OpenedFile } from "./regularFile.js";
+export { ownLimit, type ResourceLimit, type ResourceName } from "./rlimits.js";
 export { zeromq, type Zeromq } from "./zeromq.js";

@@ -8,9 +8,9 @@ import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/
 import type { AppErrorCode } from "../errors/index.js";
 import {
   APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
+  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
 } from "../rpc/index.js";
-import { MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL } from "../kernel/index.js";
+import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL, STREAM_TEXT_BYTES } from "../kernel/index.js";
 import { RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
 
 /** The generated module, relative to the install. */
@@ -86,6 +86,11 @@ function bridgeSection(): string[] {
     `MAX_MESSAGE_BYTES = ${py(RPC_MAX_MESSAGE_BYTES)}`,
     "# Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.",
     `MAX_PENDING_CALLS = ${py(RPC_MAX_PENDING_CALLS)}`,
+    "# The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.",
+    `KERNEL_SOCKET_NAME = ${py(RPC_KERNEL_SOCKET_NAME)}`,
+    "# UTF-8 bytes of text one stream message carries; the metadata member counting what was left out.",
+    `STREAM_TEXT_BYTES = ${py(STREAM_TEXT_BYTES)}`,
+    `DROPPED_BYTES_METADATA = ${py(DROPPED_BYTES_METADATA)}`,
   ];
 }
 

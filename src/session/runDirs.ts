@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { currentProcess, isSameProcessAlive, processIdentityOf, readFileBounded } from "../platform/index.js";
 
 /** The state dir's directory of run dirs. */
@@ -17,6 +17,11 @@ export const RUN_DIR_NAME_BYTES = 12;
 export const RUN_DIR_GRACE_MS = 60_000;
 /** Bytes of an owner file read; a larger one names no owner. */
 export const MAX_RUN_DIR_OWNER_BYTES = 4096;
+/**
+ * The state dir's directory of the RPC ROUTERs' private sockets, one per run dir and named after it:
+ * outside every run dir, so no sandbox mounts it (see RpcServer).
+ */
+export const RPC_PRIVATE_DIR = "rpc";
 /** Run dirs examined by one sweep. */
 export const MAX_RUN_DIRS_SWEPT = 1024;
 
@@ -29,6 +34,14 @@ export async function makeRunDir(stateDir: string): Promise<string> {
   await mkdir(runDir, { mode: 0o700 });
   await writeFile(join(runDir, RUN_DIR_OWNER_FILE), `${JSON.stringify(currentProcess())}\n`, { mode: 0o600, flag: "wx" });
   return runDir;
+}
+
+/** Where the RPC ROUTER of the session in `runDir` binds its private socket; makes the directory (0700). */
+export async function privateSocketFor(stateDir: string, runDir: string): Promise<string> {
+  const dir = join(stateDir, RPC_PRIVATE_DIR);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  return join(dir, basename(runDir));
 }
 
 /**
@@ -44,6 +57,7 @@ export async function sweepRunDirs(stateDir: string): Promise<number> {
     const dir = join(base, name);
     if (await isAbandoned(dir)) {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await rm(join(stateDir, RPC_PRIVATE_DIR, name), { force: true }).catch(() => undefined);
       removed += 1;
     }
   }

@@ -8,6 +8,7 @@ import type { Router, RouteRequest } from "../router.js";
 import { MAX_TRANSCRIPT_PAGE_ROWS } from "../limits.js";
 import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive } from "../../platform/index.js";
+import { outputPayloadBytes } from "../../kernel/index.js";
 
 async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.openSession>) {
   const body = request.body();
@@ -47,7 +48,7 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
   future.onOutput((output) => {
     const item = outputResource(output.header.msg_type, output.content);
     live.publish({ type: "output", execution_id: executionId, ...item });
-    kept.add(item);
+    kept.add(item, outputPayloadBytes(output));
   });
   const reply = await future.done;
   return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(future.cutOutputBytes), pagesOf(reply)) };
