@@ -3,6 +3,7 @@ import { completeUtf8Length, decodeUtf8 } from "../json/index.js";
 import { isProblem, probe, readBoundedFile } from "./files.js";
 import { MAX_INSTRUCTION_BYTES } from "./limits.js";
 import type { Diagnostic, InstructionFile } from "./types.js";
+import { ALBEDO_DIR_NAME } from "../platform/index.js";
 
 /** File name of a standing-orders file (S-11). */
 export const INSTRUCTION_FILE = "AGENTS.md";
@@ -10,7 +11,7 @@ export const INSTRUCTION_FILE = "AGENTS.md";
 /** The instruction file locations, in the order their text is given to a model. */
 export function instructionPaths(workspace: string, home: string): readonly { path: string; scope: InstructionFile["scope"] }[] {
   return [
-    { path: join(resolve(home), ".albedo", INSTRUCTION_FILE), scope: "user" },
+    { path: join(resolve(home), ALBEDO_DIR_NAME, INSTRUCTION_FILE), scope: "user" },
     { path: join(resolve(workspace), INSTRUCTION_FILE), scope: "workspace" },
   ];
 }

@@ -7,6 +7,7 @@ import { parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import type { FileIdentity, PathGuard, SkillEntry } from "./types.js";
 import { normalizeName } from "./validate.js";
+import { MAX_VERIFIED_PINS } from "./limits.js";
 
 /**
  * Checks that a skill still matches what its snapshot pinned (R-4, S-9); gives the stats of its
@@ -81,8 +82,6 @@ const rereads = new Map<string, Promise<void>>();
  * that rereads it once more. Bounded: cleared when it reaches the cap.
  */
 const verified = new Map<string, { readonly stamp: string; readonly until: number }>();
-/** Entries kept in the verified-metadata memo before it is cleared. */
-export const MAX_VERIFIED_PINS = 4096;
 
 /** Each entry's key, made once: snapshot entries never change. */
 const verifiedKeys = new WeakMap<SkillEntry, string>();

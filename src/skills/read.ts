@@ -11,13 +11,8 @@ import { NotRegularFileError, openRegular } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
 import { checkResourcePath } from "./resourcePath.js";
 import type { PathGuard, SkillEntry } from "./types.js";
+import { DEFAULT_READ_LIMIT, MAX_READ_LIMIT, MAX_RESOURCE_BYTES } from "./limits.js";
 
-/** Bytes per page when the caller gives no limit (R-2). */
-export const DEFAULT_READ_LIMIT = 16384;
-/** Largest page a caller may ask for, in bytes; a larger limit is refused, not clamped (R-2). */
-export const MAX_READ_LIMIT = 65536;
-/** Largest resource that may be read at all, in bytes (R-2). */
-export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
 
 /** One page of a resource (R-2). `next_offset` is null when the page reaches the end. */
 export interface ReadResult {

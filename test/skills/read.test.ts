@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
-import { MAX_READ_LIMIT, MAX_RESOURCE_BYTES, readResource, type ReadResult } from "../../src/skills/read.js";
-import { checkResourcePath, MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "../../src/skills/resourcePath.js";
+import { readResource, type ReadResult } from "../../src/skills/read.js";
+import { MAX_READ_LIMIT, MAX_RESOURCE_BYTES } from "../../src/skills/limits.js";
+import { checkResourcePath } from "../../src/skills/resourcePath.js";
+import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "../../src/skills/limits.js";
 import { layout, roots, TempDirs, writeFile, writeSkill } from "./fixtures.js";
 
 const temps = new TempDirs();
