@@ -5,19 +5,8 @@
  */
 import { boundJson, humanSize, jsonBytes, type DropMarker } from "../json/index.js";
 import type { ExecuteOutput, ExecuteReply } from "./kernel.js";
+import { MAX_OUTPUT_MESSAGE_BYTES } from "./limits.js";
 
-/** Bytes of one output's content as JSON (a stream chunk, a display bundle, a traceback); a larger one is cut with a marker. */
-export const MAX_OUTPUT_MESSAGE_BYTES = 2 * 1024 * 1024;
-/** Bytes of outputs a future keeps for an iterator that has not read them; the oldest go first past it. */
-export const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
-/** Room a cut stream text leaves below MAX_OUTPUT_MESSAGE_BYTES for its JSON, escapes and the marker line. */
-const STREAM_MARKER_ROOM_BYTES = 64 * 1024;
-/**
- * UTF-8 bytes of text one stream message of an albedo kernel carries: its stdout and stderr keep
- * this much of each flush and send only the count of the rest (DROPPED_BYTES_METADATA), so a print
- * of hundreds of megabytes never crosses the socket, where it would arrive as one message, whole.
- */
-export const STREAM_TEXT_BYTES = MAX_OUTPUT_MESSAGE_BYTES - STREAM_MARKER_ROOM_BYTES;
 /** The stream message's metadata member that counts the UTF-8 bytes of text the kernel left out. */
 export const DROPPED_BYTES_METADATA = "albedo_dropped_bytes";
 

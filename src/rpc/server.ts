@@ -1,24 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { zeromq, type Log, type Zeromq } from "../platform/index.js";
+import { MAX_UNIX_SOCKET_PATH_BYTES, zeromq, type Log, type Zeromq } from "../platform/index.js";
 import type { RpcAccess } from "../bridge/index.js";
 import type { AppErrorCode } from "../errors/index.js";
-import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher } from "./dispatcher.js";
+import { RpcDispatcher } from "./dispatcher.js";
+import { RPC_ARRIVAL_BYTES, RPC_ARRIVAL_MESSAGES, RPC_CALL_TIMEOUT_MS, RPC_CLIENT_DEADLINE_MARGIN_MS, RPC_DIAL_RETRY_MS, RPC_HARD_MESSAGE_BYTES, RPC_MAX_MESSAGE_BYTES, RPC_TOKEN_BYTES } from "./limits.js";
 import { PeerGate } from "./gate.js";
-import { RPC_DIAL_RETRY_MS } from "./limits.js";
 import { RouteTable } from "./routes.js";
 import { traceStep } from "./trace.js";
 
 type Router = Zeromq.Router;
 
-/**
- * ZeroMQ's own inbound cap, in bytes: a peer sending a bigger frame is disconnected by libzmq before
- * the frame is buffered whole. Frames between RPC_MAX_MESSAGE_BYTES and this cap get an error reply.
- */
-export const RPC_HARD_MESSAGE_BYTES = 8 * RPC_MAX_MESSAGE_BYTES;
-/** Longest Unix socket path the kernel can connect to (sun_path is 108 bytes with its NUL). */
-export const MAX_IPC_PATH_BYTES = 107;
 /** File name of the socket inside the session's run directory. */
 export const RPC_SOCKET_NAME = "rpc";
 /**
@@ -28,10 +21,6 @@ export const RPC_SOCKET_NAME = "rpc";
 export const RPC_KERNEL_SOCKET_NAME = "rpc-kernel";
 /** Suffix of the ROUTER's private socket, a sibling of the run dir: outside what a sandbox mounts. */
 const PRIVATE_SOCKET_SUFFIX = ".rpc";
-/** Bytes of randomness in a session token (hex-encoded on the wire). */
-export const RPC_TOKEN_BYTES = 32;
-/** Margin the kernel waits beyond the server deadline before giving up on its own. */
-export const RPC_CLIENT_DEADLINE_MARGIN_MS = 5_000;
 
 /**
  * The kernel's own per-call deadline when the longest route may take `longestRouteMs`: the kernel
@@ -41,13 +30,6 @@ export function clientDeadlineMs(longestRouteMs: number): number {
   return longestRouteMs + RPC_CLIENT_DEADLINE_MARGIN_MS;
 }
 
-/**
- * Most messages, and bytes (checked after each message), taken off the socket as one arrival before
- * any is served: enough to share the disk checks of a burst, few enough that the first call of
- * a long burst is not held back for long.
- */
-export const RPC_ARRIVAL_MESSAGES = 64;
-export const RPC_ARRIVAL_BYTES = RPC_MAX_MESSAGE_BYTES;
 
 /** Prefix of attached peers' ids; ROUTER peers are hex routing ids, so the two never collide. */
 const ATTACHED_PREFIX = "attached:";
@@ -89,10 +71,10 @@ export function rpcSocketPath(runDir: string): string {
   // The kernel's socket has the longest name of the three (the private one is `<runDir>.rpc`).
   const longest = path.join(dir, RPC_KERNEL_SOCKET_NAME);
   const bytes = Buffer.byteLength(longest, "utf8");
-  if (bytes > MAX_IPC_PATH_BYTES) {
+  if (bytes > MAX_UNIX_SOCKET_PATH_BYTES) {
     throw new Error(
-      `RPC socket path ${longest} is ${bytes} bytes; Unix sockets allow at most ${MAX_IPC_PATH_BYTES} ` +
-        "(MAX_IPC_PATH_BYTES): use a shorter state dir (ALBEDO_HOME)",
+      `RPC socket path ${longest} is ${bytes} bytes; Unix sockets allow at most ${MAX_UNIX_SOCKET_PATH_BYTES} ` +
+        "(MAX_UNIX_SOCKET_PATH_BYTES): use a shorter state dir (ALBEDO_HOME)",
     );
   }
   return path.join(dir, RPC_SOCKET_NAME);

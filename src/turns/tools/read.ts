@@ -6,7 +6,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { decodeUtf8Strict } from "../../json/index.js";
+import { completeUtf8Length, decodeUtf8 } from "../../json/index.js";
 import { FileMovedError, openRegularFile, readAt, readSteady, within } from "../../platform/index.js";
 import { MAX_READ_TOOL_BYTES, MAX_READ_TOOL_FILE_BYTES } from "../limits.js";
 import type { Tool } from "./tool.js";
@@ -72,10 +72,9 @@ function textOf(shown: string, fd: number, size: number, offset: number, limit: 
   if (size > MAX_READ_TOOL_FILE_BYTES) return `Refused: ${shown} is ${size} bytes; the read tool opens files of at most ${MAX_READ_TOOL_FILE_BYTES} bytes.`;
   const wanted = Math.max(0, Math.min(limit, size - offset));
   const bytes = wanted === 0 ? Buffer.alloc(0) : readAt(fd, offset, wanted);
-  const decoded = decodeUtf8Strict(bytes);
-  // Only a character cut by the end of the range may fail to decode; anything earlier is not text.
-  if (!decoded.ok && decoded.offset < bytes.length - 3) return `${shown} is not a text file (${size} bytes); the read tool shows text only.`;
-  const text = decoded.ok ? decoded.text : bytes.subarray(0, decoded.offset).toString("utf8");
+  // A character the end of the range cuts is left for the next read; anything else that fails to decode is not text.
+  const text = decodeUtf8(bytes.subarray(0, offset + wanted >= size ? bytes.length : completeUtf8Length(bytes)));
+  if (text === undefined) return `${shown} is not a text file (${size} bytes); the read tool shows text only.`;
   const end = offset + Buffer.byteLength(text);
   const more = end < size ? `; more from offset ${end}` : "";
   return `[${shown}: bytes ${offset}-${end} of ${size}${more}]\n${text}`;
