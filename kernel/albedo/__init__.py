@@ -1,4 +1,4 @@
-"""albedo's kernel package: `skills` and `commands` backed by the runtime over JSON-RPC.
+"""albedo's kernel package: `skills`, `commands` and `mcp` backed by the runtime over JSON-RPC.
 
 Load it as an IPython extension (`--ext albedo`, `%load_ext albedo`) or import it from a plain
 script; both read the kernel bridge's variables (ALBEDO_RPC_ENDPOINT, ALBEDO_RPC_TOKEN, ...) from
@@ -37,6 +37,8 @@ from ._contract import (
 )
 from ._errors import AlbedoError, ProtocolError
 from ._namespaces import Commands, Skills, mint
+from ._mcp import Mcp, McpImage, McpToolError, mint as mint_mcp
+from ._contract import MCP_CATALOG, MCP_CATALOG_AT_LOAD_DEADLINE_S
 from ._transport import Channel, RpcChannel
 
 CATALOG_AT_LOAD_DEADLINE_S = 10.0
@@ -51,10 +53,15 @@ NOT_ATTACHED = (
 
 __all__ = [
     "AlbedoError", "Cancelled", "Conflict", "Forbidden", "InvalidParams", "KernelDied", "LimitExceeded",
-    "NotFound", "ProtocolError", "ReloadRequired", "RpcTimeout", "skills", "commands", "load_ipython_extension",
+    "McpImage", "McpToolError", "NotFound", "ProtocolError", "ReloadRequired", "RpcTimeout", "skills", "commands", "mcp",
+    "load_ipython_extension",
 ]
 
 SKILLS_OFF = "albedo: the skills extension is off for this session, so there is no `skills` namespace"
+MCP_OFF = (
+    "albedo: this session has no MCP servers, so there is no `mcp` namespace; configure one in the settings "
+    "(`albedo mcp add NAME -- COMMAND ARGS...`) and open a new session"
+)
 
 class SessionObjects(NamedTuple):
     """What a loaded extension holds: the channel to the runtime and the two namespaces over it."""
@@ -62,6 +69,8 @@ class SessionObjects(NamedTuple):
     channel: RpcChannel
     skills: Skills
     commands: Commands
+    # None when the session configures no MCP server: the namespace is absent, not empty.
+    mcp: Optional[Mcp]
 
 
 _session: Optional[SessionObjects] = None
@@ -81,24 +90,49 @@ def _connect() -> SessionObjects:
             mint(commands, channel.call_sync(COMMANDS_CATALOG, {}, deadline=CATALOG_AT_LOAD_DEADLINE_S))
         except AlbedoError as error:
             print(f"albedo: no typed command methods ({error}); use commands.invoke()", file=sys.stderr)
-        _session = SessionObjects(channel, Skills(channel), commands)
+        _session = SessionObjects(channel, Skills(channel), commands, _mcp_for(channel, None))
     return _session
 
 
-def _skills_enabled() -> bool:
+def _mcp_for(channel: RpcChannel, catalog: Any) -> Optional[Mcp]:
+    """The `mcp` namespace with its server objects, from `catalog` or (None) a call made now; None when the session has no servers."""
+    if not _enabled("mcp"):
+        return None
+    if catalog is None:
+        try:
+            catalog = channel.call_sync(MCP_CATALOG, {}, deadline=MCP_CATALOG_AT_LOAD_DEADLINE_S)
+        except NotFound:
+            return None  # a runtime without MCP methods (the variable was unset and all were assumed)
+        except AlbedoError as error:
+            print(f"albedo: no typed MCP methods ({error}); use mcp.call()", file=sys.stderr)
+    mcp = Mcp(channel)
+    mint_mcp(mcp, catalog)
+    return mcp
+
+
+def _enabled(extension: str) -> bool:
     # The session lists its extensions (K-8); without the variable (a plain %load_ext) assume all.
     if _extensions is not None:
-        return "skills" in _extensions
+        return extension in _extensions
     listed = os.environ.get(EXTENSIONS_ENV)
-    return "skills" in (EXTENSION_NAMES if listed is None else listed.split(EXTENSIONS_SEPARATOR))
+    return extension in (EXTENSION_NAMES if listed is None else listed.split(EXTENSIONS_SEPARATOR))
+
+
+def _skills_enabled() -> bool:
+    return _enabled("skills")
 
 
 def __getattr__(name: str) -> Any:
     if name == "skills" and not _skills_enabled():
         raise ImportError(SKILLS_OFF)
     if name in ("skills", "commands"):
-        _, skills, commands = _connect()
-        return skills if name == "skills" else commands
+        session = _connect()
+        return session.skills if name == "skills" else session.commands
+    if name == "mcp":
+        found = _connect().mcp
+        if found is None:
+            raise ImportError(MCP_OFF)
+        return found
     raise AttributeError(f"module 'albedo' has no attribute {name!r}")
 
 
@@ -118,18 +152,24 @@ def load_ipython_extension(ip: Any) -> None:
             print(NOT_ATTACHED.format(why), file=sys.stderr)
             return
     try:
-        channel, skills, commands = _connect()
+        session = _connect()
     except ImportError as error:
         print(str(error), file=sys.stderr)
         return
-    _install(ip, channel, skills, commands)
+    _install(ip, session)
 
 
-def _install(ip: Any, channel: Any, skills: Skills, commands: Commands) -> None:
+def _install(ip: Any, session: SessionObjects) -> None:
     from . import _slash
 
+    channel = session.channel
     _slash.install(ip, channel)
-    ip.push({"skills": skills, "commands": commands} if _skills_enabled() else {"commands": commands}, interactive=False)
+    names: Dict[str, Any] = {"commands": session.commands}
+    if _skills_enabled():
+        names["skills"] = session.skills
+    if session.mcp is not None:
+        names["mcp"] = session.mcp
+    ip.push(names, interactive=False)
     channel.on_notification = _on_notification
     _listen(channel, _kernel_loop())
     ip.events.register("pre_run_cell", _pre_run_cell)
@@ -157,8 +197,9 @@ def _prepare_remote(ip: Any, secret_sha256: str) -> None:
         _extensions = tuple(listed) if isinstance(listed, list) else None
         commands = Commands(channel)
         mint(commands, data.get("catalog"))
-        _session = SessionObjects(channel, Skills(channel), commands)
-        _install(ip, channel, _session.skills, commands)
+        # A call made from here would wait behind this very comm message: the open data carries the MCP catalog too.
+        _session = SessionObjects(channel, Skills(channel), commands, _mcp_for(channel, data.get("mcp_catalog") or {"servers": []}))
+        _install(ip, _session)
         _comm.hello(channel)
         if isinstance(data.get("callback"), dict):
             channel.dial(data["callback"])

@@ -6,7 +6,7 @@
  */
 
 /** Every extension a session can have (K-8); `python` is always on, `skills` depends on it. */
-export const EXTENSION_NAMES = ["python", "skills"] as const;
+export const EXTENSION_NAMES = ["python", "skills", "mcp"] as const;
 export type ExtensionName = (typeof EXTENSION_NAMES)[number];
 
 export interface KernelBridge {

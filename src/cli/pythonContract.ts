@@ -8,10 +8,10 @@ import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/
 import type { AppErrorCode } from "../errors/index.js";
 import {
   APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
+  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_CLIENT_DEADLINE_MARGIN_MS, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
 } from "../rpc/index.js";
 import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL, STREAM_TEXT_BYTES } from "../kernel/index.js";
-import { RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
+import { MCP_CATALOG_WAIT_MS, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
 import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES } from "../daemon/index.js";
 import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
 import { DAEMON_START_TIMEOUT_MS, ON_DEMAND_LOG_FILE } from "./daemonAccess.js";
@@ -104,6 +104,8 @@ function methodSection(): string[] {
     "# defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the two notifications.",
     "REQUIRED = Parameter.empty",
     ...SESSION_METHODS.flatMap(methodLines),
+    "# How long the kernel, as it loads, waits for mcp.catalog: the runtime's wait for servers still starting, and a margin.",
+    `MCP_CATALOG_AT_LOAD_DEADLINE_S = ${py((MCP_CATALOG_WAIT_MS + RPC_CLIENT_DEADLINE_MARGIN_MS) / 1000)}`,
     `CANCEL_METHOD = ${py(RPC_CANCEL_METHOD)}`,
     `HELLO_METHOD = ${py(RPC_HELLO_METHOD)}`,
   ];

@@ -55,6 +55,18 @@ const Composition = z.strictObject({
       routes: z.array(z.string()),
       commands: Count,
     }),
+    mcp: z.strictObject({
+      enabled: z.boolean().describe("whether the session was opened with MCP servers configured"),
+      depends_on: z.array(z.enum(EXTENSION_NAMES)),
+      routes: z.array(z.string()),
+      servers: z.array(z.strictObject({
+        name: z.string(),
+        origin: z.enum(["global", "project"]),
+        status: z.enum(["starting", "running", "failed", "stopped", "disabled"]),
+        tools: Count,
+        diagnostics: z.array(z.string()),
+      })).describe("each configured server with its status and what went wrong, never a secret"),
+    }),
   }),
 });
 

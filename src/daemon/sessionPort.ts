@@ -9,6 +9,7 @@ import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, Select
 import type { StoredRow } from "../turns/index.js";
 import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
+import type { McpServerStatus } from "../mcp/index.js";
 
 /** One event on a session's stream (D-2): domain objects as they happened; views.ts makes each one's message. */
 export type StreamEvent =
@@ -57,6 +58,8 @@ export interface SessionFace {
   status(): SessionStatus;
   /** The RPC methods the current view serves (K-5). */
   methods(): string[];
+  /** The session's MCP servers with their status and diagnostics (M-2); empty when none is configured. */
+  mcpServers(): readonly McpServerStatus[];
   bridge(): KernelBridge;
   execute(code: string): RunningExecution;
   interrupt(): Promise<void>;

@@ -62,7 +62,7 @@ function composition(live: HostedSession): SessionResource["composition"] {
   const skillCommands = view.commands.commands.filter((command) => command.skill !== undefined).length;
   return {
     extensions: {
-      python: { enabled: true, routes: methods.filter((method) => !method.startsWith("skills.")), commands: view.commands.commands.length - skillCommands },
+      python: { enabled: true, routes: methods.filter((method) => !method.startsWith("skills.") && !method.startsWith("mcp.")), commands: view.commands.commands.length - skillCommands },
       skills: {
         enabled: view.extensions.skills,
         depends_on: ["python"],
@@ -70,6 +70,12 @@ function composition(live: HostedSession): SessionResource["composition"] {
         instructions: view.snapshot.instructions.map((file) => file.path),
         routes: methods.filter((method) => method.startsWith("skills.")),
         commands: skillCommands,
+      },
+      mcp: {
+        enabled: live.session.bridge().extensions.includes("mcp"),
+        depends_on: ["python"],
+        routes: methods.filter((method) => method.startsWith("mcp.")),
+        servers: live.session.mcpServers().map(({ name, origin, status, tools, diagnostics }) => ({ name, origin, status, tools, diagnostics })),
       },
     },
   };

@@ -11,7 +11,7 @@ import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import { bootstrapKernel, CALLBACK_CONNECT_TIMEOUT_MS, checkKernelInfo, packageSources, registerCallback, REMOTE_PACE_BURST, REMOTE_PACE_PER_S, RpcComm, startRemoteKernel, type CallbackRegistration, type RemoteKernelClient, type RemoteKernelOptions, type ReplyRoute } from "../kernel/index.js";
 import type { AttachedPeer, RpcServer } from "../rpc/index.js";
 import { discoveryRoots } from "../skills/index.js";
-import { COMMAND_METHODS } from "./rpcApi.js";
+import { COMMAND_METHODS, MCP_METHODS } from "./rpcApi.js";
 import type { SessionView } from "./view.js";
 import { within, type Log } from "../platform/index.js";
 
@@ -89,13 +89,18 @@ async function startJoined(inputs: RemoteKernelInputs, sources: Record<string, s
   });
 }
 
-/** The comm's open data: the secret, the bridge's bounds and extensions, the pacing, and the catalog typed methods are made from. */
+/** The comm's open data: the secret, the bridge's bounds and extensions, the pacing, and the catalogs typed methods are made from. */
 async function openData(rpc: RpcServer, bridge: KernelBridge): Promise<Record<string, unknown>> {
   const { endpoint: _endpoint, token: _token, ...bounds } = bridgeJson(bridge);
-  const method = COMMAND_METHODS.catalog.name;
+  const catalog = await served(rpc, COMMAND_METHODS.catalog.name);
+  const mcp_catalog = await served(rpc, MCP_METHODS.catalog.name);
+  return { secret: bridge.token, ...bounds, pace_per_s: REMOTE_PACE_PER_S, pace_burst: REMOTE_PACE_BURST, catalog, mcp_catalog };
+}
+
+/** What the current route table answers `method` with no params, or null when it does not serve it. */
+async function served(rpc: RpcServer, method: string): Promise<unknown> {
   const route = rpc.routes.get(method);
-  const catalog = route ? await route.handler({}, { method, cell: undefined, signal: new AbortController().signal, arrival: {} }) : null;
-  return { secret: bridge.token, ...bounds, pace_per_s: REMOTE_PACE_PER_S, pace_burst: REMOTE_PACE_BURST, catalog };
+  return route ? await route.handler({}, { method, cell: undefined, signal: new AbortController().signal, arrival: {} }) : null;
 }
 
 /**

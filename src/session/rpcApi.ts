@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { CommandDeclaration } from "../commands/index.js";
 import { answers, type RpcMethod } from "../rpc/index.js";
 import { DEFAULT_READ_LIMIT, SKILL_FILE, type ReadResult, type ResourceListing } from "../skills/index.js";
+import { MAX_MCP_CALL_TIMEOUT_MS, type McpCallResult, type McpServerStatus, type McpToolDetail, type McpToolInfo } from "../mcp/index.js";
 
 /** Reload can walk up to MAX_CANDIDATES skill trees; it gets longer than an ordinary call. */
 export const RELOAD_ROUTE_TIMEOUT_MS = 60_000;
@@ -83,5 +84,57 @@ export const COMMAND_METHODS = {
   },
 } as const satisfies Record<string, RpcMethod>;
 
+/**
+ * How long `mcp.catalog` waits for servers still starting before it answers without their tools:
+ * the kernel makes its typed methods from that answer while it loads, so a slow server must not
+ * hold the kernel's start for its whole startup deadline (its tools are made on first use).
+ */
+export const MCP_CATALOG_WAIT_MS = 5_000;
+/** The `mcp.call` route outlasts the longest deadline a server entry may set: the server's own deadline answers first. */
+export const MCP_CALL_ROUTE_TIMEOUT_MS = MAX_MCP_CALL_TIMEOUT_MS + 1_000;
+
+const QualifiedTool = z.string().regex(/^[^.]+\.[\s\S]+$/, "must be a qualified tool name, server.tool");
+
+/** One server's tools as the kernel makes its typed methods from them. */
+export interface McpCatalogServer {
+  readonly name: string;
+  readonly status: McpServerStatus["status"];
+  readonly tools: readonly { readonly tool: string; readonly description: string; readonly input_schema?: unknown }[];
+}
+
+export const MCP_METHODS = {
+  servers: {
+    name: "mcp.servers",
+    summary: "The session's MCP servers: name, status, tool count and diagnostics of each.",
+    params: z.object({}).strict(),
+    result: answers<{ readonly servers: readonly McpServerStatus[] }>(),
+  },
+  tools: {
+    name: "mcp.tools",
+    summary: "The tools of every running server, or of one: qualified name server.tool and a one-line description.",
+    params: z.object({ server: z.string().min(1, "must be a server name").optional() }).strict(),
+    result: answers<{ readonly tools: readonly McpToolInfo[] }>(),
+  },
+  describe: {
+    name: "mcp.describe",
+    summary: "One tool's description and its input and output JSON schemas, by qualified name server.tool.",
+    params: z.object({ name: QualifiedTool }).strict(),
+    result: answers<McpToolDetail>(),
+  },
+  call: {
+    name: "mcp.call",
+    summary: "Calls a tool by qualified name with a dict of arguments, checked against its input schema; the result is the tool's structured content, else its text, with its images.",
+    params: z.object({ name: QualifiedTool, arguments: z.record(z.string(), z.unknown()).default({}) }).strict(),
+    timeoutMs: MCP_CALL_ROUTE_TIMEOUT_MS,
+    result: answers<McpCallResult>(),
+  },
+  catalog: {
+    name: "mcp.catalog",
+    summary: "Every configured server (or one) with the input schemas of its tools, for the kernel's typed methods.",
+    params: z.object({ server: z.string().min(1, "must be a server name").optional() }).strict(),
+    result: answers<{ readonly servers: readonly McpCatalogServer[] }>(),
+  },
+} as const satisfies Record<string, RpcMethod>;
+
 /** Every declared method, for the generated kernel contract and the docs; the handlers live in rpcMethods.ts. */
-export const SESSION_METHODS: readonly RpcMethod[] = [...Object.values(SKILL_METHODS), ...Object.values(COMMAND_METHODS)];
+export const SESSION_METHODS: readonly RpcMethod[] = [...Object.values(SKILL_METHODS), ...Object.values(COMMAND_METHODS), ...Object.values(MCP_METHODS)];

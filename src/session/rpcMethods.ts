@@ -5,6 +5,8 @@ import { commandContext, invokeCommand, prepareCommand, type CommandHost } from 
 import { COMMAND_METHODS, SKILL_METHODS } from "./rpcApi.js";
 import { requireSkill, type SkillAccess } from "./skillAccess.js";
 import type { SessionView } from "./view.js";
+import { mcpRoutes, type McpCallObserver } from "./mcpMethods.js";
+import type { SessionMcp } from "./mcp.js";
 
 function skillRoutes(view: SessionView, access: SkillAccess) {
   return [
@@ -38,9 +40,16 @@ function commandRoutes(view: SessionView, host: CommandHost, access: SkillAccess
 
 /**
  * The route table of one view (K-5): the `commands.*` methods always, the `skills.*` ones only
- * while the skills extension is on (K-8). Every handler reads the view it was built with, never a
- * newer one (K-7). `access` is the session's, with its sandbox's or remote guard bound in.
+ * while the skills extension is on (K-8), the `mcp.*` ones only in a session with MCP servers
+ * (M-3). Every handler reads the view it was built with, never a newer one (K-7). `access` is the
+ * session's, with its sandbox's or remote guard bound in.
  */
-export function buildRoutes(view: SessionView, host: CommandHost, access: SkillAccess): RouteTable {
-  return RouteTable.declared([...(view.extensions.skills ? skillRoutes(view, access) : []), ...commandRoutes(view, host, access)]);
+export function buildRoutes(
+  view: SessionView, host: CommandHost, access: SkillAccess, mcp?: { readonly servers: SessionMcp; readonly observers: ReadonlySet<McpCallObserver> },
+): RouteTable {
+  return RouteTable.declared([
+    ...(view.extensions.skills ? skillRoutes(view, access) : []),
+    ...commandRoutes(view, host, access),
+    ...(mcp ? mcpRoutes(mcp.servers, mcp.observers) : []),
+  ]);
 }

@@ -10,6 +10,9 @@ import { commandContext, invokeCommand, prepareCommand, type CommandHost, type P
 import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
 import { buildRoutes } from "./rpcMethods.js";
+import { mcpSecretEnvNames, SessionMcp } from "./mcp.js";
+import type { McpCallObserver } from "./mcpMethods.js";
+import type { McpServerStatus, SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
@@ -51,6 +54,8 @@ export interface SessionOptions {
   readonly kernel?: KernelOwnership;
   /** Run the kernel on this Jupyter Server (`--remote URL`, `POST /sessions {"remote": …}`), over the global `kernel.remote` settings (K-12). */
   readonly remote?: RemoteOverride;
+  /** The daemon's pool of MCP server processes for entries marked `"shared": true` (M-2). */
+  readonly mcpShared?: SharedServers;
 }
 
 /**
@@ -64,6 +69,8 @@ export class Session implements CommandHost {
   private kernelValue: Kernel | undefined;
   /** Told of activations the kernel's code makes while a turn's python tool runs (visible pulls). */
   private readonly activationObservers = new Set<ActivationObserver>();
+  /** Told of every MCP call the kernel's code makes (a conversation draws its rows from them). */
+  private readonly mcpObservers = new Set<McpCallObserver>();
   /** The one way to skill files, with the plan's guard (sandbox or remote) bound in from the start. */
   private readonly access: SkillAccess;
   private readonly watchers: Disposable[] = [];
@@ -77,12 +84,18 @@ export class Session implements CommandHost {
     view: SessionView,
     parses: ParseCache,
     private readonly plan: KernelPlan,
+    /** The session's MCP servers; undefined when none was configured at open (M-4: absent, not empty). */
+    private readonly mcp: SessionMcp | undefined,
   ) {
     this.access = new SkillAccess(guardOf(plan), this.activationObservers);
     this.views = new ViewKeeper(options, view, (next) => {
-      const routes = buildRoutes(next, this, this.access);
+      const routes = this.routesFor(next);
       return () => this.rpc.swapRoutes(routes);
     }, parses);
+  }
+
+  private routesFor(view: SessionView) {
+    return buildRoutes(view, this, this.access, this.mcp ? { servers: this.mcp, observers: this.mcpObservers } : undefined);
   }
 
   /** Opens a session: discovers the catalog, plans its kernel, starts the RPC channel, boots the kernel. Cleans up on failure. */
@@ -91,21 +104,25 @@ export class Session implements CommandHost {
     await sweepRunDirs(options.stateDir);
     const runDir = await makeRunDir(options.stateDir);
     let plan: KernelPlan | undefined;
+    let mcp: SessionMcp | undefined;
     let session: Session | undefined;
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
+      // The servers start now and come up while the kernel is planned and boots.
+      mcp = await SessionMcp.open({ ...options, log: options.log ?? defaultLog, ...(options.mcpShared ? { shared: options.mcpShared } : {}) }, view);
       plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
       const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
-      session = new Session(id, runDir, options, rpc, view, parses, plan);
-      rpc.swapRoutes(buildRoutes(view, session, session.access));
+      session = new Session(id, runDir, options, rpc, view, parses, plan, mcp);
+      rpc.swapRoutes(session.routesFor(view));
       await rpc.start();
       await session.boot();
       return session;
     } catch (error) {
       if (session) await session.close();
       else {
+        await mcp?.close();
         await disposePlan(plan);
         await rm(runDir, { recursive: true, force: true });
       }
@@ -157,7 +174,7 @@ export class Session implements CommandHost {
         PYTHONPATH: pythonPath,
       },
       // Model-written code must not find the model's key (it would print it into the transcript).
-      withoutEnv: secretEnvNames(this.view.selection.scopes.global ?? {}),
+      withoutEnv: [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
       ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
     });
@@ -230,9 +247,22 @@ export class Session implements CommandHost {
     return requireSkill(this.view, skill);
   }
 
-  /** Re-runs discovery and swaps view and routes in one step (K-7), on the session's one chain. */
-  reload(): Promise<ReloadResult> {
-    return this.views.reload();
+  /** Re-runs discovery and swaps view and routes in one step (K-7), on the session's one chain; then restarts the MCP servers whose entry changed (M-2). */
+  async reload(): Promise<ReloadResult> {
+    const result = await this.views.reload();
+    await this.mcp?.reload(this.view);
+    return result;
+  }
+
+  /** The session's MCP servers as `mcp.servers()` lists them; empty when none is configured. */
+  mcpServers(): readonly McpServerStatus[] {
+    return this.mcp?.hub.servers() ?? [];
+  }
+
+  /** Calls `observer` after each MCP call the kernel's code makes, until disposed. */
+  observeMcpCalls(observer: McpCallObserver): Disposable {
+    this.mcpObservers.add(observer);
+    return { dispose: () => this.mcpObservers.delete(observer) };
   }
 
   /**
@@ -280,7 +310,7 @@ export class Session implements CommandHost {
 
   /** What a kernel needs to reach this session (K-4): the RPC endpoint, token and bounds, and the extensions. */
   bridge(): KernelBridge {
-    return { ...this.rpc.kernelAccess(), extensions: this.view.extensions.skills ? ["python", "skills"] : ["python"] };
+    return { ...this.rpc.kernelAccess(), extensions: ["python", ...(this.view.extensions.skills ? ["skills" as const] : []), ...(this.mcp ? ["mcp" as const] : [])] };
   }
 
   status(): {
@@ -315,7 +345,7 @@ export class Session implements CommandHost {
   private async closeNow(): Promise<void> {
     for (const watcher of this.watchers.splice(0)) watcher.dispose();
     try {
-      await this.kernelValue?.shutdown();
+      await Promise.all([this.kernelValue?.shutdown(), this.mcp?.close()]);
     } finally {
       await this.rpc.close();
       await disposePlan(this.plan);

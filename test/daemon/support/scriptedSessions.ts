@@ -105,6 +105,7 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     },
     status: () => ({ ...session.status(), kernel: kernel.status, pid: kernel.pid }),
     methods: () => session.methods(),
+    mcpServers: () => session.mcpServers(),
     bridge: () => session.bridge(),
     execute: (code) => kernel.execute(code),
     interrupt: async () => void (kernel.interrupts += 1),

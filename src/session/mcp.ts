@@ -1,0 +1,92 @@
+/**
+ * A session's MCP servers (M-1, M-2): resolved from the global and project settings and the
+ * state dir's approvals, started beside the kernel (never after it), restarted by entry on
+ * `/reload session`, closed with the session. A session opened without any configured server has
+ * none of this: no hub, no `mcp.*` methods, no `mcp` namespace (absent, not empty).
+ */
+import { McpApprovals, McpHub, resolveServers, type ResolvedServers, type SharedServers } from "../mcp/index.js";
+import type { Log } from "../platform/index.js";
+import type { Settings } from "../settings/index.js";
+import type { SessionView } from "./view.js";
+
+export interface SessionMcpOptions {
+  readonly workspace: string;
+  readonly stateDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: Log;
+  /** The daemon's pool of processes for entries marked `"shared": true`. */
+  readonly shared?: SharedServers;
+}
+
+/** Whether any settings scope a session reads configures an MCP server. */
+export function configuresMcp(view: SessionView): boolean {
+  const { global, project } = view.selection.scopes;
+  return Object.keys(global?.mcp?.servers ?? {}).length + Object.keys(project?.mcp?.servers ?? {}).length > 0;
+}
+
+/** The host variables the `from_env` references of the settings name: a kernel never inherits them. */
+export function mcpSecretEnvNames(scopes: { readonly global?: Settings; readonly project?: Settings }): string[] {
+  const names = new Set<string>();
+  for (const settings of [scopes.global, scopes.project]) {
+    for (const entry of Object.values(settings?.mcp?.servers ?? {})) {
+      const values = { ...("env" in entry ? entry.env : {}), ...("headers" in entry ? entry.headers : {}) };
+      for (const value of Object.values(values ?? {})) if (typeof value === "object" && value !== null) names.add(value.from_env);
+    }
+  }
+  return [...names];
+}
+
+export class SessionMcp {
+  /** Settles when the last start or reload has settled every server (running, failed or stopped). */
+  private settling: Promise<void>;
+
+  private constructor(
+    readonly hub: McpHub,
+    private readonly options: SessionMcpOptions,
+    initial: ResolvedServers,
+  ) {
+    this.settling = hub.start(initial);
+  }
+
+  /** The servers of `view`, starting (not awaited), or undefined when the view configures none. */
+  static async open(options: SessionMcpOptions, view: SessionView): Promise<SessionMcp | undefined> {
+    if (!configuresMcp(view)) return undefined;
+    const resolved = await resolveFor(options, view);
+    const hub = new McpHub({ log: options.log, ...(options.shared ? { sharedPool: options.shared } : {}) });
+    return new SessionMcp(hub, options, resolved);
+  }
+
+  /** Rereads the entries of `view`: only servers whose entry changed restart. */
+  async reload(view: SessionView): Promise<void> {
+    const resolved = await resolveFor(this.options, view);
+    this.settling = this.hub.reload(resolved);
+    await this.settling;
+  }
+
+  /** Waits for servers still starting, at most `waitMs`; never rejects. */
+  async settled(waitMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    try {
+      await Promise.race([this.settling, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.hub.close();
+  }
+}
+
+async function resolveFor(options: SessionMcpOptions, view: SessionView): Promise<ResolvedServers> {
+  const { global, project } = view.selection.scopes;
+  const approvals = await McpApprovals.load(options.stateDir, options.workspace);
+  return resolveServers({
+    ...(global?.mcp ? { global: global.mcp } : {}),
+    ...(project?.mcp ? { project: project.mcp } : {}),
+    workspace: options.workspace,
+    approvals,
+    env: options.env,
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * The handlers of the `mcp.*` methods (M-3, M-5): each reads the session's hub, which validates,
+ * bounds and times every call; an interrupted cell aborts its call's signal, which the hub turns
+ * into `notifications/cancelled` to the server.
+ */
+import { route } from "../rpc/index.js";
+import type { McpCallResult } from "../mcp/index.js";
+import { MCP_CATALOG_WAIT_MS, MCP_METHODS, type McpCatalogServer } from "./rpcApi.js";
+import type { SessionMcp } from "./mcp.js";
+
+/**
+ * The full descriptions and input schemas `mcp.catalog` sends, in all: the answer must fit one RPC
+ * message (1 MiB) with room to spare. Tools past it come with their one-line description and no
+ * schema, and get a method taking any keywords.
+ */
+export const MCP_CATALOG_SCHEMA_BUDGET_BYTES = 512 * 1024;
+
+/** What a finished call was, for a conversation's `mcp` row (M-5). */
+export interface McpCallRecord {
+  readonly server: string;
+  readonly tool: string;
+  readonly via: "python" | "tool";
+  readonly ms: number;
+  readonly bytes: number;
+  readonly is_error: boolean;
+}
+
+export type McpCallObserver = (record: McpCallRecord) => void;
+
+/** Calls `name` through the hub and tells `observers` what it came to; failures reach them too, then rethrow. */
+export async function observedCall(
+  mcp: SessionMcp, name: string, input: Record<string, unknown>, via: McpCallRecord["via"], signal: AbortSignal, observers: ReadonlySet<McpCallObserver>,
+): Promise<McpCallResult> {
+  const [server = "", tool = ""] = splitName(name);
+  const started = performance.now();
+  try {
+    const result = await mcp.hub.call(name, input, { signal, via });
+    for (const observer of observers) observer({ server, tool, via, ms: result.ms, bytes: result.bytes, is_error: result.is_error });
+    return result;
+  } catch (error) {
+    const ms = Math.round(performance.now() - started);
+    for (const observer of observers) observer({ server, tool, via, ms, bytes: 0, is_error: true });
+    throw error;
+  }
+}
+
+function splitName(name: string): [string, string] {
+  const dot = name.indexOf(".");
+  return dot < 0 ? [name, ""] : [name.slice(0, dot), name.slice(dot + 1)];
+}
+
+async function catalog(mcp: SessionMcp, only: string | undefined): Promise<{ servers: McpCatalogServer[] }> {
+  await mcp.settled(MCP_CATALOG_WAIT_MS);
+  let budget = MCP_CATALOG_SCHEMA_BUDGET_BYTES;
+  const servers: McpCatalogServer[] = [];
+  for (const status of mcp.hub.servers()) {
+    if (only !== undefined && status.name !== only) continue;
+    const tools = status.status !== "running" ? [] : mcp.hub.tools(status.name).map((info) => {
+      const detail = mcp.hub.describe(info.name);
+      const bytes = Buffer.byteLength(JSON.stringify([detail.description, detail.input_schema ?? null]));
+      if (bytes > budget) return { tool: info.tool, description: info.description };
+      budget -= bytes;
+      return { tool: info.tool, description: detail.description, input_schema: detail.input_schema };
+    });
+    servers.push({ name: status.name, status: status.status, tools });
+  }
+  return { servers };
+}
+
+/** The `mcp.*` route specs over `mcp`; `observers` hear of every call the kernel makes. */
+export function mcpRoutes(mcp: SessionMcp, observers: ReadonlySet<McpCallObserver>) {
+  return [
+    route(MCP_METHODS.servers, async () => ({ servers: mcp.hub.servers() })),
+    route(MCP_METHODS.tools, async ({ server }) => ({ tools: mcp.hub.tools(server) })),
+    route(MCP_METHODS.describe, async ({ name }) => mcp.hub.describe(name)),
+    route(MCP_METHODS.call, ({ name, arguments: input }, context) => observedCall(mcp, name, input, "python", context.signal, observers)),
+    route(MCP_METHODS.catalog, ({ server }) => catalog(mcp, server)),
+  ];
+}
