@@ -2,10 +2,11 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, ROOT, startDaemon, writeSkill as writeRootSkill } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, ROOT, startDaemon } from "../daemon/support/daemon.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
-import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 const BIN = join(ROOT, "bin", "albedo");
 /** Bound on one CLI run (kernel boot included). */
@@ -24,7 +25,7 @@ afterAll(async () => {
 beforeEach(async () => {
   dirs = await sessionDirs();
   server.requests.length = 0;
-  await writeSkill(dirs.workspace, "pdf-processing", BODY);
+  writeSkill(roots.wsAgents(dirs.workspace), "pdf-processing", { body: `${BODY}\n` });
 });
 afterEach(async () => {
   await dirs?.cleanup();
@@ -190,7 +191,7 @@ describe("X D-5 albedo chat attached to a running daemon", () => {
   it("sends the input to the daemon's session; rows come from its stream; the session closes afterwards", async () => {
     const daemonDirs = await makeDirs();
     try {
-      await writeRootSkill(join(daemonDirs.workspace, ".agents", "skills"), "pdf-processing", BODY);
+      writeSkill(join(daemonDirs.workspace, ".agents", "skills"), "pdf-processing", { body: `${BODY}\n` });
       await writeFile(join(daemonDirs.state, "settings.json"), JSON.stringify(openaiModel()), { mode: 0o600 });
       const daemon = await startDaemon(daemonDirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
       try {

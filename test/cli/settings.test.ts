@@ -8,9 +8,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readDaemonInfo } from "../../src/daemon/index.js";
 import { runAlbedo } from "../support/cli.js";
-import { killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { isSameProcessAlive } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
 
 
 let dirs: Dirs;
@@ -18,8 +19,8 @@ let daemon: DaemonProcess | undefined;
 
 beforeEach(async () => {
   dirs = await makeDirs();
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing");
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "research");
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing");
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "research");
 });
 
 afterEach(async () => {

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { writeSkill } from "../support/skills.js";
 
 let dirs: Dirs | undefined;
 let daemon: DaemonProcess | undefined;
@@ -36,7 +37,7 @@ const SCRIPT = "print(6 * 7)\n/reload session\n/demo tidy up\n/nope\nlen?\n";
 describe("D-5 console: attached to a running daemon, or embedded", () => {
   it("attaches to the daemon named in daemon.json; cells, /reload session and slash skills go through it", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     daemon = await startDaemon(dirs);
     const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
     expect(result.code).toBe(0);
@@ -54,7 +55,7 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
 
   it("runs embedded when daemon.json names no live daemon", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("(embedded)");

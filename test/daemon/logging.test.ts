@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RPC_MAX_REFUSAL_PEERS } from "../../src/rpc/index.js";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
 
 /** Requests that each make the daemon log an error (503 kernel_unavailable: the interpreter does not exist). */
 const FAILING_REQUESTS = 20;
@@ -124,7 +125,7 @@ function tokenLines(file: string): { line: string; count: number }[] {
 describe("B K-6 a kernel flooding its RPC socket with wrong tokens grows the daemon log by a bounded number of lines", () => {
   it(`${FLOOD_FRAMES} frames from one socket and one each from ${FLOOD_PEERS} more: at most 2 × RPC_MAX_REFUSAL_PEERS + 1 lines, every refusal counted, the session keeps serving`, async () => {
     dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const logFile = join(dirs.state, "daemon.log");
     // No sandbox: what is under test is the daemon's log, and the kernel needs no confinement to send frames.
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", "--sandbox", "off", "--log-file", logFile]);

@@ -6,11 +6,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DaemonClient, readDaemonInfo } from "../../src/daemon/index.js";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI } from "../model/fakeOpenAI.js";
-import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { spawnSync } from "node:child_process";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
 
 const daemons: DaemonProcess[] = [];
 const kernels: number[] = [];
@@ -42,7 +43,7 @@ function rowCounts(file: string): Record<string, number> {
 describe("O-2 restart", () => {
   it("after kill -9 every admitted input is there once, the running and the queued turns are abandoned with their reasons, replays answer as before", { timeout: 120_000 }, async () => {
     dirs = await makeDirs();
-    const skillDir = await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "original steps");
+    const skillDir = writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "original steps\n" });
     // A model that never answers: the first turn is still running when the daemon dies, the others wait.
     const model = await startFakeOpenAI();
     model.enqueue({ kind: "hang" });

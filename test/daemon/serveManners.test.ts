@@ -2,9 +2,10 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
 
 let dirs: Dirs | undefined;
 let daemon: DaemonProcess | undefined;
@@ -45,7 +46,7 @@ describe("D-1 albedo serve tells a person how to reach it", () => {
 describe("D-1 K-13 a daemon started on demand exits after a named idle period with no sessions", () => {
   it("--idle-exit: stays while a session is open, exits (status 0) once none has been for the period", { timeout: 90_000 }, async () => {
     dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--idle-exit", "2", "--pool", "0", "--sandbox", "off"]);
     expect(daemon.stdout()).toContain("albedo serve: exits after 2 s without sessions\n");
     const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;

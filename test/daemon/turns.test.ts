@@ -4,8 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
-import { call, killDaemon, makeDirs, outcomeOf, openStream, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, outcomeOf, openStream, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
 
 let server: FakeOpenAI;
 const running: DaemonProcess[] = [];
@@ -27,7 +28,7 @@ afterEach(async () => {
 async function daemonWith(model: object = {}): Promise<{ dirs: Dirs; daemon: DaemonProcess; session: string }> {
   const dirs = await makeDirs();
   made.push(dirs);
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing", "Fill the form.");
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing", { body: "Fill the form.\n" });
   const settings = { model: { provider: "openai", base_url: server.baseUrl, name: "fake", api_key_env: KEY_ENV, mode: "tool", ...model } };
   await writeFile(join(dirs.state, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
   const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });

@@ -1,14 +1,15 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findKernelSpec, type KernelClient } from "../../src/kernel/index.js";
-import { call, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, ROOT, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { testPython } from "../kernel/python.js";
 import { albedo, installSpec, run, startSpecKernel as startSpecKernelWith } from "./support.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
+import { tempDir } from "../support/tempDirs.js";
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
@@ -16,9 +17,9 @@ afterEach(async () => {
 });
 
 async function tempRoot(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), "nb-"));
-  cleanups.push(() => rm(root, { recursive: true, force: true }));
-  return root;
+  const { dir, remove } = tempDir("nb-");
+  cleanups.push(async () => remove());
+  return dir;
 }
 
 async function dirsFor(): Promise<Dirs> {
@@ -78,7 +79,7 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
 
   it("gets skills and commands backed by an external session that closes when the kernel exits", async () => {
     const dirs = await dirsFor();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "Demo instructions here.");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "Demo instructions here.\n" });
     daemon = await startDaemon(dirs);
     const env = installSpec(dirs.root);
     const { kernel } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state });
@@ -132,7 +133,7 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
 describe("K-13 the launcher starts a daemon when none runs", () => {
   it("starts `albedo serve` for the state dir, detached, and joins it", async () => {
     const dirs = await dirsFor();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const env = installSpec(dirs.root);
     // Registered before the kernel, so it runs after the kernel's shutdown: the daemon is then no one's child.
     cleanups.push(async () => {

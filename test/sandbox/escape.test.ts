@@ -4,26 +4,29 @@
  * open, before a restart, in a warm spare's workspace), renames around the read-only skill dirs,
  * and absolute links as workspace skill roots.
  */
-import { mkdtemp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { newOperationId } from "../../src/operations/index.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
 /** A shared skills install outside /tmp, the home and the state dir (as /nix/store would be). */
+const sharedDirs = tempDirs("albedo-shared-", "/var/tmp");
 let shared: string;
 
 beforeAll(async () => {
   if (NO_SANDBOX) return;
   dirs = await makeDirs();
-  shared = await mkdtemp("/var/tmp/albedo-shared-");
-  await writeSkill(shared, "shared-skill", "Shared instructions.");
+  shared = sharedDirs.make();
+  writeSkill(shared, "shared-skill", { body: "Shared instructions.\n" });
   await writeFile(join(dirs.state, "settings.json"), JSON.stringify({ sandbox: "required" }), { mode: 0o600 });
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
   await mkdir(join(dirs.home, ".ssh", "keys"), { recursive: true, mode: 0o700 });
   await writeFile(join(dirs.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n", { mode: 0o600 });
   // Shaped like a skill, so a root linked to ~/.ssh puts it in the catalog and the guard must refuse it.
@@ -35,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (daemon) await killDaemon(daemon, "SIGTERM");
   await dirs?.cleanup();
-  if (shared) await rm(shared, { recursive: true, force: true });
+  sharedDirs.cleanup();
 });
 
 /** Opens a session on `workspace` (a new dir under the test root unless given); returns its id. */

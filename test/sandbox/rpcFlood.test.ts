@@ -9,10 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MAX_RPC_PEERS_PER_SESSION, RPC_FDS_PER_PEER } from "../../src/rpc/index.js";
 import { descriptorsAtBounds } from "../../src/daemon/descriptors.js";
 import { MAX_SESSIONS } from "../../src/daemon/limits.js";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { alive } from "../support/process.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
 
 /**
  * The daemon's open-file limit, soft and hard (Node raises the soft one to the hard one at start):
@@ -36,7 +37,7 @@ beforeAll(async () => {
   if (NO_SANDBOX) return;
   dirs = await makeDirs();
   logFile = join(dirs.state, "daemon.log");
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
 });
 
 afterEach(async () => {

@@ -3,9 +3,10 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "./fixtures.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 /** Liveness bound for waits in this file: far above the expected time, far below a hung cell (100 s). */
 const WAIT_MS = 20_000;
@@ -69,7 +70,7 @@ describe("K-2 an interrupt that lands before the cell's first line", () => {
 describe("K-9 supervision", () => {
   it("fails the running execution when the kernel is killed, restarts it and re-injects the namespaces", async () => {
     dirs = await sessionDirs();
-    await writeSkill(dirs.workspace, "demo");
+    writeSkill(roots.wsAgents(dirs.workspace), "demo");
     session = await openSession(dirs);
     const firstPid = session.kernel.pid!;
     const future = session.execute("import time\ntime.sleep(100)");

@@ -12,9 +12,10 @@ import { runTurn, type TurnEnd, type TurnRequest } from "../../src/turns/runner.
 import { createAdapter } from "../../src/model/index.js";
 import { closedPort, startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { ENV, openaiAdapter, openaiSettings } from "../model/support.js";
-import { openSession, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { installDir } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 const BODY = "# PDF processing\n\nFill forms with references/forms.md.";
 let dirs: SessionDirs;
@@ -25,7 +26,7 @@ const prompts = loadPrompts(installDir());
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  const skill = await writeSkill(dirs.workspace, "pdf-processing", BODY);
+  const skill = writeSkill(roots.wsAgents(dirs.workspace), "pdf-processing", { body: `${BODY}\n` });
   await mkdir(join(skill, "references"));
   await writeFile(join(skill, "references", "forms.md"), "Use the form tool.\n");
   await writeFile(join(dirs.workspace, "notes.txt"), "workspace notes\n");
