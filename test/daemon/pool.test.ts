@@ -1,8 +1,9 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NO_SANDBOX } from "../support/sandbox.js";
-import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
 import { writeSkill } from "../support/skills.js";
@@ -14,20 +15,12 @@ interface Spare {
   readonly pid: number | null;
 }
 
-const running: DaemonProcess[] = [];
-const made: Dirs[] = [];
-
-afterEach(async () => {
-  for (const daemon of running.splice(0)) await killDaemon(daemon, "SIGTERM");
-  for (const dirs of made.splice(0)) await dirs.cleanup();
-});
+const fixture = daemonFixture();
 
 async function daemonWith(args: readonly string[] = [], globalSettings?: unknown): Promise<{ dirs: Dirs; daemon: DaemonProcess }> {
-  const dirs = await makeDirs();
-  made.push(dirs);
+  const dirs = await fixture.makeDirs();
   if (globalSettings !== undefined) await writeFile(join(dirs.state, "settings.json"), JSON.stringify(globalSettings), { mode: 0o600 });
-  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", ...args]);
-  running.push(daemon);
+  const daemon = await fixture.start(["--listen", "127.0.0.1:0", ...args], undefined, { dirs });
   return { dirs, daemon };
 }
 
@@ -121,8 +114,6 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
       expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
       expect(await spares(daemon)).toEqual([]);
     }
-    const dirs = await makeDirs();
-    made.push(dirs);
-    await expect(startDaemon(dirs, ["--pool", "9"])).rejects.toThrow(/--pool takes a whole number from 0 to 8/);
+    await expect(fixture.start(["--pool", "9"])).rejects.toThrow(/--pool takes a whole number from 0 to 8/);
   });
 });

@@ -3,7 +3,8 @@ import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findKernelSpec, type KernelClient } from "../../src/kernel/index.js";
-import { call, killDaemon, makeDirs, ROOT, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, makeDirs, ROOT, type Dirs } from "../daemon/support/daemon.js";
+import { daemonFixture } from "../daemon/support/fixture.js";
 import { testPython } from "../kernel/python.js";
 import { albedo, installSpec, run, startSpecKernel as startSpecKernelWith } from "./support.js";
 import { poll } from "../support/poll.js";
@@ -71,16 +72,13 @@ describe("K-13 albedo kernelspec install", () => {
 });
 
 describe("K-13 a kernel started from the kernelspec joins a daemon session", () => {
-  let daemon: DaemonProcess | undefined;
-  afterEach(async () => {
-    if (daemon) await killDaemon(daemon);
-    daemon = undefined;
-  });
+  // The daemon serves dirs made by dirsFor, removed by the file's cleanups after this kill.
+  const fixture = daemonFixture({ signal: "SIGKILL" });
 
   it("gets skills and commands backed by an external session that closes when the kernel exits", async () => {
     const dirs = await dirsFor();
     writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "Demo instructions here.\n" });
-    daemon = await startDaemon(dirs);
+    const daemon = await fixture.start(undefined, undefined, { dirs });
     const env = installSpec(dirs.root);
     const { kernel } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state });
 
@@ -102,15 +100,15 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
     expect(refused.status).toBe(409);
 
     await kernel.shutdown();
-    await poll(async () => (await call(daemon!, "GET", "/sessions")).body.sessions.length === 0, { what: "the daemon to close the external session" });
+    await poll(async () => (await call(daemon, "GET", "/sessions")).body.sessions.length === 0, { what: "the daemon to close the external session" });
     // The registry forgets the session first, then closes it: its run dir goes a moment later.
     await poll(() => !existsSync(join(dirs.state, "run", id)), { what: "the external session's run dir to go" });
   });
 
   it("POST /sessions validates kernel and kernel_pid", async () => {
     const dirs = await dirsFor();
-    daemon = await startDaemon(dirs);
-    const post = (extra: Record<string, unknown>) => call(daemon!, "POST", "/sessions", { workspace: dirs.workspace, ...extra });
+    const daemon = await fixture.start(undefined, undefined, { dirs });
+    const post = (extra: Record<string, unknown>) => call(daemon, "POST", "/sessions", { workspace: dirs.workspace, ...extra });
     for (const [extra, field] of [
       [{ kernel: "external" }, "kernel_pid"],
       [{ kernel: "external", kernel_pid: -1 }, "kernel_pid"],
