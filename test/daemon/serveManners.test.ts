@@ -40,7 +40,8 @@ describe("D-1 K-13 a daemon started on demand exits after a named idle period wi
     const { dirs } = fixture;
     writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--idle-exit", "2", "--pool", "0", "--sandbox", "off"]);
-    expect(daemon.stdout()).toContain("albedo serve: exits after 2 s without sessions\n");
+    // The lines after "listening" may come in a later chunk of the pipe.
+    await poll(() => daemon.stdout().includes("albedo serve: exits after 2 s without sessions\n"), { what: "the idle-exit line" });
     const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(alive(daemon.process.pid!)).toBe(true);
