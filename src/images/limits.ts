@@ -17,3 +17,5 @@ export const MAX_IMAGE_EDGE_PX = 1568;
  * megapixels is past any camera photo or plot a cell makes (an 8K frame is 33 megapixels).
  */
 export const MAX_IMAGE_PIXELS = 50_000_000;
+/** Characters of a decoder's own message quoted in a note: it may quote the image's bytes, so it is cut to one short line. */
+export const MAX_DECODER_MESSAGE_CHARS = 160;

@@ -1,6 +1,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { checkImage, imageLabel, MAX_IMAGE_BYTES, MAX_IMAGE_EDGE_PX, MAX_IMAGE_PIXELS, scaleDown, type CheckedImage, type ImageCheck } from "../../src/images/index.js";
+import { decoderMessage } from "../../src/images/check.js";
+import { MAX_DECODER_MESSAGE_CHARS } from "../../src/images/limits.js";
 import { animation, blackPng, paddedPng, picture } from "./fixtures.js";
 
 function kept(check: ImageCheck): CheckedImage {
@@ -47,11 +49,20 @@ describe("I-1 B a bad image is a note, never a throw", () => {
     expect(await checkImage("image/png", png)).toEqual({ ok: false, reason: "bad_magic", note: "bad magic bytes: claimed image/png but the bytes are no image format (they start 89 51 4e 47 0d 0a 1a 0a)" });
   });
 
-  it("refuses a truncated PNG: its header reads, its pixels do not", async () => {
-    const png = await picture(400, 300);
-    const check = await checkImage("image/png", png.subarray(0, Math.floor(png.length / 2)));
-    expect(check).toMatchObject({ ok: false, reason: "undecodable" });
-    expect(!check.ok && check.note).toMatch(/^does not decode \(truncated or corrupt\): /);
+  it("refuses a truncated PNG or JPEG: its header reads, its pixels do not", async () => {
+    for (const [mime, format] of [["image/png", "png"], ["image/jpeg", "jpeg"]] as const) {
+      const bytes = await picture(400, 300, format);
+      const check = await checkImage(mime, bytes.subarray(0, Math.floor(bytes.length / 2)));
+      expect(check, mime).toMatchObject({ ok: false, reason: "undecodable" });
+      expect(!check.ok && check.note).toMatch(/^does not decode \(truncated or corrupt\): /);
+    }
+  });
+
+  it("quotes a decoder's message on one line of at most MAX_DECODER_MESSAGE_CHARS", () => {
+    const atBound = "x".repeat(MAX_DECODER_MESSAGE_CHARS);
+    expect(decoderMessage(new Error(atBound))).toBe(atBound);
+    expect(decoderMessage(new Error(`${atBound}y`))).toBe(atBound);
+    expect(decoderMessage(new Error("VipsJpeg: bad\n\u001b[31mred\u0000"))).toBe("VipsJpeg: bad [31mred");
   });
 
   it("refuses a JPEG claimed as PNG, and a PNG claimed as JPEG", async () => {
