@@ -119,7 +119,9 @@ export async function benchRpc(session: Session): Promise<Record<string, unknown
   const page = await cellJson<unknown>(session, `${setup}\nprint(json.dumps(await skills.read(**READ)))`);
   const { measured, switches } = await withPageRoute(session, page, (server) => {
     const { endpoint: pageEndpoint, token, deadlineMs, maxMessageBytes } = server.kernelAccess();
-    const route = JSON.stringify([pageEndpoint, token, deadlineMs, maxMessageBytes, PAGE_METHOD]);
+    // The kernel's loop binds the socket the server dials, as a session kernel's main loop does for reads.
+    server.dialKernel();
+    const route = JSON.stringify([pageEndpoint, token, deadlineMs, maxMessageBytes, server.kernelEndpoint, PAGE_METHOD]);
     return withEcho(endpoint, async () => {
       await cellText(session, `${setup}\ncalls = Calls(skills, ${JSON.stringify(endpoint)}, json.loads(${JSON.stringify(route)}))`);
       try {

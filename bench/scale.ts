@@ -7,7 +7,8 @@
  *   sets alive and having run a cell;
  * - RPC throughput: every session runs READS_PER_SESSION concurrent `skills.read` at once, vs the
  *   same number of pipelined round trips through a bare pyzmq DEALER to a ZeroMQ echo;
- * - the daemon's own PSS with no session and with SCALE_SESSIONS.
+ * - the daemon's own PSS with no session and with SCALE_SESSIONS;
+ * - admission under load: EVENTS messages posted at once during another throughput run (events.ts).
  * The daemon serves one session first (warmUp), as a daemon that has run a while has.
  */
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { call, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../t
 import { JupyterClientBaseline } from "./baseline.js";
 import { cpuDuring, mainThreadCpuMs, processCpuMs, treeCpuMs } from "./cpu.js";
 import { withEcho } from "./echo.js";
+import { eventsDuring, writeEventsModel } from "./events.js";
 import { goal } from "./goals.js";
 import { pssKb, treePssMb } from "./pss.js";
 import { writeSkills } from "./session.js";
@@ -135,6 +137,7 @@ export async function benchScale(): Promise<Record<string, unknown>> {
   let daemon: DaemonProcess | undefined;
   try {
     await writeSkills(dirs.workspace, 1);
+    writeEventsModel(dirs.root, dirs.state);
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", "--max-sessions", String(SCALE_SESSIONS)]);
     await warmUp(daemon, dirs);
     const daemonMb = () => settledPssMb(daemon!.process.pid!);
@@ -175,6 +178,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
       () => echoThroughput(daemon!, dirs, albedoOpen.sessions),
     );
     const [reads, echoes] = [albedoRun.result, echoRun.result];
+    const ids = albedoOpen.sessions.map(({ id }) => id);
+    const events = await eventsDuring(daemon, ids, () => throughput(daemon!, albedoOpen.sessions, READS_CELL));
     const calls = SCALE_SESSIONS * READS_PER_SESSION;
     const perCallUs = (cpuMs: Record<string, number>) => Object.fromEntries(Object.entries(cpuMs).map(([k, ms]) => [k, round((ms * 1000) / calls)]));
     const opens = [...first.ms, ...albedoOpen.ms];
@@ -200,6 +205,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
         // CPU per call, µs: the echo process is this bench's (its echo and its HTTP calls).
         cpu_us_per_call: { albedo: perCallUs(albedoRun.cpuMs), echo: perCallUs(echoRun.cpuMs) },
       },
+      // No goal: how long admission takes while every session reads and turns run.
+      events_during_reads: { reads_per_session: READS_PER_SESSION, ...events },
       daemon_memory: {
         idle_pss_mb: round(daemonIdleMb), with_sessions_pss_mb: round(daemonBusyMb), per_session_mb: round((daemonBusyMb - daemonIdleMb) / SCALE_SESSIONS),
         // Per session, over a bare kernel's PSS.

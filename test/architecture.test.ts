@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SESSION_METHODS } from "../src/session/rpcApi.js";
 import {
-  domainCycles, domainGraph, importsOf, indexExports, internalImports, methodNamesOutside, scanImports, typeScriptFiles, unusedExports, type ImportEdge,
+  boundsOutsideLimits, domainCycles, domainGraph, importsOf, indexExports, internalImports, methodNamesOutside, scanImports, stringLiteralsOf,
+  typeScriptFiles, unusedExports, type ImportEdge,
 } from "./support/architecture.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -30,6 +31,20 @@ describe("X architecture: domains", () => {
       .filter((entry) => entry.isDirectory() && readdirSync(new URL(`../src/${entry.name}/`, import.meta.url)).includes("index.ts"))
       .map((entry) => entry.name);
     expect(unusedExports(indexExports(ROOT, domains), edges)).toEqual([]);
+  });
+
+  it("keeps the bounds and deadlines of the kernel, rpc and skills domains in their limits.ts", () => {
+    const files = new Map(["kernel", "rpc", "skills"].flatMap((domain) => typeScriptFiles(ROOT, `src/${domain}`)).map((file) => [file, readFileSync(join(ROOT, file), "utf8")] as const));
+    expect(boundsOutsideLimits(files)).toEqual([]);
+  });
+
+  it("writes the name of albedo's directory once (platform/paths.ts), and the launcher takes its facts from the generated contract", () => {
+    const literal = typeScriptFiles(ROOT, "src").filter((file) => file !== "src/platform/paths.ts" && stringLiteralsOf(file, readFileSync(join(ROOT, file), "utf8")).includes(".albedo"));
+    expect(literal).toEqual([]);
+    const launcher = readFileSync(join(ROOT, "kernel", "albedo", "launch.py"), "utf8");
+    for (const fact of ['".albedo"', '"ALBEDO_HOME"', '"daemon.json"', '"daemon.token"', '"daemon.log"', '"/health"', '"/sessions"', '"ALBEDO_INSTALL"', '"ALBEDO_NODE"']) {
+      expect(launcher, fact).not.toContain(fact);
+    }
   });
 
   it("writes each kernel-facing RPC method's name once, in its declaration table", () => {
@@ -85,6 +100,14 @@ describe("X architecture: the checks catch violations", () => {
     ]);
     const used = [edge("src/cli/a.ts", "src/kernel/index.ts", ["startKernel"]), edge("src/kernel/remote/b.ts", "src/kernel/index.ts", ["unused"]), edge("test/json/x.test.ts", "src/json/index.ts", ["*"])];
     expect(unusedExports(exports, used)).toEqual(["src/kernel/index.ts exports unused, which no other domain, test, bench or script imports"]);
+  });
+
+  it("names a bound declared outside a limits.ts, and leaves other constants alone", () => {
+    const files = new Map([
+      ["src/kernel/limits.ts", "export const MAX_A = 1;"],
+      ["src/kernel/a.ts", "export const MAX_B = 1;\nexport const WAIT_MS = 2;\nexport const SIZE_BYTES = 3;\nexport const NAME = \"x\";"],
+    ]);
+    expect(boundsOutsideLimits(files).map((line) => /the bound (\w+)/.exec(line)![1])).toEqual(["MAX_B", "WAIT_MS", "SIZE_BYTES"]);
   });
 
   it("names a method name written outside the declaration table, and ignores one inside it or in a longer text", () => {

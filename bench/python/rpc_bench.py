@@ -21,7 +21,8 @@ READ = {"name": "skill-000", "limit": 256}
 class Calls:
     """One call of each kind the bench compares, on sockets kept for the bench's cells: `read` (an
     `await skills.read`), `floor` (the blocking echo), `awaited_echo`, and `page_route`
-    (`[endpoint, token, deadline_ms, max_bytes, method]` of the second server)."""
+    (`[endpoint, token, deadline_ms, max_bytes, kernel_endpoint, method]` of the second server, whose
+    kernel endpoint this process's main loop binds and the server dials, as a session kernel's)."""
 
     def __init__(self, skills, endpoint, page_route):
         from albedo._transport import Channel

@@ -138,6 +138,7 @@ def _install(ip: Any, channel: Any, skills: Skills, commands: Commands) -> None:
     if kernel is not None:
         _cells.guard_replies(kernel)
         _streams.quiet_flushes()
+        _streams.cap_streams()
 
 
 def _prepare_remote(ip: Any, secret_sha256: str) -> None:
@@ -202,6 +203,7 @@ def unload_ipython_extension(ip: Any) -> None:
     if kernel is not None:
         _cells.unguard_replies(kernel)
         _streams.stock_flushes()
+        _streams.uncap_streams()
     for event, callback in (("pre_run_cell", _pre_run_cell), ("post_run_cell", _cells.post_run_cell)):
         try:
             ip.events.unregister(event, callback)

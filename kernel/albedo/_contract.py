@@ -1,4 +1,4 @@
-# Generated from the TypeScript runtime by `npm run contract` (src/session/pythonContract.ts); do not edit.
+# Generated from the TypeScript runtime by `npm run contract` (src/cli/pythonContract.ts); do not edit.
 """What the kernel package shares with the runtime (K-4): the bridge's variables, defaults and bounds,
 the methods with their parameters, and the JSON-RPC error table with its exception classes."""
 
@@ -28,6 +28,11 @@ DEFAULT_DEADLINE_MS = 65000
 MAX_MESSAGE_BYTES = 1048576
 # Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.
 MAX_PENDING_CALLS = 256
+# The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.
+KERNEL_SOCKET_NAME = "rpc-kernel"
+# UTF-8 bytes of text one stream message carries; the metadata member counting what was left out.
+STREAM_TEXT_BYTES = 2031616
+DROPPED_BYTES_METADATA = "albedo_dropped_bytes"
 
 # The methods a session serves (K-5): for each its name, its parameters in order with their
 # defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the two notifications.
@@ -55,6 +60,19 @@ COMMANDS_COMPLETE_PARAMS = (("line", REQUIRED),)
 COMMANDS_COMPLETE_DOC = "The completions of a partly typed slash line."
 CANCEL_METHOD = "albedo/cancel"
 HELLO_METHOD = "albedo/hello"
+# The notebook launcher (K-13): where it finds the daemon, how it asks it for a session, and its waits.
+STATE_DIR_ENV = "ALBEDO_HOME"
+STATE_DIR_NAME = ".albedo"
+DAEMON_INFO_FILE = "daemon.json"
+DAEMON_TOKEN_FILE = "daemon.token"
+DAEMON_LOG_FILE = "daemon.log"
+MAX_STATE_FILE_BYTES = 4096
+HEALTH_PATH = "/health"
+SESSIONS_PATH = "/sessions"
+HEALTH_TIMEOUT_S = 2
+DAEMON_START_DEADLINE_S = 30
+INSTALL_ENV = "ALBEDO_INSTALL"
+NODE_ENV = "ALBEDO_NODE"
 # Remote kernels (K-12): the comm the runtime opens, how a blocking call asks for its reply on the
 # comm's subshell, and the oldest ipykernel that serves comm messages while a cell awaits.
 COMM_TARGET = "albedo.rpc"

@@ -54,7 +54,7 @@ class LoopEndpoint:
     """
 
     def __init__(self, context: zmq.Context, endpoint: str, token: bytes, loop: asyncio.AbstractEventLoop,
-                 on_notification: Callable[[str, Any], None]):
+                 on_notification: Callable[[str, Any], None], bind: bool = False):
         self.loop = loop
         self._token = token
         self._on_notification = on_notification
@@ -67,7 +67,15 @@ class LoopEndpoint:
         self._outbox: Deque[List[bytes]] = collections.deque()
         self._socket = context.socket(zmq.DEALER)
         self._socket.linger = 0
-        self._socket.connect(endpoint)
+        # Bound, the socket waits for the runtime to dial it; the hello goes out once it has.
+        try:
+            if bind:
+                self._socket.bind(endpoint)
+            else:
+                self._socket.connect(endpoint)
+        except zmq.ZMQError:
+            self._socket.close(linger=0)
+            raise
         self._fd = self._socket.getsockopt(zmq.FD)
         loop.add_reader(self._fd, self._readable)
         # The hello makes this socket the runtime's address for notifications such as albedo/cancel.

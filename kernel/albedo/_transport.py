@@ -1,5 +1,9 @@
 """The kernel end of the runtime's JSON-RPC channel: frames [token, json] on one DEALER per thread
-(blocking calls) and one per running event loop (awaited calls)."""
+(blocking calls) and one per running event loop (awaited calls).
+
+Every socket connects to the endpoint, where the runtime holds a bounded number of connections,
+except in a session's kernel: there the main thread's loop, the one cells run on, binds
+KERNEL_SOCKET_NAME beside the endpoint and the runtime dials it (docs/rpc.md)."""
 
 from __future__ import annotations
 
@@ -15,14 +19,31 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import zmq
 
 from ._contract import (
-    DEADLINE_MS_ENV, DEFAULT_DEADLINE_MS, ENDPOINT_ENV, ERRORS, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_ENV, TOKEN_ENV,
-    LimitExceeded, RpcTimeout,
+    DEADLINE_MS_ENV, DEFAULT_DEADLINE_MS, ENDPOINT_ENV, ERRORS, KERNEL_SOCKET_NAME, MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_BYTES_ENV, TOKEN_ENV, LimitExceeded, RpcTimeout,
 )
 from ._endpoint import LoopEndpoint, decode, recv_last
 from ._errors import AlbedoError, ProtocolError
 
 _ids = itertools.count(1)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+_IPC = "ipc://"
+
+# Set by the session kernel's app: this process is the one the runtime dials (see the module doc).
+_dialled = False
+
+
+def expect_dial() -> None:
+    """Marks this process as a session's kernel, whose main loop binds the socket the runtime dials."""
+    global _dialled
+    _dialled = True
+
+
+def kernel_socket(endpoint: str) -> Optional[str]:
+    """The address beside an `ipc://` endpoint that a session's kernel binds, or None for another transport."""
+    if not endpoint.startswith(_IPC):
+        return None
+    return _IPC + os.path.join(os.path.dirname(endpoint[len(_IPC):]), KERNEL_SOCKET_NAME)
 
 
 # The kernel this process serves, once found: a process has one for its whole life, and looking it up
@@ -86,8 +107,10 @@ class RpcChannel:
 class Channel(RpcChannel):
     """Calls the runtime over its ZeroMQ socket: one DEALER per thread (blocking), one per event loop (awaited)."""
 
-    def __init__(self, endpoint: str, token: str, deadline_ms: int, max_bytes: int):
+    def __init__(self, endpoint: str, token: str, deadline_ms: int, max_bytes: int, kernel_endpoint: Optional[str] = None):
         self.endpoint = endpoint
+        # Bound by the first loop made on the main thread, once (the runtime dials one per process).
+        self._kernel_endpoint = kernel_endpoint
         self._token = token.encode()
         self.deadline = deadline_ms / 1000
         self.max_bytes = max_bytes
@@ -106,7 +129,7 @@ class Channel(RpcChannel):
             return None
         deadline = int(os.environ.get(DEADLINE_MS_ENV) or DEFAULT_DEADLINE_MS)
         max_bytes = int(os.environ.get(MAX_MESSAGE_BYTES_ENV) or MAX_MESSAGE_BYTES)
-        return cls(endpoint, token, deadline, max_bytes)
+        return cls(endpoint, token, deadline, max_bytes, kernel_socket(endpoint) if _dialled else None)
 
     def _encode(self, method: str, params: Dict[str, Any], cell: Optional[str]) -> Tuple[int, bytes]:
         call_id, request = new_request(method, params, cell)
@@ -153,9 +176,19 @@ class Channel(RpcChannel):
             with self._lock:
                 for stale in [other for other in self._endpoints if other.is_closed()]:
                     self._endpoints.pop(stale).close()
-                endpoint = LoopEndpoint(self._context, self.endpoint, self._token, loop, self._notify)
+                endpoint = self._bound(loop) or LoopEndpoint(self._context, self.endpoint, self._token, loop, self._notify)
                 self._endpoints[loop] = endpoint
         return endpoint
+
+    def _bound(self, loop: asyncio.AbstractEventLoop) -> Optional[LoopEndpoint]:
+        if self._kernel_endpoint is None or threading.current_thread() is not threading.main_thread():
+            return None
+        address, self._kernel_endpoint = self._kernel_endpoint, None
+        try:
+            return LoopEndpoint(self._context, address, self._token, loop, self._notify, bind=True)
+        except zmq.ZMQError as error:
+            print(f"albedo: cannot bind {address} ({error}); calls go through {self.endpoint}", file=sys.stderr)
+            return None
 
     def _notify(self, method: str, params: Any) -> None:
         self.on_notification(method, params)

@@ -18,14 +18,26 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
-from ._contract import BRIDGE_ENV, EXTENSIONS_SEPARATOR
+from ._contract import (
+    BRIDGE_ENV,
+    DAEMON_INFO_FILE,
+    DAEMON_LOG_FILE,
+    DAEMON_START_DEADLINE_S,
+    DAEMON_TOKEN_FILE,
+    EXTENSIONS_SEPARATOR,
+    HEALTH_PATH,
+    HEALTH_TIMEOUT_S,
+    INSTALL_ENV,
+    MAX_STATE_FILE_BYTES,
+    NODE_ENV,
+    SESSIONS_PATH,
+    STATE_DIR_ENV,
+    STATE_DIR_NAME,
+)
 
-HEALTH_TIMEOUT_S = 2.0
-DAEMON_START_DEADLINE_S = 30.0
+# The launcher's own waits: how often it looks for a daemon it started, and how long a session's open may take.
 DAEMON_POLL_S = 0.1
 SESSION_OPEN_TIMEOUT_S = 60.0
-MAX_STATE_FILE_BYTES = 4096
-DAEMON_LOG_FILE = "daemon.log"
 
 
 class LaunchError(Exception):
@@ -45,8 +57,8 @@ class _UnixConnection(http.client.HTTPConnection):
 
 def state_dir() -> str:
     """$ALBEDO_HOME, else ~/.albedo (as the runtime resolves it)."""
-    configured = os.environ.get("ALBEDO_HOME")
-    return os.path.abspath(configured if configured else os.path.join(os.path.expanduser("~"), ".albedo"))
+    configured = os.environ.get(STATE_DIR_ENV)
+    return os.path.abspath(configured if configured else os.path.join(os.path.expanduser("~"), STATE_DIR_NAME))
 
 
 def _read_small(path: str) -> Optional[str]:
@@ -60,7 +72,7 @@ def _read_small(path: str) -> Optional[str]:
 
 def _daemon(state: str) -> Optional[Tuple[Dict[str, Any], str]]:
     """daemon.json and the token, or None when either is missing or malformed."""
-    info_text, token = _read_small(os.path.join(state, "daemon.json")), _read_small(os.path.join(state, "daemon.token"))
+    info_text, token = _read_small(os.path.join(state, DAEMON_INFO_FILE)), _read_small(os.path.join(state, DAEMON_TOKEN_FILE))
     if info_text is None or token is None or not token.strip():
         return None
     try:
@@ -96,7 +108,7 @@ def _healthy(found: Tuple[Dict[str, Any], str]) -> bool:
     if isinstance(pid, int) and not _alive(pid):
         return False
     try:
-        return request(found[0], found[1], "GET", "/health", None, HEALTH_TIMEOUT_S)[0] == 200
+        return request(found[0], found[1], "GET", HEALTH_PATH, None, HEALTH_TIMEOUT_S)[0] == 200
     except (OSError, ValueError):
         return False
 
@@ -112,10 +124,10 @@ def _alive(pid: int) -> bool:
 
 
 def _start_daemon(state: str) -> Tuple[Dict[str, Any], str]:
-    install = os.environ.get("ALBEDO_INSTALL")
+    install = os.environ.get(INSTALL_ENV)
     if not install:
-        raise LaunchError("no daemon runs and ALBEDO_INSTALL is not set, so none can be started; run `albedo serve`")
-    node = os.environ.get("ALBEDO_NODE") or "node"
+        raise LaunchError(f"no daemon runs and {INSTALL_ENV} is not set, so none can be started; run `albedo serve`")
+    node = os.environ.get(NODE_ENV) or "node"
     os.makedirs(state, mode=0o700, exist_ok=True)
     log = os.path.join(state, DAEMON_LOG_FILE)
     # The daemon writes (and rotates) its own log; its stdout and stderr would be a second, unbounded one.
@@ -159,7 +171,7 @@ def open_session(state: str, workspace: str, start: bool = True) -> Dict[str, st
         found = _start_daemon(state)
     body = {"workspace": workspace, "kernel": "external", "kernel_pid": os.getpid()}
     try:
-        status, answer = request(found[0], found[1], "POST", "/sessions", body, SESSION_OPEN_TIMEOUT_S)
+        status, answer = request(found[0], found[1], "POST", SESSIONS_PATH, body, SESSION_OPEN_TIMEOUT_S)
     except (OSError, ValueError) as error:
         raise LaunchError(f"the daemon at {found[0]['url']} did not open a session: {error}") from error
     if status != 201 or not isinstance(answer, dict) or not isinstance(answer.get("rpc"), dict):

@@ -127,4 +127,7 @@ class SessionKernelApp(IPKernelApp):
 
 
 def main() -> None:
+    from ._transport import expect_dial
+
+    expect_dial()
     SessionKernelApp.launch_instance()

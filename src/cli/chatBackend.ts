@@ -7,9 +7,8 @@ import { randomUUID } from "node:crypto";
 import { BUILTIN_COMMANDS, describeResult, findCommand, parseSlashLine, unknownCommand } from "../commands/index.js";
 import type { ReceiptResource, RemoteSession, StreamMessage, TurnResource } from "../daemon/index.js";
 import type { ModelMode } from "../model/index.js";
-import { activationBlock } from "../operations/index.js";
 import type { Session } from "../session/index.js";
-import type { Activation } from "../skills/index.js";
+import { activationBlock, type Activation } from "../skills/index.js";
 import { loadPrompts, MemoryConversationStore, TurnWorker, turnModel, type StoredRow, type TurnEnd, type TurnRequest } from "../turns/index.js";
 import { installDir } from "../platform/index.js";
 
@@ -77,8 +76,8 @@ async function turnRequest(session: Session, line: string): Promise<TurnRequest 
   if (prepared === undefined) throw unknownCommand(slash.name, session.view.commands.commands.map((c) => c.name));
   const result = await prepared.run();
   if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(session.view.commands, prepared.command.name), result) };
-  const activation = result as Activation;
-  return { turnId, visibleText: text, modelInput: activationBlock(prepared.command.name, activation), activation };
+  const activation = { command: prepared.command.name, activation: result as Activation };
+  return { turnId, visibleText: text, modelInput: activationBlock(activation), activation };
 }
 
 /**
@@ -118,7 +117,7 @@ async function followTurn(remote: RemoteSession, sink: ChatHandlers, admit: () =
   const ended = new Promise<TurnEnd>((resolve) => (finish = resolve));
   const handle = (message: StreamMessage) => {
     if (turnId === undefined) return void held.push(message);
-    if (message.type === "row" && message.row.turn_id === turnId) sink.onRow(message.row as StoredRow);
+    if (message.type === "row" && message.row.turn_id === turnId) sink.onRow(message.row);
     else if (message.type === "text" && message.turn_id === turnId) sink.onText(message.delta);
     else if (message.type === "transcript" && message.turn.turn_id === turnId) {
       const end = turnEndOf(message.turn.outcome);

@@ -9,7 +9,7 @@ import { findRunningDaemon } from "../daemon/index.js";
 import { findKernelSpec } from "../kernel/index.js";
 import { detectSandbox } from "../sandbox/index.js";
 import type { DoctorCheck } from "../python/index.js";
-import { DEFAULT_KERNELSPEC_NAME } from "./kernelspec.js";
+import { DEFAULT_KERNELSPEC_NAME, LAUNCHER_INSTALL_ENV } from "./kernelspec.js";
 import { installDir, stateDir } from "../platform/index.js";
 
 /** The daemon named by daemon.json, when it answers; never a failure, since commands start one when they need it. */
@@ -34,9 +34,9 @@ export async function checkAlbedoKernelSpec(env: NodeJS.ProcessEnv): Promise<Doc
     // Only notebooks need it; a console or exec user has nothing to fix.
     return { name, status: "ok", detail: "not installed (for notebooks: `albedo kernelspec install`)", fix: null };
   }
-  const points = found.spec.env.ALBEDO_INSTALL;
+  const points = found.spec.env[LAUNCHER_INSTALL_ENV];
   if (points !== install || found.spec.env.PYTHONPATH !== join(install, "kernel")) {
-    return { name, status: "warn", detail: `${found.file} runs the albedo at ${points ?? "(no ALBEDO_INSTALL)"}, not this one (${install})`, fix: `run \`albedo kernelspec install\` from ${install} to point it here` };
+    return { name, status: "warn", detail: `${found.file} runs the albedo at ${points ?? `(no ${LAUNCHER_INSTALL_ENV})`}, not this one (${install})`, fix: `run \`albedo kernelspec install\` from ${install} to point it here` };
   }
   const python = found.spec.argv[0] ?? "";
   if (!executable(python)) {

@@ -33,6 +33,10 @@ export interface KernelJson {
   readonly env: Record<string, string>;
 }
 
+/** The variables the kernelspec gives its launcher: the albedo install to start a daemon from, and the node to run it with. */
+export const LAUNCHER_INSTALL_ENV = "ALBEDO_INSTALL";
+export const LAUNCHER_NODE_ENV = "ALBEDO_NODE";
+
 /** The kernel.json that runs the launcher with `python`, the install's kernel package and `node` to start a daemon. */
 export function albedoKernelJson(python: string, install: string, node: string, displayName: string): KernelJson {
   return {
@@ -40,7 +44,7 @@ export function albedoKernelJson(python: string, install: string, node: string, 
     display_name: displayName,
     language: "python",
     interrupt_mode: "signal",
-    env: { PYTHONPATH: join(install, "kernel"), ALBEDO_INSTALL: install, ALBEDO_NODE: node },
+    env: { PYTHONPATH: join(install, "kernel"), [LAUNCHER_INSTALL_ENV]: install, [LAUNCHER_NODE_ENV]: node },
   };
 }
 

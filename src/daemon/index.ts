@@ -3,12 +3,13 @@ export { Daemon, type ListenTarget, type RequestEntry } from "./server.js";
 export { DaemonClient, DaemonError, findRunningDaemon } from "./client.js";
 export { API } from "./api.js";
 export type { ReceiptResource, SettingsDocument, SettingsFileResource, StreamMessage, TurnResource } from "./resources.js";
-export { DAEMON_TOKEN_FILE, DaemonLockedError, readDaemonInfo, type DaemonInfo } from "./state.js";
+export { DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, DaemonLockedError, MAX_DAEMON_FILE_BYTES, readDaemonInfo, type DaemonInfo } from "./state.js";
 export { DaemonLog } from "./log.js";
 export { PROBLEMS, type ProblemCode } from "./problem.js";
 export { openApiDocument, OPENAPI_COMMAND, OPENAPI_FILE } from "./openapi.js";
 export {
   MAX_SESSIONS,
+  HEALTH_TIMEOUT_MS,
   MAX_EXECUTE_OUTPUT_BYTES,
   SHUTDOWN_TIMEOUT_MS,
   MAX_STREAM_MESSAGE_BYTES,

@@ -55,3 +55,11 @@ export const REFUSAL_FLUSH_TIMEOUT_MS = 1_000;
 export const MAX_TRANSCRIPT_PAGE_ROWS = 1_000;
 /** Seconds a `503 storage_busy` answer asks the client to wait (Retry-After) before sending the request again. */
 export const STORAGE_BUSY_RETRY_AFTER_S = 1;
+/** Descriptors the daemon holds with no session open and no client connected (measured: 24), with room for its log, database and a request's files. */
+export const DAEMON_BASE_FDS = 64;
+/**
+ * Descriptors one local session holds apart from its RPC connections (measured: about 27 with a
+ * sandbox: the kernel's channels and their signalling, the kernel's pipes, the sandbox's pinned
+ * directories), with room for more skill roots.
+ */
+export const SESSION_BASE_FDS = 48;

@@ -1,15 +1,6 @@
 import type { Session } from "../session/index.js";
-import type { TranscriptEntry } from "../operations/index.js";
-import { NO_TURNS, type SessionTurns } from "./turns.js";
+import { NO_TURNS, type SessionTurns, type StreamEvent } from "./sessionPort.js";
 import { Emitter, type Disposable } from "../platform/index.js";
-
-/** One event on a session's stream (D-2). */
-export type StreamEvent =
-  | { readonly type: "output"; readonly execution_id: string; readonly msg_type: string; readonly content: unknown }
-  | { readonly type: "status"; readonly kernel: string; readonly reason?: string; readonly revision: string }
-  | { readonly type: "transcript"; readonly turn: Readonly<Record<string, unknown>> }
-  | { readonly type: "row"; readonly entry: TranscriptEntry }
-  | { readonly type: "text"; readonly turn_id: string; readonly delta: string };
 
 /**
  * A session as the daemon holds it: the Session and the stream listeners its events fan out to

@@ -23,8 +23,8 @@ export class KeptOutputs {
   /** The bound the first dropped output passed, as the marker names it. */
   private passed = "";
 
-  /** Keeps `item` if it fits, else counts it as dropped. */
-  add(item: OutputResource): void {
+  /** Keeps `item` if it fits, else counts its `payload` bytes (default: its content's JSON; see outputPayloadBytes) as dropped. */
+  add(item: OutputResource, payload?: number): void {
     const size = jsonBytes(item.content);
     if (this.droppedCount === 0) {
       if (this.items.length >= MAX_EXECUTE_OUTPUTS) this.passed = `MAX_EXECUTE_OUTPUTS (${MAX_EXECUTE_OUTPUTS} outputs)`;
@@ -36,7 +36,7 @@ export class KeptOutputs {
       }
     }
     this.droppedCount += 1;
-    this.droppedBytes += size;
+    this.droppedBytes += payload ?? size;
   }
 
   /**

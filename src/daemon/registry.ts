@@ -1,12 +1,11 @@
 import { Session, type ExtensionState } from "../session/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import type { RemoteOverride } from "../kernel/index.js";
-import { LiveSession, type StreamEvent } from "./live.js";
-import type { SessionTurns } from "./turns.js";
+import { LiveSession } from "./live.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
-import type { SessionDirectory } from "./sessionPort.js";
+import type { SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
 import { globalSettingsTarget, readSettings } from "../settings/index.js";
 import { isSameProcessAlive, type Log, processIdentity } from "../platform/index.js";
 

@@ -1,13 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
-import { decodeUtf8Strict, jsonNestingDepth, problemsOfIssues } from "../json/index.js";
+import { decodeUtf8Strict, isWellFormedJson, jsonNestingDepth, problemsOfIssues } from "../json/index.js";
 import { HttpProblem } from "./problem.js";
 import { MAX_BODY_DEPTH, MAX_REQUEST_BODY_BYTES } from "./limits.js";
 
 /**
  * Reads the body as JSON. Throws HttpProblem: 415 unless the content type is application/json,
  * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_body (with `offset`) when it is not well-formed
- * UTF-8, 400 invalid_json when it does not parse, 400 too_deep past MAX_BODY_DEPTH. An empty body
+ * UTF-8, 400 invalid_json when it does not parse, 400 too_deep past MAX_BODY_DEPTH, 400
+ * invalid_body when a string escapes a lone surrogate ("\ud800", which has no UTF-8 form). An empty body
  * is `undefined`. Shape is the route's schema's business (parseInput).
  */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
@@ -39,6 +40,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
       limit: MAX_BODY_DEPTH,
     });
   }
+  // Stored, it would be served back as JSON that strict parsers refuse; as with ill-formed bytes, the client meant something else.
+  if (!isWellFormedJson(value)) throw new HttpProblem("invalid_body", "the body escapes a lone surrogate (such as \\ud800), which no UTF-8 text can hold; send well-formed text");
   return value;
 }
 

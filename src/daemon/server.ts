@@ -7,11 +7,12 @@ import { newToken } from "./auth.js";
 import { ConnectionGuard } from "./connections.js";
 import type { DaemonContext } from "./context.js";
 import { buildRouter, httpHandler } from "./http.js";
-import { SessionRegistry } from "./registry.js";
+import { SessionRegistry, type RegistryOptions } from "./registry.js";
 import type { SessionDirectory } from "./sessionPort.js";
 import type { LogStats } from "./log.js";
 import { DAEMON_DB_FILE, makeStateDirPrivate, removeDaemonInfo, takeDaemonLock, writeDaemonInfo, writeToken, type DaemonInfo } from "./state.js";
 import { StreamServer } from "./stream.js";
+import { warnOnFewDescriptors } from "./descriptors.js";
 import { storeTurns } from "./turns.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
 import { currentProcess, isSqliteBusy, type Log } from "../platform/index.js";
@@ -95,10 +96,10 @@ export class Daemon {
     const { store, recovery } = await openStore(join(options.stateDir, DAEMON_DB_FILE));
     try {
       const turns = { store, env: options.env, ...(options.install ? { install: options.install } : {}) };
-      const registry = options.sessions ?? new SessionRegistry({
+      const registry = options.sessions ?? (await realRegistry({
         stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options),
         turns: (session, publish) => storeTurns(session, publish, turns),
-      });
+      }));
       const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats };
       const router = buildRouter(ctx);
       const streams = new StreamServer(router, registry, token, options.log);
@@ -169,6 +170,13 @@ async function openStore(file: string): Promise<{ store: OperationsStore; recove
 }
 
 /** The optional options a registry takes, without undefined keys. */
+/** The registry of real kernels; warns first when the open-file limit cannot hold its sessions at their bounds. */
+async function realRegistry(options: RegistryOptions): Promise<SessionRegistry> {
+  const registry = new SessionRegistry(options);
+  warnOnFewDescriptors(options.log, (await registry.sessionCap()).limit);
+  return registry;
+}
+
 function optionalParts(options: DaemonOptions): { install?: string; log?: Log; sandbox?: SandboxMode; pool?: number; maxSessions?: number } {
   return {
     ...(options.install ? { install: options.install } : {}),

@@ -4,11 +4,32 @@
  */
 import type { KernelBridge } from "../bridge/index.js";
 import type { ExecuteOutput, ExecuteReply, RemoteOverride } from "../kernel/index.js";
+import type { Turn } from "../operations/index.js";
 import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
-import type { StreamEvent } from "./live.js";
+import type { StoredRow } from "../turns/index.js";
 import type { SpareStatus } from "./pool.js";
-import type { SessionTurns } from "./turns.js";
 import type { Disposable } from "../platform/index.js";
+
+/** One event on a session's stream (D-2): domain objects as they happened; views.ts makes each one's message. */
+export type StreamEvent =
+  | { readonly type: "output"; readonly executionId: string; readonly output: ExecuteOutput }
+  | { readonly type: "status"; readonly kernel: string; readonly reason?: string; readonly revision: string }
+  | { readonly type: "transcript"; readonly turn: Turn }
+  | { readonly type: "row"; readonly row: StoredRow }
+  | { readonly type: "text"; readonly turnId: string; readonly delta: string };
+
+/** What the daemon does with a session's turns. */
+export interface SessionTurns {
+  /** Starts running the session's waiting turns, unless already at it. */
+  kick(): void;
+  /** Ends the running turn as interrupted (its model request and its cell); false when no turn ran. */
+  interrupt(): Promise<boolean>;
+  /** Interrupts the running turn and runs no more. */
+  close(): Promise<void>;
+}
+
+/** For sessions that run no turns (route tests with a scripted kernel). */
+export const NO_TURNS: SessionTurns = { kick: () => undefined, interrupt: async () => false, close: async () => undefined };
 
 /** An execution in flight: outputs as they come, and its reply once it ended. */
 export interface RunningExecution {

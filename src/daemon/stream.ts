@@ -7,10 +7,9 @@ import { API } from "./api.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { refuseSocket } from "./connections.js";
 import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS, MAX_STREAM_MESSAGE_BYTES } from "./limits.js";
-import type { StreamEvent } from "./live.js";
 import { HttpProblem, problemOf } from "./problem.js";
 import type { Router } from "./router.js";
-import type { HostedSession, SessionDirectory } from "./sessionPort.js";
+import type { HostedSession, SessionDirectory, StreamEvent } from "./sessionPort.js";
 import { streamMessage } from "./views.js";
 import type { Log } from "../platform/index.js";
 

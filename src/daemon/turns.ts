@@ -8,24 +8,10 @@ import { retryWhileBusy, STORE_BUSY_RETRY_MS, type OperationsStore, type Turn, t
 import type { Session } from "../session/index.js";
 import {
   EMPTY_CONVERSATION, loadPrompts, TurnWorker, turnModel,
-  type ConversationState, type ConversationStore, type StoredRow, type TranscriptRow, type TurnEnd, type TurnRequest,
+  type ConversationState, type ConversationStore, type StoredRow, type TurnEnd,
 } from "../turns/index.js";
-import type { StreamEvent } from "./live.js";
-import { turnResource } from "./views.js";
+import type { SessionTurns, StreamEvent } from "./sessionPort.js";
 import { installDir, isSqliteBusy } from "../platform/index.js";
-
-/** What the daemon does with a session's turns. */
-export interface SessionTurns {
-  /** Starts running the session's waiting turns, unless already at it. */
-  kick(): void;
-  /** Ends the running turn as interrupted (its model request and its cell); false when no turn ran. */
-  interrupt(): Promise<boolean>;
-  /** Interrupts the running turn and runs no more. */
-  close(): Promise<void>;
-}
-
-/** For sessions that run no turns (route tests with a scripted kernel). */
-export const NO_TURNS: SessionTurns = { kick: () => undefined, interrupt: async () => false, close: async () => undefined };
 
 export interface TurnsOptions {
   readonly store: OperationsStore;
@@ -33,10 +19,12 @@ export interface TurnsOptions {
   readonly install?: string;
 }
 
-/** The turns of `session`, run from `options.store`, reported through `publish`. */
+/**
+ * The turns of `session`, run from `options.store`, reported through `publish`: each row as its
+ * append returned it, each turn as its markRunning or complete returned it, never read again.
+ */
 export function storeTurns(session: Session, publish: (event: StreamEvent) => void, options: TurnsOptions): SessionTurns {
   const { store } = options;
-  const published = (turnId: string) => publish({ type: "transcript", turn: turnResource(store.getTurn(turnId)!) });
   const worker = new TurnWorker({
     sessionId: session.id,
     host: session,
@@ -44,20 +32,16 @@ export function storeTurns(session: Session, publish: (event: StreamEvent) => vo
       take: () => {
         const turn = takeTurn(store, session.id, () => void worker.kick().catch(() => undefined));
         if (turn === undefined) return undefined;
-        published(turn.turnId);
-        const input = store.getInput(turn.operationId);
-        const activation = input?.type === "command" ? input.activation : undefined;
-        const request: TurnRequest = { turnId: turn.turnId, visibleText: turn.visibleText, modelInput: turn.modelInput };
-        return activation === undefined ? request : { ...request, activation };
+        publish({ type: "transcript", turn });
+        return turn;
       },
-      finish: (turnId, end) => recordEnd(store, turnId, outcomeOf(end), published),
+      finish: (turnId, end) => recordEnd(store, turnId, outcomeOf(end), (turn) => publish({ type: "transcript", turn })),
     },
     conversations: storeConversations(store),
     prompts: loadPrompts(options.install ?? installDir()),
     model: () => turnModel(session.view.selection.scopes, options.env),
-    onRow: (row) => publish({ type: "row", entry: { seq: row.seq, turnId: row.turn_id, row: rowOf(row), at: row.at } }),
-    onText: (turnId, delta) => publish({ type: "text", turn_id: turnId, delta }),
-    onEnd: (turnId) => published(turnId),
+    onRow: (row) => publish({ type: "row", row }),
+    onText: (turnId, delta) => publish({ type: "text", turnId, delta }),
   });
   return {
     kick: () => void worker.kick().catch(() => undefined),
@@ -82,16 +66,18 @@ function takeTurn(store: OperationsStore, sessionId: string, again: () => void):
   }
 }
 
-/** Stores a turn's end; while another process holds albedo.db locked it keeps trying in the background, then tells the stream. */
-function recordEnd(store: OperationsStore, turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>, published: (turnId: string) => void): void {
+/** Stores a turn's end and tells the stream the turn it stored; while another process holds albedo.db locked it keeps trying in the background. */
+function recordEnd(store: OperationsStore, turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>, published: (turn: Turn) => void): void {
+  let ended: Turn;
   try {
-    store.complete(turnId, outcome);
-    return;
+    ended = store.complete(turnId, outcome);
   } catch (error) {
     if (!isSqliteBusy(error)) throw error;
+    // Its end reaches the stream once stored. A closed store ends the tries.
+    void retryWhileBusy(() => store.complete(turnId, outcome), Number.POSITIVE_INFINITY).then(published, () => undefined);
+    return;
   }
-  // The worker reports the turn as it stands (running); its end reaches the stream once stored. A closed store ends the tries.
-  void retryWhileBusy(() => store.complete(turnId, outcome), Number.POSITIVE_INFINITY).then(() => published(turnId), () => undefined);
+  published(ended);
 }
 
 /** How a turn's end is recorded: every model turn commits its input; the result says how it went. */
@@ -101,10 +87,9 @@ function outcomeOf(end: TurnEnd): Exclude<TurnOutcome, { state: "abandoned" }> {
   return { state: "committed", result: "interrupted" };
 }
 
-/** A stored row without its place (turn, seq, time), which the table keeps in columns. */
-function rowOf(row: StoredRow): JsonValue {
-  const { turn_id: _turn, seq: _seq, at: _at, ...rest } = row;
-  return rest as JsonValue;
+/** A page of a session's stored rows: `limit` after `after`, as the turn loop wrote them (their shape is its own). */
+export function storedRows(store: OperationsStore, sessionId: string, after: number, limit: number): StoredRow[] {
+  return store.transcript.rows(sessionId, after, limit) as unknown as StoredRow[];
 }
 
 /** The operations store as the turn loop's conversation store. */
@@ -112,11 +97,7 @@ export function storeConversations(store: OperationsStore): ConversationStore {
   return {
     load: (sessionId) => (store.transcript.conversation(sessionId) as ConversationState | undefined) ?? EMPTY_CONVERSATION,
     save: (sessionId, state) => store.transcript.saveConversation(sessionId, state as unknown as JsonValue),
-    appendRow: (sessionId, turnId, row: TranscriptRow) => {
-      const entry = store.transcript.append(sessionId, turnId, row as JsonValue);
-      return { ...row, turn_id: turnId, seq: entry.seq, at: entry.at } as StoredRow;
-    },
-    rows: (sessionId, after, limit) =>
-      store.transcript.rows(sessionId, after, limit).map((entry) => ({ ...(entry.row as object), turn_id: entry.turnId, seq: entry.seq, at: entry.at }) as StoredRow),
+    appendRow: (sessionId, turnId, row) => store.transcript.append(sessionId, turnId, row),
+    rows: (sessionId, after, limit) => storedRows(store, sessionId, after, limit),
   };
 }

@@ -4,12 +4,12 @@
  */
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import type { ExecuteReply } from "../kernel/index.js";
-import type { OperationLookup, Receipt, TranscriptEntry, Turn, TurnOutcome } from "../operations/index.js";
+import type { OperationLookup, Receipt, Turn, TurnOutcome } from "../operations/index.js";
 import type { ReloadResult } from "../session/index.js";
 import type { SettingsSnapshot, SettingsTarget } from "../settings/index.js";
 import { stripAnsi } from "../text/index.js";
+import type { StoredRow } from "../turns/index.js";
 import type { ManagementCatalog } from "./catalog.js";
-import type { StreamEvent } from "./live.js";
 import type { LogStats } from "./log.js";
 import type { OutputsAnswer } from "./outputs.js";
 import type { SpareStatus } from "./pool.js";
@@ -17,7 +17,7 @@ import type {
   BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, OperationResource, OutputResource,
   ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
 } from "./resources.js";
-import type { HostedSession } from "./sessionPort.js";
+import type { HostedSession, StreamEvent } from "./sessionPort.js";
 
 /** The session's kernel; `status` overrides the current one (a status event reports the state it is about). */
 export function kernelResource(live: HostedSession, status?: string): KernelResource {
@@ -146,22 +146,27 @@ export function healthResource(sessions: number, spares: readonly SpareStatus[],
 }
 
 /** A page of a session's transcript: `limit` rows after `after`; `next_after` is set when more may follow. */
-export function transcriptPage(sessionId: string, entries: readonly TranscriptEntry[], limit: number): TranscriptPage {
-  const rows = entries.map(rowResource);
-  return { session_id: sessionId, rows, next_after: entries.length === limit ? entries.at(-1)!.seq : null };
+export function transcriptPage(sessionId: string, rows: readonly StoredRow[], limit: number): TranscriptPage {
+  return { session_id: sessionId, rows: rows.map(rowResource), next_after: rows.length === limit ? rows.at(-1)!.seq : null };
 }
 
-/** One stored transcript row as HTTP and the stream carry it. */
-export function rowResource(entry: TranscriptEntry): TranscriptRowResource {
-  return { ...(entry.row as object), turn_id: entry.turnId, seq: entry.seq, at: entry.at } as TranscriptRowResource;
+/** One stored transcript row as HTTP and the stream carry it: the stored row is its wire shape, and this signature keeps the two one shape. */
+export function rowResource(row: StoredRow): TranscriptRowResource {
+  return row;
 }
 
 /** The message a session's stream sends for one of its events. */
 export function streamMessage(live: HostedSession, event: StreamEvent): StreamMessage {
-  if (event.type === "status") return { type: "status", session_id: live.id, kernel: kernelResource(live, event.kernel), reason: event.reason ?? null, revision: event.revision };
-  // The routes publish outputs and turns already built here (outputResource, turnResource).
-  if (event.type === "output") return { type: "output", session_id: live.id, execution_id: event.execution_id, msg_type: event.msg_type, content: event.content as OutputResource["content"] };
-  if (event.type === "row") return { type: "row", session_id: live.id, row: rowResource(event.entry) };
-  if (event.type === "text") return { type: "text", session_id: live.id, turn_id: event.turn_id, delta: event.delta };
-  return { type: "transcript", session_id: live.id, turn: event.turn as TurnResource };
+  switch (event.type) {
+    case "status":
+      return { type: "status", session_id: live.id, kernel: kernelResource(live, event.kernel), reason: event.reason ?? null, revision: event.revision };
+    case "output":
+      return { type: "output", session_id: live.id, execution_id: event.executionId, ...outputResource(event.output.header.msg_type, event.output.content) };
+    case "row":
+      return { type: "row", session_id: live.id, row: rowResource(event.row) };
+    case "text":
+      return { type: "text", session_id: live.id, turn_id: event.turnId, delta: event.delta };
+    case "transcript":
+      return { type: "transcript", session_id: live.id, turn: turnResource(event.turn) };
+  }
 }

@@ -6,5 +6,6 @@ export { humanSize } from "./size.js";
 
 export { problemsOfIssues, type JsonProblem } from "./issues.js";
 export type { DeepReadonly, JsonValue } from "./value.js";
-export { decodeUtf8, decodeUtf8Strict, firstInvalidUtf8 } from "./utf8.js";
+export { completeUtf8Length, decodeUtf8, decodeUtf8Strict, firstInvalidUtf8, utf8SequenceAt } from "./utf8.js";
 export { deepFreeze } from "./freeze.js";
+export { isWellFormedJson, parseJsonWellFormed, wellFormedJson } from "./wellFormed.js";

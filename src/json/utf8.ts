@@ -28,28 +28,57 @@ export function decodeUtf8Strict(bytes: Uint8Array): Utf8Decoded {
 export function firstInvalidUtf8(bytes: Uint8Array): number {
   let at = 0;
   while (at < bytes.length) {
-    const length = sequenceLength(bytes, at);
+    const length = utf8SequenceAt(bytes, at);
     if (length === 0) return at;
     at += length;
   }
   return at;
 }
 
-/** Bytes of the well-formed sequence at `at`, or 0 when none starts there. */
-function sequenceLength(bytes: Uint8Array, at: number): number {
-  const lead = bytes[at]!;
-  if (lead < 0x80) return 1;
-  const [length, low, high] = lead >= 0xc2 && lead <= 0xdf ? [2, 0x80, 0xbf]
-    : lead === 0xe0 ? [3, 0xa0, 0xbf]
-    : lead === 0xed ? [3, 0x80, 0x9f]
-    : lead >= 0xe1 && lead <= 0xef ? [3, 0x80, 0xbf]
-    : lead === 0xf0 ? [4, 0x90, 0xbf]
-    : lead >= 0xf1 && lead <= 0xf3 ? [4, 0x80, 0xbf]
-    : lead === 0xf4 ? [4, 0x80, 0x8f]
-    : [0, 0, 0];
+/**
+ * Bytes of the well-formed UTF-8 sequence at `at`, or 0 when none starts there (the Unicode table
+ * of well-formed byte sequences: no overlong forms, no surrogates, nothing past U+10FFFF).
+ */
+export function utf8SequenceAt(bytes: Uint8Array, at: number): number {
+  const [length, low, high] = sequenceShape(bytes[at]!);
   if (length === 0 || at + length > bytes.length) return 0;
-  const second = bytes[at + 1]!;
-  if (second < low || second > high) return 0;
-  for (let next = at + 2; next < at + length; next += 1) if ((bytes[next]! & 0xc0) !== 0x80) return 0;
-  return length;
+  return fits(bytes, at, length, low, high) ? length : 0;
+}
+
+/**
+ * The length of `bytes` without the well-formed start of a sequence that their end cuts short, so
+ * that a page ending there resumes exactly at that sequence; `bytes.length` when nothing is cut (an
+ * ill-formed tail is left to the decoder to refuse). The one boundary rule of every bounded text read.
+ */
+export function completeUtf8Length(bytes: Uint8Array): number {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const start = bytes.length - back;
+    const [length, low, high] = sequenceShape(bytes[start]!);
+    if (length > back && fits(bytes, start, back, low, high)) return start;
+    if (length !== 0 && length <= back) break;
+  }
+  return bytes.length;
+}
+
+/** A lead byte's sequence: its length (0: not a lead) and the range of its second byte. */
+function sequenceShape(lead: number): readonly [number, number, number] {
+  if (lead < 0x80) return [1, 0, 0];
+  if (lead >= 0xc2 && lead <= 0xdf) return [2, 0x80, 0xbf];
+  if (lead === 0xe0) return [3, 0xa0, 0xbf];
+  if (lead === 0xed) return [3, 0x80, 0x9f];
+  if (lead >= 0xe1 && lead <= 0xef) return [3, 0x80, 0xbf];
+  if (lead === 0xf0) return [4, 0x90, 0xbf];
+  if (lead >= 0xf1 && lead <= 0xf3) return [4, 0x80, 0xbf];
+  if (lead === 0xf4) return [4, 0x80, 0x8f];
+  return [0, 0, 0];
+}
+
+/** Whether the `count` bytes at `at` (lead included) are what a sequence of that shape begins with. */
+function fits(bytes: Uint8Array, at: number, count: number, low: number, high: number): boolean {
+  if (count >= 2) {
+    const second = bytes[at + 1]!;
+    if (second < low || second > high) return false;
+  }
+  for (let next = at + 2; next < at + count; next += 1) if ((bytes[next]! & 0xc0) !== 0x80) return false;
+  return true;
 }

@@ -6,9 +6,8 @@ import type { KernelMessage } from "@jupyterlab/services";
 import type { ExecuteFuture } from "./future.js";
 import type { InterruptEvent, KernelStatus, StatusEvent } from "./kernel.js";
 import { type Disposable, Emitter, type Log } from "../platform/index.js";
+import { INTERRUPT_BEGIN_TIMEOUT_MS } from "./limits.js";
 
-/** How long an interrupt waits for the kernel to begin the execution it is for; then it is sent anyway. */
-export const INTERRUPT_BEGIN_TIMEOUT_MS = 5_000;
 
 export abstract class KernelBase {
   protected statusValue: KernelStatus = "starting";

@@ -14,9 +14,8 @@ import type { CompleteReply, ExecuteOptions, Kernel, KernelInfo, StartKernelOpti
 import { completeRequest, executeRequest, inputReply, interruptRequest, kernelInfoRequest } from "./messages.js";
 import { parentMsgId } from "./wire.js";
 import type { Log } from "../platform/index.js";
+import { INTERRUPT_REPLY_TIMEOUT_MS, SHELL_REQUEST_TIMEOUT_MS } from "./limits.js";
 
-export const SHELL_REQUEST_TIMEOUT_MS = 30_000;
-export const INTERRUPT_REPLY_TIMEOUT_MS = 5_000;
 
 interface PendingRequest {
   resolve(content: unknown): void;

@@ -8,10 +8,9 @@ import { chmod, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { KernelTransport } from "./kernel.js";
+import { MAX_UNIX_SOCKET_PATH_BYTES } from "../platform/index.js";
+import { KEY_BYTES } from "./limits.js";
 
-/** Longest Unix socket path in bytes (sun_path holds 108 bytes on Linux, 104 on macOS, NUL included). */
-export const MAX_UNIX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;
-export const KEY_BYTES = 32;
 export const TCP_LOOPBACK = "127.0.0.1";
 
 export type ChannelName = "shell" | "iopub" | "stdin" | "control" | "hb";

@@ -4,18 +4,11 @@
  */
 import type { KernelMessage } from "@jupyterlab/services";
 import type { ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
-import { boundOutput, boundReply, MAX_PENDING_OUTPUT_BYTES } from "./outputs.js";
+import { boundOutput, boundReply } from "./outputs.js";
+import { MAX_PENDING_OUTPUTS, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GRACE_MS } from "./limits.js";
 import { ExecuteTimeline } from "./timeline.js";
 import { type Disposable, Emitter } from "../platform/index.js";
 
-/** Outputs kept for the async iterator while it does not drain them; older ones are dropped beyond this. */
-export const MAX_PENDING_OUTPUTS = 10_000;
-/**
- * How long an execution that went idle waits for its execute_reply. ipykernel sends the reply before
- * it publishes idle, so only a dropped reply takes this long: a KeyboardInterrupt raised inside
- * ipykernel's own request code ("KeyboardInterrupt caught in kernel") ends the request with no reply.
- */
-export const REPLY_AFTER_IDLE_GRACE_MS = 5_000;
 /** The `ename` of the error reply an execution gets when its kernel went idle without sending one. */
 export const MISSING_REPLY_ENAME = "NoExecuteReply";
 

@@ -4,9 +4,8 @@
  * cannot send again, so a miss replaces the socket.
  */
 import { zeromq, type Zeromq as zmq } from "../platform/index.js";
+import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_MISSES } from "./limits.js";
 
-export const HEARTBEAT_INTERVAL_MS = 1_000;
-export const HEARTBEAT_MISSES = 3;
 
 export class Heartbeat {
   private socket: zmq.Request | undefined;

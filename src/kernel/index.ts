@@ -1,10 +1,10 @@
 /** The kernel domain's public surface: start, talk to, supervise and stop one Jupyter kernel. */
 export { startKernel, KernelClient } from "./client.js";
-export { ExecuteFuture, MISSING_REPLY_ENAME, REPLY_AFTER_IDLE_GRACE_MS } from "./future.js";
+export { ExecuteFuture, MISSING_REPLY_ENAME } from "./future.js";
+export { MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GRACE_MS, STREAM_TEXT_BYTES } from "./limits.js";
 export { headerDateMs, type ExecuteTimes } from "./timeline.js";
-export { MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, outputDropMarker } from "./outputs.js";
+export { DROPPED_BYTES_METADATA, outputDropMarker, outputPayloadBytes } from "./outputs.js";
 export { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "./launcher.js";
-export { MAX_UNIX_SOCKET_PATH_BYTES } from "./connection.js";
 export { KernelStartError } from "./errors.js";
 export { RestartPolicy, superviseKernel } from "./supervisor.js";
 export { findKernelSpec, jupyterDataDir, KernelSpecError, listKernelSpecs, resolveKernelLaunch, type ResolvedKernelLaunch } from "./kernelspecs.js";

@@ -12,16 +12,13 @@ import {
 import { KernelStartError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
 import type { KernelInfo, StartKernelOptions, WrappedLaunch } from "./kernel.js";
-import { kernelArgv, KernelProcess, SIGKILL_TIMEOUT_MS, type ProcessExit } from "./launcher.js";
+import { kernelArgv, KernelProcess, type ProcessExit } from "./launcher.js";
+import { KERNEL_INFO_RETRY_MS, KERNEL_READY_TIMEOUT_MS, SHUTDOWN_REPLY_TIMEOUT_MS, SIGKILL_TIMEOUT_MS } from "./limits.js";
 import { kernelInfoRequest, shutdownRequest } from "./messages.js";
 import { createSigner } from "./signing.js";
 import { parentMsgId } from "./wire.js";
 import type { Log } from "../platform/index.js";
 
-export const KERNEL_READY_TIMEOUT_MS = 60_000;
-/** ipykernel may drop a kernel_info_request that arrives while it is still starting; ask again this often. */
-export const KERNEL_INFO_RETRY_MS = 1_000;
-export const SHUTDOWN_REPLY_TIMEOUT_MS = 5_000;
 
 export interface InstanceHandlers {
   /** Every verified message after boot, and non-status messages seen during boot. */

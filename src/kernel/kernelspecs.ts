@@ -7,11 +7,8 @@ import { lstat, readdir, stat } from "node:fs/promises";
 import { delimiter, dirname, join, resolve, sep } from "node:path";
 import { assertKernelReady, describePython, probePython, pythonCandidate, resolvePython, type PythonStatus } from "../python/index.js";
 import { homeDir, readFileBounded } from "../platform/index.js";
+import { MAX_KERNELSPECS, MAX_KERNEL_JSON_BYTES } from "./limits.js";
 
-/** Largest kernel.json read, in bytes. */
-export const MAX_KERNEL_JSON_BYTES = 64 * 1024;
-/** Most kernelspec directories examined in one listing. */
-export const MAX_KERNELSPECS = 256;
 /** System-wide data dirs, searched after the user and environment ones (jupyter_core on Unix). */
 export const SYSTEM_JUPYTER_DIRS: readonly string[] = ["/usr/local/share/jupyter", "/usr/share/jupyter"];
 

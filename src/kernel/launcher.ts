@@ -6,10 +6,8 @@ import { spawn, type ChildProcess, type StdioOptions } from "node:child_process"
 import type { Writable } from "node:stream";
 import type { WrappedLaunch } from "./kernel.js";
 import type { Log } from "../platform/index.js";
+import { MAX_STDERR_TAIL_LINES, SIGKILL_TIMEOUT_MS, SIGTERM_TIMEOUT_MS } from "./limits.js";
 
-export const SIGTERM_TIMEOUT_MS = 3_000;
-export const SIGKILL_TIMEOUT_MS = 2_000;
-export const MAX_STDERR_TAIL_LINES = 20;
 export const CONNECTION_FILE_PLACEHOLDER = "{connection_file}";
 
 export interface ProcessExit {

@@ -3,13 +3,12 @@
  * message; each output is cut to MAX_OUTPUT_MESSAGE_BYTES as it arrives, before anything else in
  * the runtime holds it, so no consumer (daemon, stream, console) keeps more than that per message.
  */
-import { boundJson, humanSize, type DropMarker } from "../json/index.js";
+import { boundJson, humanSize, jsonBytes, type DropMarker } from "../json/index.js";
 import type { ExecuteOutput, ExecuteReply } from "./kernel.js";
+import { MAX_OUTPUT_MESSAGE_BYTES } from "./limits.js";
 
-/** Bytes of one output's content as JSON (a stream chunk, a display bundle, a traceback); a larger one is cut with a marker. */
-export const MAX_OUTPUT_MESSAGE_BYTES = 2 * 1024 * 1024;
-/** Bytes of outputs a future keeps for an iterator that has not read them; the oldest go first past it. */
-export const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** The stream message's metadata member that counts the UTF-8 bytes of text the kernel left out. */
+export const DROPPED_BYTES_METADATA = "albedo_dropped_bytes";
 
 /**
  * The marker text for output cut away because it passed `limitName` (`limit` bytes) `where`:
@@ -21,18 +20,59 @@ export function outputDropMarker(limitName: string, limit: number, where: string
 
 const MESSAGE_MARKER = outputDropMarker("MAX_OUTPUT_MESSAGE_BYTES", MAX_OUTPUT_MESSAGE_BYTES, "in one output");
 
-/** An output cut to MAX_OUTPUT_MESSAGE_BYTES, with its content's JSON size and the bytes cut away. */
+/** An output cut to MAX_OUTPUT_MESSAGE_BYTES, with its content's JSON size and the bytes cut away (by the kernel too). */
 export interface BoundedOutput {
   readonly output: ExecuteOutput;
   readonly bytes: number;
   readonly droppedBytes: number;
 }
 
-/** `output` itself when its content fits MAX_OUTPUT_MESSAGE_BYTES, else a copy whose content is cut (header and parent kept). */
+/**
+ * `output` itself when its content fits MAX_OUTPUT_MESSAGE_BYTES and the kernel left nothing out,
+ * else a copy whose content is cut, or whose text ends with a marker for what the kernel left out
+ * (header and parent kept).
+ */
 export function boundOutput(output: ExecuteOutput): BoundedOutput {
-  const bounded = boundJson(output.content, MAX_OUTPUT_MESSAGE_BYTES, MESSAGE_MARKER);
-  if (bounded.droppedBytes === 0 && bounded.value === output.content) return { output, bytes: bounded.bytes, droppedBytes: 0 };
-  return { output: { ...output, content: bounded.value } as ExecuteOutput, bytes: bounded.bytes, droppedBytes: bounded.droppedBytes };
+  const left = keptOutByKernel(output);
+  const marker = left === 0 ? MESSAGE_MARKER : (dropped: number) => MESSAGE_MARKER(dropped + left);
+  const bounded = boundJson(output.content, MAX_OUTPUT_MESSAGE_BYTES, marker);
+  const text = (output.content as { text?: unknown }).text;
+  const sent = output.header.msg_type === "stream" && typeof text === "string" ? Buffer.byteLength(text) : undefined;
+  if (bounded.droppedBytes === 0 && left === 0) return carrying({ output, bytes: bounded.bytes, droppedBytes: 0 }, sent ?? bounded.bytes);
+  let content = bounded.value as { text?: unknown };
+  // The kernel's cut left room for the marker line, so the text with it still fits (boundJson marked any cut of its own).
+  if (bounded.droppedBytes === 0 && typeof content.text === "string") content = { ...content, text: withMarker(content.text, MESSAGE_MARKER(left)) };
+  const bytes = jsonBytes(content);
+  return carrying({ output: { ...output, content } as ExecuteOutput, bytes, droppedBytes: bounded.droppedBytes + left }, sent === undefined ? bytes : sent - bounded.droppedBytes);
+}
+
+/** What each bounded output still carries of what its kernel printed (see outputPayloadBytes). */
+const payloads = new WeakMap<ExecuteOutput, number>();
+
+function carrying(bounded: BoundedOutput, payload: number): BoundedOutput {
+  payloads.set(bounded.output, payload);
+  return bounded;
+}
+
+/**
+ * Bytes of what the kernel printed that a bounded output still carries, its markers aside: a
+ * stream's UTF-8 text, other outputs' content as JSON. Leaving the output out drops these bytes
+ * (its cut ones were counted as it was bounded). Unbounded outputs count their content's JSON.
+ */
+export function outputPayloadBytes(output: ExecuteOutput): number {
+  return payloads.get(output) ?? jsonBytes(output.content);
+}
+
+/** The bytes of a stream's text its kernel reports having left out (DROPPED_BYTES_METADATA); 0 when it reports none or nonsense. */
+function keptOutByKernel(output: ExecuteOutput): number {
+  if (output.header.msg_type !== "stream") return 0;
+  const left = (output.metadata as Record<string, unknown> | undefined)?.[DROPPED_BYTES_METADATA];
+  return typeof left === "number" && Number.isSafeInteger(left) && left > 0 ? left : 0;
+}
+
+/** `text` with `marker` on a line of its own at the end, as boundJson marks a cut string. */
+function withMarker(text: string, marker: string): string {
+  return `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}${marker}\n`;
 }
 
 /** An execute_reply's content cut to MAX_OUTPUT_MESSAGE_BYTES (an error reply repeats the traceback). */

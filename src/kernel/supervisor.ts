@@ -4,9 +4,8 @@
  */
 import type { KernelClient } from "./client.js";
 import type { Disposable, Log } from "../platform/index.js";
+import { MAX_AUTO_RESTARTS, RESTART_WINDOW_MS } from "./limits.js";
 
-export const MAX_AUTO_RESTARTS = 3;
-export const RESTART_WINDOW_MS = 60_000;
 
 /** At most `maxRestarts` restarts within any `windowMs`. */
 export class RestartPolicy {

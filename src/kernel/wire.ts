@@ -3,6 +3,7 @@
  * metadata, content, buffers...]. Decoding verifies the signature before parsing anything.
  */
 import type { KernelMessage } from "@jupyterlab/services";
+import { parseJsonWellFormed } from "../json/index.js";
 import type { Signer } from "./signing.js";
 
 export const DELIMITER = "<IDS|MSG>";
@@ -51,7 +52,8 @@ export function deserialize(frames: readonly Buffer[], signer: Signer, channel: 
 
 function parseObject(frame: Buffer): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(frame.toString("utf8"));
+    // A kernel is hostile: text it sends is made well-formed here, before anything stores or serves it.
+    const value: unknown = parseJsonWellFormed(frame.toString("utf8"));
     return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -45,7 +45,8 @@ export function interruptedError(): ModelError {
  */
 export function quoteServerText(text: string, secret: string | undefined): string {
   const visible = visibleControls(withoutSecret(text, secret).trim());
-  return visible.length > MAX_SERVER_MESSAGE_CHARS ? `${visible.slice(0, MAX_SERVER_MESSAGE_CHARS)}…` : visible;
+  // Well-formed after the cut too, which can split a surrogate pair: the text may end up in a receipt.
+  return (visible.length > MAX_SERVER_MESSAGE_CHARS ? `${visible.slice(0, MAX_SERVER_MESSAGE_CHARS)}…` : visible).toWellFormed();
 }
 
 /** `text` with every occurrence of `secret` replaced by `[redacted]`. */

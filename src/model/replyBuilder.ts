@@ -28,12 +28,16 @@ const KNOWN_REASONS: readonly string[] = ["stop", "tool_calls", "length", "conte
 /**
  * Builds one reply from the parts a server sends (streamed deltas or a whole message), holding
  * at most `maxBytes` UTF-8 bytes of prose and arguments: the part that would pass the bound
- * throws ModelError `malformed` instead of being kept.
+ * throws ModelError `malformed` instead of being kept. A lone surrogate the server sent (a
+ * `"\ud800"` escape) becomes U+FFFD, so the reply is text every strict JSON parser takes; a pair
+ * split across two deltas is joined first.
  */
 export class ReplyBuilder {
   readonly #textParts: string[] = [];
   readonly #calls = new Map<number, PendingCall>();
   #bytes = 0;
+  /** A high surrogate that ended the last delta: the next one may begin with its other half. */
+  #heldHalf = "";
   #finish: string | undefined;
   #usage: ModelUsage | undefined;
 
@@ -42,13 +46,21 @@ export class ReplyBuilder {
     private readonly onText?: (delta: string) => void,
   ) {}
 
-  /** Adds prose and hands it to `onText` at once. */
+  /** Adds prose and hands it to `onText` at once (but a high surrogate ending it, until the next delta). */
   text(delta: string): void {
     if (delta.length === 0) return;
-    this.#count(delta);
-    this.#textParts.push(delta);
+    const joined = this.#heldHalf + delta;
+    const last = joined.charCodeAt(joined.length - 1);
+    this.#heldHalf = last >= 0xd800 && last <= 0xdbff ? joined.slice(-1) : "";
+    this.#keepText(joined.slice(0, joined.length - this.#heldHalf.length).toWellFormed());
+  }
+
+  #keepText(text: string): void {
+    if (text.length === 0) return;
+    this.#count(text);
+    this.#textParts.push(text);
     try {
-      this.onText?.(delta);
+      this.onText?.(text);
     } catch (error) {
       throw new CallbackError(error);
     }
@@ -64,8 +76,8 @@ export class ReplyBuilder {
       call = { argumentParts: [] };
       this.#calls.set(index, call);
     }
-    if (part.id && call.id === undefined) call.id = part.id;
-    if (part.name && call.name === undefined) call.name = part.name;
+    if (part.id && call.id === undefined) call.id = part.id.toWellFormed();
+    if (part.name && call.name === undefined) call.name = part.name.toWellFormed();
     if (part.arguments) {
       this.#count(part.arguments);
       call.argumentParts.push(part.arguments);
@@ -85,6 +97,9 @@ export class ReplyBuilder {
     if (this.#finish === undefined) {
       throw new ModelError("malformed", "the model's reply ended without a finish reason, so it may be cut short");
     }
+    // No delta came to pair it: a lone surrogate after all.
+    this.#keepText(this.#heldHalf.toWellFormed());
+    this.#heldHalf = "";
     const toolCalls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([index, call]) => finishedCall(index, call));
     const reply = { text: this.#textParts.join(""), toolCalls, finishReason: normalizeReason(this.#finish, toolCalls.length > 0) };
     return this.#usage ? { ...reply, usage: this.#usage } : reply;
@@ -101,7 +116,7 @@ export class ReplyBuilder {
 function finishedCall(index: number, call: PendingCall): ToolCall {
   if (!call.name) throw new ModelError("malformed", `the model's tool call at index ${index} names no function`);
   // Some servers (older llama.cpp) send no ids; the index is unique within the reply.
-  return { id: call.id ?? `call_${index}`, name: call.name, arguments: call.argumentParts.join("") };
+  return { id: call.id ?? `call_${index}`, name: call.name, arguments: call.argumentParts.join("").toWellFormed() };
 }
 
 function normalizeReason(reason: string, hasCalls: boolean): FinishReason {

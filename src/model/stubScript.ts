@@ -1,5 +1,6 @@
 /** The stub's script file (format in docs/turns.md): read once, bounded, checked whole before any request. */
 import { z } from "zod";
+import { parseJsonWellFormed } from "../json/index.js";
 import { readFileBounded } from "../platform/index.js";
 import { ModelError } from "./errors.js";
 import { MAX_MODEL_TOOL_CALLS, MAX_STUB_DELAY_MS, MAX_STUB_REPLIES, MAX_STUB_SCRIPT_BYTES } from "./limits.js";
@@ -38,7 +39,7 @@ export async function readStubScript(file: string): Promise<StubScript> {
   const text = await readScriptText(file);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonWellFormed(text);
   } catch (error) {
     throw new ModelError("config", `the stub script ${file} (model.script) is not valid JSON: ${(error as Error).message}`);
   }

@@ -1,8 +1,7 @@
 import type Database from "better-sqlite3";
 import { refusal, type AdmissionRefusal } from "./errors.js";
-import { requestKey, turnTexts, type AdmitInput, type ReplayCandidate } from "./input.js";
+import { requestKey, storedInput, turnTexts, type AdmitInput, type ReplayCandidate } from "./input.js";
 import { MAX_QUEUED_INPUTS, OPERATION_FUTURE_SKEW_MS, RECEIPT_TTL_MS } from "./limits.js";
-import { canonicalJson } from "../json/index.js";
 import { newOperationId, parseUuidV7 } from "./uuidv7.js";
 
 /** What an admission records and answers with; stored with the input and given back, unchanged, on every replay. */
@@ -91,12 +90,13 @@ export function recordAdmission(db: Database.Database, sessionId: string, input:
   );
   const { seq } = db
     .prepare("INSERT INTO inputs (operation_id, session_id, input_json, admitted_at_ms) VALUES (?, ?, ?, ?) RETURNING seq")
-    .get(operationId, sessionId, canonicalJson({ ...input, operationId }), now) as { seq: number };
+    .get(operationId, sessionId, storedInput(input, operationId), now) as { seq: number };
   const texts = turnTexts(input);
+  const activation = texts.activation === undefined ? null : JSON.stringify(texts.activation);
   db.prepare(
-    `INSERT INTO turns (turn_id, operation_id, session_id, seq, visible_text, model_input, state, created_at_ms, updated_at_ms)
+    `INSERT INTO turns (turn_id, operation_id, session_id, seq, visible_text, activation_json, state, created_at_ms, updated_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-  ).run(turnId, operationId, sessionId, seq, texts.visibleText, texts.modelInput, now, now);
+  ).run(turnId, operationId, sessionId, seq, texts.visibleText, activation, now, now);
   return { ok: true, receipt, replayed: false };
 }
 

@@ -28,6 +28,9 @@ export class DatabaseFileError extends Error {
 /** What to do when SQLite cannot open the file or the files it keeps beside it. */
 const CANNOT_OPEN = "check that it and its -wal and -shm files beside it are regular files this user may read and write, in a state dir this user may write";
 
+/** How each connection to the file is made: its busy timeout (ms) and, for tests, a hook that hears every statement. */
+export type ConnectionOptions = Pick<Database.Options, "timeout" | "verbose">;
+
 /** SQLite's word that a file is not one of its databases, or is damaged. */
 const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
 
@@ -38,20 +41,20 @@ const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
  * directory), a file that is not a database and one SQLite cannot open throw DatabaseFileError
  * naming the file and what to do. Other errors (I/O, a newer schema) are thrown as they are.
  */
-export function openDatabase(file: string, timeoutMs: number, prepare: (db: Database.Database) => void): Database.Database {
+export function openDatabase(file: string, connection: ConnectionOptions, prepare: (db: Database.Database) => void): Database.Database {
   const found = statOf(file);
-  if (found === undefined) createWhole(file, timeoutMs, prepare);
+  if (found === undefined) createWhole(file, connection, prepare);
   else if (!found.isFile()) throw new DatabaseFileError(file, "not_a_file", `is ${fileKind(found)}, not a database file`, `move it out of the way (albedo then creates a new database, with no receipts); if it holds the database, restore that file here`);
   else if (found.size === 0) throw new DatabaseFileError(file, "empty", "is empty (0 bytes); it was truncated");
   // An older albedo left it as the umask had it (0644).
   chmodSync(file, DATABASE_FILE_MODE);
-  return openExisting(file, timeoutMs, prepare);
+  return openExisting(file, connection, prepare);
 }
 
-function openExisting(file: string, timeoutMs: number, prepare: (db: Database.Database) => void): Database.Database {
+function openExisting(file: string, connection: ConnectionOptions, prepare: (db: Database.Database) => void): Database.Database {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { timeout: timeoutMs, fileMustExist: true });
+    db = new Database(file, { ...connection, fileMustExist: true });
     prepare(db);
     return db;
   } catch (error) {
@@ -68,12 +71,12 @@ function openExisting(file: string, timeoutMs: number, prepare: (db: Database.Da
 }
 
 /** Builds a new database under a private temp name and links it into place; another process that got there first wins. */
-function createWhole(file: string, timeoutMs: number, prepare: (db: Database.Database) => void): void {
+function createWhole(file: string, connection: ConnectionOptions, prepare: (db: Database.Database) => void): void {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.new`;
   try {
     // Created 0600 before SQLite sees it: SQLite would create it 0644 minus the umask.
     closeSync(openSync(temp, "wx", DATABASE_FILE_MODE));
-    openExisting(temp, timeoutMs, prepare).close();
+    openExisting(temp, connection, prepare).close();
     linkSync(temp, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;

@@ -4,7 +4,7 @@ export { retryWhileBusy } from "./busy.js";
 export { DatabaseFileError } from "./dbFile.js";
 
 export type { AdmissionErrorCode } from "./errors.js";
-export { activationBlock, type AdmitInput, type CommandInput, type ReplayCandidate } from "./input.js";
+export type { AdmitInput, CommandInput, ReplayCandidate } from "./input.js";
 export type { Turn, TurnOutcome } from "./turns.js";
 export type { TranscriptEntry } from "./transcript.js";
 export { newOperationId, parseUuidV7 } from "./uuidv7.js";

@@ -1,4 +1,4 @@
-import type { Activation } from "../skills/index.js";
+import type { Activation, SlashActivation } from "../skills/index.js";
 import { canonicalJson } from "../json/index.js";
 
 /** A person's message to the session. */
@@ -10,8 +10,8 @@ export interface MessageInput {
 
 /**
  * A slash command typed by a person (C-6). `arguments` is the raw argument text; `activation` is
- * the skill payload the runtime prepared (C-5 shape), stored with the admission so that a retry or
- * a restart never rereads changed skill files. It is not part of what a replay is compared on.
+ * the skill payload the runtime prepared (C-5 shape), stored once with the admitted turn so that a
+ * retry or a restart never rereads changed skill files. It is not part of what a replay is compared on.
  */
 export interface CommandInput {
   readonly operationId: string;
@@ -49,33 +49,24 @@ export function requestKey(sessionId: string, input: ReplayCandidate | AdmitInpu
   return canonicalJson(body);
 }
 
-/** What a turn shows in the transcript and what it gives the model (C-6). */
+/** What a turn shows in the transcript and, for a user slash activation, the activation it gives the model (C-6). */
 export interface TurnTexts {
   readonly visibleText: string;
-  readonly modelInput: string;
+  readonly activation?: SlashActivation;
 }
 
-/** The transcript text and model input of a well-formed input. */
+/** The transcript text and slash activation of a well-formed input. */
 export function turnTexts(input: AdmitInput): TurnTexts {
-  if (input.type === "message") return { visibleText: input.text.trim(), modelInput: input.text.trim() };
+  if (input.type === "message") return { visibleText: input.text.trim() };
   const command = input.command.trim();
   const args = input.arguments.trim();
   const visibleText = args.length > 0 ? `${command} ${args}` : command;
-  return { visibleText, modelInput: input.activation ? activationBlock(command, input.activation) : visibleText };
+  return input.activation ? { visibleText, activation: { command, activation: input.activation } } : { visibleText };
 }
 
-/**
- * The model's view of a slash activation: one JSON object, so nothing in the instructions can
- * end the block early or pose as the runtime; arguments are passed exactly as the skill received them.
- */
-export function activationBlock(command: string, activation: Activation): string {
-  return JSON.stringify({
-    skill_activation: {
-      command,
-      name: activation.name,
-      source: activation.source,
-      arguments: activation.arguments,
-      instructions: activation.instructions,
-    },
-  });
+/** The input as the inputs table keeps it: as sent, without the activation, which its turn stores (C-6). */
+export function storedInput(input: AdmitInput, operationId: string): string {
+  if (input.type === "message") return canonicalJson({ ...input, operationId });
+  const { activation: _activation, ...sent } = input;
+  return canonicalJson({ ...sent, operationId });
 }

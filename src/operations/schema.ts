@@ -66,6 +66,19 @@ export const MIGRATIONS: readonly string[] = [
     updated_at_ms INTEGER NOT NULL
   ) STRICT;
   `,
+  // 4: a user activation is stored once, with its turn, as the command and the activation; the
+  // model input is made from it when read (a turn without one gives the model its visible text,
+  // which model_input always repeated). The command is taken from the block the model was given.
+  `
+  ALTER TABLE turns ADD COLUMN activation_json TEXT;
+  UPDATE turns SET activation_json = (
+    SELECT json_object('command', json_extract(turns.model_input, '$.skill_activation.command'), 'activation', json(json_extract(inputs.input_json, '$.activation')))
+      FROM inputs
+     WHERE inputs.operation_id = turns.operation_id AND json_valid(inputs.input_json) AND json_type(inputs.input_json, '$.activation') = 'object'
+  ) WHERE json_valid(model_input) AND json_type(model_input, '$.skill_activation.command') = 'text';
+  UPDATE inputs SET input_json = json_remove(input_json, '$.activation') WHERE json_valid(input_json) AND json_type(input_json, '$.activation') IS NOT NULL;
+  ALTER TABLE turns DROP COLUMN model_input;
+  `,
 ];
 
 /** The schema version this code writes. */

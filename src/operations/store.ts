@@ -1,17 +1,23 @@
 import type Database from "better-sqlite3";
 import { AppError } from "../errors/index.js";
-import { openDatabase } from "./dbFile.js";
+import { openDatabase, type ConnectionOptions } from "./dbFile.js";
 import { checkNewOperation, lookupReceipt, normaliseId, recordAdmission, type AdmitResult, type Receipt } from "./admission.js";
 import type { AdmitInput, ReplayCandidate } from "./input.js";
 import { OPERATIONS_BUSY_TIMEOUT_MS, RECEIPT_TTL_MS } from "./limits.js";
 import { migrate } from "./schema.js";
 import { TranscriptTable } from "./transcript.js";
-import { ALLOWED_FROM, deliveryOf, turnFromRow, type DeliveryStatus, type Turn, type TurnOutcome, type TurnRow } from "./turns.js";
+import { ALLOWED_FROM, deliveryOf, TURN_COLUMNS, turnFromRow, type DeliveryStatus, type Turn, type TurnOutcome, type TurnRow } from "./turns.js";
 import { parseUuidV7 } from "./uuidv7.js";
 
 export interface OperationsStoreOptions {
   /** The clock (Unix ms); tests inject one. */
   readonly now?: () => number;
+  /** Hears the text of every SQL statement run (better-sqlite3's `verbose`); tests count them. */
+  readonly trace?: (sql: string) => void;
+}
+
+function connectionOptions({ trace }: OperationsStoreOptions): ConnectionOptions {
+  return trace === undefined ? { timeout: OPERATIONS_BUSY_TIMEOUT_MS } : { timeout: OPERATIONS_BUSY_TIMEOUT_MS, verbose: (sql: unknown) => trace(String(sql)) };
 }
 
 /** What `getOperation` knows about an id. */
@@ -38,8 +44,6 @@ const ABANDONED_BECAUSE = {
   pending: "the runtime restarted before this turn ran, and its session ended with it; send the input again to a new session",
 } as const;
 
-const TURN_COLUMNS = "turn_id, operation_id, session_id, visible_text, model_input, state, outcome_json, created_at_ms, updated_at_ms";
-
 /** The durable record of admitted inputs, their receipts and their turns: one SQLite file in WAL mode. */
 export class OperationsStore {
   /** Transcript rows and conversations (O-9), in the same file and transactions' reach as the receipts. */
@@ -58,7 +62,7 @@ export class OperationsStore {
    * failures or a newer schema.
    */
   static open(file: string, options: OperationsStoreOptions = {}): OperationsStore {
-    const db = openDatabase(file, OPERATIONS_BUSY_TIMEOUT_MS, (opened) => {
+    const db = openDatabase(file, connectionOptions(options), (opened) => {
       opened.pragma("journal_mode = WAL");
       // FULL: a receipt must survive power loss once the 202 is sent, not only a process crash.
       opened.pragma("synchronous = FULL");
@@ -101,14 +105,6 @@ export class OperationsStore {
     return { found: true, receipt: JSON.parse(receipt.receipt_json) as Receipt, delivery: deliveryOf(turn.state), turn };
   }
 
-  /** The input as admitted (with its stored activation), or undefined for an unknown id. */
-  getInput(operationId: string): AdmitInput | undefined {
-    const row = this.db.prepare("SELECT input_json FROM inputs WHERE operation_id = ?").get(normaliseId(operationId)) as
-      | { input_json: string }
-      | undefined;
-    return row === undefined ? undefined : (JSON.parse(row.input_json) as AdmitInput);
-  }
-
   /** One turn, or undefined. */
   getTurn(turnId: string): Turn | undefined {
     const row = this.db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE turn_id = ?`).get(turnId) as TurnRow | undefined;
@@ -129,12 +125,12 @@ export class OperationsStore {
     return row === undefined ? undefined : turnFromRow(row);
   }
 
-  /** Moves a pending turn to running; returns it. Throws AppError "not_found" or "conflict" (data.state) otherwise. */
+  /** Moves a pending turn to running; returns it as stored. Throws AppError "not_found" or "conflict" (data.state) otherwise. */
   markRunning(turnId: string): Turn {
     return this.transition(turnId, "running", null);
   }
 
-  /** Ends a turn: committed (from running) or cancelled (from pending or running). Throws like markRunning. */
+  /** Ends a turn: committed (from running) or cancelled (from pending or running); returns it as stored. Throws like markRunning. */
   complete(turnId: string, outcome: Exclude<TurnOutcome, { state: "abandoned" }>): Turn {
     return this.transition(turnId, outcome.state, JSON.stringify(outcome));
   }
@@ -166,17 +162,15 @@ export class OperationsStore {
     this.db.close();
   }
 
+  /** One statement moves the turn and returns it; only a refused move reads the turn, to say why. */
   private transition(turnId: string, next: keyof typeof ALLOWED_FROM, outcomeJson: string | null): Turn {
-    return this.db
-      .transaction((): Turn => {
-        const turn = this.getTurn(turnId);
-        if (turn === undefined) throw new AppError("not_found", `no turn ${turnId}`, { turnId });
-        if (!ALLOWED_FROM[next].includes(turn.state)) {
-          throw new AppError("conflict", `turn ${turnId} is ${turn.state}; it cannot become ${next}`, { turnId, state: turn.state });
-        }
-        this.db.prepare("UPDATE turns SET state = ?, outcome_json = ?, updated_at_ms = ? WHERE turn_id = ?").run(next, outcomeJson, this.now(), turnId);
-        return this.getTurn(turnId)!;
-      })
-      .immediate();
+    const from = ALLOWED_FROM[next];
+    const moved = this.db
+      .prepare(`UPDATE turns SET state = ?, outcome_json = ?, updated_at_ms = ? WHERE turn_id = ? AND state IN (${from.map(() => "?").join(", ")}) RETURNING ${TURN_COLUMNS}`)
+      .get(next, outcomeJson, this.now(), turnId, ...from) as TurnRow | undefined;
+    if (moved !== undefined) return turnFromRow(moved);
+    const turn = this.getTurn(turnId);
+    if (turn === undefined) throw new AppError("not_found", `no turn ${turnId}`, { turnId });
+    throw new AppError("conflict", `turn ${turnId} is ${turn.state}; it cannot become ${next}`, { turnId, state: turn.state });
   }
 }

@@ -6,13 +6,18 @@
 import type Database from "better-sqlite3";
 import type { JsonValue } from "../json/index.js";
 
-/** A row as stored: its JSON, its place in the session's transcript, its turn and time. */
-export interface TranscriptEntry {
+/** A row's own fields: a JSON object (its `kind` and what that kind carries). */
+export type RowFields = { readonly [key: string]: JsonValue };
+
+/** Where a stored row stands: its turn, its place in the session's transcript (from 1), when it was written (ms since the epoch). */
+export interface RowPlace {
+  readonly turn_id: string;
   readonly seq: number;
-  readonly turnId: string;
-  readonly row: JsonValue;
   readonly at: number;
 }
+
+/** A row as stored and read back: its own fields with its place beside them, one object from the append to the wire. */
+export type TranscriptEntry<Row extends RowFields = RowFields> = Row & RowPlace;
 
 export class TranscriptTable {
   private readonly insert: Database.Statement;
@@ -31,14 +36,14 @@ export class TranscriptTable {
     );
   }
 
-  /** Appends one row of `turnId` to the session's transcript; returns it as stored. */
-  append(sessionId: string, turnId: string, row: JsonValue): TranscriptEntry {
+  /** Appends one row of `turnId` to the session's transcript; returns it as stored, the same object a read gives back. */
+  append<Row extends RowFields>(sessionId: string, turnId: string, row: Row): TranscriptEntry<Row> {
     return this.db
-      .transaction((): TranscriptEntry => {
+      .transaction((): TranscriptEntry<Row> => {
         const seq = (this.last.get(sessionId) as { seq: number }).seq + 1;
         const at = this.now();
         this.insert.run(sessionId, seq, turnId, JSON.stringify(row), at);
-        return { seq, turnId, row, at };
+        return { ...row, turn_id: turnId, seq, at };
       })
       .immediate();
   }
@@ -46,7 +51,7 @@ export class TranscriptTable {
   /** Rows after `after`, oldest first, at most `limit`. */
   rows(sessionId: string, after: number, limit: number): TranscriptEntry[] {
     const found = this.page.all(sessionId, after, limit) as { seq: number; turn_id: string; row_json: string; at_ms: number }[];
-    return found.map((row) => ({ seq: row.seq, turnId: row.turn_id, row: JSON.parse(row.row_json) as JsonValue, at: row.at_ms }));
+    return found.map((row) => ({ ...(JSON.parse(row.row_json) as RowFields), turn_id: row.turn_id, seq: row.seq, at: row.at_ms }));
   }
 
   /** The session's conversation as last saved, or undefined. */

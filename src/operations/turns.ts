@@ -1,4 +1,5 @@
 import type { JsonValue } from "../json/index.js";
+import { activationBlock, type SlashActivation } from "../skills/index.js";
 
 /** The states of a turn; only pending → running → committed, and pending/running → cancelled, are allowed. */
 export type TurnState = "pending" | "running" | "committed" | "cancelled" | "abandoned";
@@ -22,8 +23,10 @@ export interface Turn {
   readonly sessionId: string;
   /** What the transcript shows: the message, or the slash text as typed (C-6). */
   readonly visibleText: string;
-  /** What the model is given: the message, or the JSON activation block of a skill (C-6). */
+  /** What the model is given: the message, or the JSON activation block of a skill (C-6), made from `activation`. */
   readonly modelInput: string;
+  /** For a user slash activation: the command and the activation prepared at admission, stored once with the turn (C-6). */
+  readonly activation?: SlashActivation;
   readonly state: TurnState;
   readonly outcome?: TurnOutcome;
   readonly createdAt: number;
@@ -36,20 +39,26 @@ export interface TurnRow {
   readonly operation_id: string;
   readonly session_id: string;
   readonly visible_text: string;
-  readonly model_input: string;
+  readonly activation_json: string | null;
   readonly state: TurnState;
   readonly outcome_json: string | null;
   readonly created_at_ms: number;
   readonly updated_at_ms: number;
 }
 
+/** The columns a Turn is read from, in every SELECT and RETURNING of the turns table. */
+export const TURN_COLUMNS = "turn_id, operation_id, session_id, visible_text, activation_json, state, outcome_json, created_at_ms, updated_at_ms";
+
+/** The turn of a row; a turn without an activation gives the model its text as the transcript shows it. */
 export function turnFromRow(row: TurnRow): Turn {
+  const activation = row.activation_json === null ? undefined : (JSON.parse(row.activation_json) as SlashActivation);
   const turn = {
     turnId: row.turn_id,
     operationId: row.operation_id,
     sessionId: row.session_id,
     visibleText: row.visible_text,
-    modelInput: row.model_input,
+    modelInput: activation === undefined ? row.visible_text : activationBlock(activation),
+    ...(activation === undefined ? {} : { activation }),
     state: row.state,
     createdAt: row.created_at_ms,
     updatedAt: row.updated_at_ms,

@@ -20,13 +20,21 @@ export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.HOME && env.HOME.length > 0 ? env.HOME : homedir());
 }
 
+/** albedo's directory inside a workspace (skills, project settings) and inside the home (the default state dir, user skills). */
+export const ALBEDO_DIR_NAME = ".albedo";
+/** The variable that names the state dir. */
+export const STATE_DIR_ENV = "ALBEDO_HOME";
+
 /** The state dir: $ALBEDO_HOME, default ~/.albedo. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.ALBEDO_HOME;
-  return resolve(configured && configured.length > 0 ? configured : join(homeDir(env), ".albedo"));
+  const configured = env[STATE_DIR_ENV];
+  return resolve(configured && configured.length > 0 ? configured : join(homeDir(env), ALBEDO_DIR_NAME));
 }
 
 /** True when `path` is `base` or lies beneath it (both absolute and normalised; no link is followed). */
 export function within(path: string, base: string): boolean {
   return path === base || path.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
 }
+
+/** Longest Unix socket path in bytes (sun_path holds 108 bytes on Linux, 104 on macOS, NUL included). */
+export const MAX_UNIX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;

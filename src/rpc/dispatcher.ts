@@ -17,15 +17,8 @@ import { parseParams } from "./methods.js";
 import type { Log } from "../platform/index.js";
 import { RefusalLog } from "./refusals.js";
 import type { CallContext, RouteTable } from "./routes.js";
+import { RPC_CALL_TIMEOUT_MS, RPC_MAX_LISTENERS, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS } from "./limits.js";
 
-/** Largest JSON frame accepted or sent, in bytes; checked before parsing (B: oversized RPC messages). */
-export const RPC_MAX_MESSAGE_BYTES = 1024 * 1024;
-/** Default server-side deadline of one call; routes may set their own. */
-export const RPC_CALL_TIMEOUT_MS = 30_000;
-/** Most calls one session may have in flight at once. */
-export const RPC_MAX_PENDING_CALLS = 256;
-/** Most kernel-side listeners (peers that said hello) remembered for notifications. */
-export const RPC_MAX_LISTENERS = 16;
 /** Runtime -> kernel notification asking the kernel to cancel a cell's task. */
 export const RPC_CANCEL_METHOD = "albedo/cancel";
 /** Kernel -> runtime notification registering a peer for notifications. */

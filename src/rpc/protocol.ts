@@ -1,14 +1,7 @@
-import { jsonNestingDepth } from "../json/index.js";
+import { jsonNestingDepth, parseJsonWellFormed } from "../json/index.js";
 import { INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, appErrorNumber } from "./codes.js";
+import { MAX_CELL_ID_CHARS, RPC_MAX_PARAMS_DEPTH } from "./limits.js";
 
-/** Longest `cell` tag accepted on a request; Jupyter msg_ids are UUID-sized. */
-export const MAX_CELL_ID_CHARS = 256;
-/**
- * Deepest nesting of arrays and objects in a request's `params` (the params object itself is 1).
- * Handlers and their error messages serialise params with recursive code (JSON.stringify), which
- * overflows the stack a few thousand levels down; a 1 MiB frame can nest far deeper.
- */
-export const RPC_MAX_PARAMS_DEPTH = 64;
 
 export type JsonRpcId = string | number | null;
 
@@ -62,7 +55,7 @@ export function decodeMessage(frame: Uint8Array): Decoded {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonWellFormed(text);
   } catch {
     return invalid(null, PARSE_ERROR, "parse error: the frame is not valid JSON");
   }

@@ -1,28 +1,26 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { zeromq, type Log, type Zeromq } from "../platform/index.js";
+import { MAX_UNIX_SOCKET_PATH_BYTES, zeromq, type Log, type Zeromq } from "../platform/index.js";
 import type { RpcAccess } from "../bridge/index.js";
 import type { AppErrorCode } from "../errors/index.js";
-import { RPC_CALL_TIMEOUT_MS, RPC_MAX_MESSAGE_BYTES, RpcDispatcher } from "./dispatcher.js";
+import { RpcDispatcher } from "./dispatcher.js";
+import { RPC_ARRIVAL_BYTES, RPC_ARRIVAL_MESSAGES, RPC_CALL_TIMEOUT_MS, RPC_CLIENT_DEADLINE_MARGIN_MS, RPC_DIAL_RETRY_MS, RPC_HARD_MESSAGE_BYTES, RPC_MAX_MESSAGE_BYTES, RPC_TOKEN_BYTES } from "./limits.js";
+import { PeerGate } from "./gate.js";
 import { RouteTable } from "./routes.js";
 import { traceStep } from "./trace.js";
 
 type Router = Zeromq.Router;
 
-/**
- * ZeroMQ's own inbound cap, in bytes: a peer sending a bigger frame is disconnected by libzmq before
- * the frame is buffered whole. Frames between RPC_MAX_MESSAGE_BYTES and this cap get an error reply.
- */
-export const RPC_HARD_MESSAGE_BYTES = 8 * RPC_MAX_MESSAGE_BYTES;
-/** Longest Unix socket path the kernel can connect to (sun_path is 108 bytes with its NUL). */
-export const MAX_IPC_PATH_BYTES = 107;
 /** File name of the socket inside the session's run directory. */
 export const RPC_SOCKET_NAME = "rpc";
-/** Bytes of randomness in a session token (hex-encoded on the wire). */
-export const RPC_TOKEN_BYTES = 32;
-/** Margin the kernel waits beyond the server deadline before giving up on its own. */
-export const RPC_CLIENT_DEADLINE_MARGIN_MS = 5_000;
+/**
+ * File name, beside RPC_SOCKET_NAME, of the socket a session's kernel binds for its main event loop
+ * and the runtime dials: one connection the kernel cannot multiply, and no relay on the busiest path.
+ */
+export const RPC_KERNEL_SOCKET_NAME = "rpc-kernel";
+/** Suffix of the ROUTER's private socket, a sibling of the run dir: outside what a sandbox mounts. */
+const PRIVATE_SOCKET_SUFFIX = ".rpc";
 
 /**
  * The kernel's own per-call deadline when the longest route may take `longestRouteMs`: the kernel
@@ -32,13 +30,6 @@ export function clientDeadlineMs(longestRouteMs: number): number {
   return longestRouteMs + RPC_CLIENT_DEADLINE_MARGIN_MS;
 }
 
-/**
- * Most messages, and bytes (checked after each message), taken off the socket as one arrival before
- * any is served: enough to share the disk checks of a burst, few enough that the first call of
- * a long burst is not held back for long.
- */
-export const RPC_ARRIVAL_MESSAGES = 64;
-export const RPC_ARRIVAL_BYTES = RPC_MAX_MESSAGE_BYTES;
 
 /** Prefix of attached peers' ids; ROUTER peers are hex routing ids, so the two never collide. */
 const ATTACHED_PREFIX = "attached:";
@@ -54,6 +45,8 @@ export interface AttachedPeer {
 export interface RpcServerOptions {
   /** The session's private run directory (0700); the socket file is created inside it. */
   readonly runDir: string;
+  /** Path of the ROUTER's own socket, where no kernel can see it; default `<runDir>.rpc`, beside the run dir. */
+  readonly privateSocket?: string;
   readonly routes?: RouteTable;
   readonly logger?: Log;
   readonly callTimeoutMs?: number;
@@ -72,27 +65,35 @@ function stderrLogger(level: string, message: string, fields?: Record<string, un
   process.stderr.write(`albedo ${level}: ${message} ${JSON.stringify(shown)}\n`);
 }
 
-/** Returns the socket path for `runDir`; throws when it is longer than a Unix socket allows. */
+/** Returns the socket path for `runDir`; throws when it, or the kernel's socket beside it, is longer than a Unix socket allows. */
 export function rpcSocketPath(runDir: string): string {
-  const socketPath = path.join(path.resolve(runDir), RPC_SOCKET_NAME);
-  const bytes = Buffer.byteLength(socketPath, "utf8");
-  if (bytes > MAX_IPC_PATH_BYTES) {
+  const dir = path.resolve(runDir);
+  // The kernel's socket has the longest name of the three (the private one is `<runDir>.rpc`).
+  const longest = path.join(dir, RPC_KERNEL_SOCKET_NAME);
+  const bytes = Buffer.byteLength(longest, "utf8");
+  if (bytes > MAX_UNIX_SOCKET_PATH_BYTES) {
     throw new Error(
-      `RPC socket path ${socketPath} is ${bytes} bytes; Unix sockets allow at most ${MAX_IPC_PATH_BYTES} ` +
-        "(MAX_IPC_PATH_BYTES): use a shorter state dir (ALBEDO_HOME)",
+      `RPC socket path ${longest} is ${bytes} bytes; Unix sockets allow at most ${MAX_UNIX_SOCKET_PATH_BYTES} ` +
+        "(MAX_UNIX_SOCKET_PATH_BYTES): use a shorter state dir (ALBEDO_HOME)",
     );
   }
-  return socketPath;
+  return path.join(dir, RPC_SOCKET_NAME);
 }
 
 /**
- * One session's JSON-RPC channel (K-4, K-6): a ZeroMQ ROUTER on `ipc://<runDir>/rpc` that only
- * answers peers presenting this session's random token.
+ * One session's JSON-RPC channel (K-4, K-6): a ZeroMQ ROUTER that only answers peers presenting this
+ * session's random token. Kernels reach it at `ipc://<runDir>/rpc`, a PeerGate relaying at most
+ * MAX_RPC_PEERS_PER_SESSION connections to the ROUTER's private socket; a session's own kernel also
+ * binds `<runDir>/rpc-kernel` for its main loop, which the ROUTER dials (dialKernel).
  */
 export class RpcServer {
   readonly socketPath: string;
   readonly endpoint: string;
+  /** Where the kernel's main loop listens for the ROUTER (RPC_KERNEL_SOCKET_NAME). */
+  readonly kernelEndpoint: string;
   readonly token: string;
+  private readonly privatePath: string;
+  private readonly gate: PeerGate;
   private readonly dispatcher: RpcDispatcher;
   private readonly logger: Log;
   private readonly callTimeoutMs: number;
@@ -107,8 +108,11 @@ export class RpcServer {
   constructor(options: RpcServerOptions) {
     this.socketPath = rpcSocketPath(options.runDir);
     this.endpoint = `ipc://${this.socketPath}`;
+    this.kernelEndpoint = `ipc://${path.join(path.dirname(this.socketPath), RPC_KERNEL_SOCKET_NAME)}`;
+    this.privatePath = options.privateSocket ?? `${path.dirname(this.socketPath)}${PRIVATE_SOCKET_SUFFIX}`;
     this.token = randomBytes(RPC_TOKEN_BYTES).toString("hex");
     this.logger = options.logger ?? stderrLogger;
+    this.gate = new PeerGate({ publicPath: this.socketPath, privatePath: this.privatePath, logger: this.logger });
     this.callTimeoutMs = options.callTimeoutMs ?? RPC_CALL_TIMEOUT_MS;
     this.dispatcher = new RpcDispatcher({
       token: this.token,
@@ -119,19 +123,35 @@ export class RpcServer {
     });
   }
 
-  /** Binds the socket and starts serving; throws when binding fails or the server was started or closed. */
+  /** Binds the socket, opens the gate and starts serving; throws when binding fails or the server was started or closed. */
   async start(): Promise<void> {
     if (this.state !== "new") throw new Error(`RpcServer.start: server is already ${this.state}`);
     this.state = "running";
-    const socket = new (zeromq().Router)({ maxMessageSize: RPC_HARD_MESSAGE_BYTES, linger: 0 });
+    const socket = new (zeromq().Router)({ maxMessageSize: RPC_HARD_MESSAGE_BYTES, linger: 0, reconnectInterval: RPC_DIAL_RETRY_MS });
     this.socket = socket;
     try {
-      await socket.bind(this.endpoint);
+      await socket.bind(`ipc://${this.privatePath}`);
+      await this.gate.start();
     } catch (error) {
       await this.close();
       throw error;
     }
     this.loop = this.receiveLoop(socket);
+  }
+
+  /**
+   * Dials the kernel's own socket (kernelEndpoint), now and again whenever it is down, so that a
+   * session's kernel, each time it starts, gets one connection for its main loop. Call it once,
+   * after start(), for a kernel that binds there (the session kernel does).
+   */
+  dialKernel(): void {
+    if (this.state !== "running" || this.socket === undefined) throw new Error(`RpcServer.dialKernel: server is ${this.state}`);
+    this.socket.connect(this.kernelEndpoint);
+  }
+
+  /** Connections the public socket holds now. */
+  get peerCount(): number {
+    return this.gate.held;
   }
 
   /**
@@ -192,6 +212,7 @@ export class RpcServer {
     if (this.state === "closed") return;
     this.state = "closed";
     this.dispatcher.close();
+    await this.gate.close();
     const socket = this.socket;
     this.socket = undefined;
     if (socket !== undefined) {
@@ -199,7 +220,7 @@ export class RpcServer {
       socket.close();
       await this.loop;
     }
-    await rm(this.socketPath, { force: true });
+    await Promise.all([this.socketPath, this.privatePath].map((file) => rm(file, { force: true })));
   }
 
   private send(peer: string, text: string): void {

@@ -7,7 +7,7 @@
 import { createPidsCgroup, type PidsCgroup } from "./cgroup.js";
 import { detectSandbox, type Detection } from "./detect.js";
 import type { KernelWrap } from "../kernel/index.js";
-import { prlimitArgv, resolveLimits, type ResourceLimits } from "./limits.js";
+import { prlimitArgv, resolveLimits, withinOwnLimits, type ResourceLimits } from "./limits.js";
 import { within } from "../platform/index.js";
 import { SandboxPlan, type PlanNote } from "./plan.js";
 import { bwrapLaunch, checkProfile, sandboxedKernelArgv, sandboxEnv, type SandboxProfile } from "./profile.js";
@@ -94,9 +94,9 @@ export function prepareSandbox(options: PrepareSandboxOptions): Sandbox {
 }
 
 /** Pins the plan, makes the cgroup and builds the wrapper of a usable bubblewrap. */
-function bwrapSandbox(options: PrepareSandboxOptions, found: Extract<Detection, { usable: true }>, limits: ResourceLimits): BwrapSandbox {
+function bwrapSandbox(options: PrepareSandboxOptions, found: Extract<Detection, { usable: true }>, asked: ResourceLimits): BwrapSandbox {
   checkProfile(options.profile);
-  const warnings: string[] = [];
+  const { limits, warnings } = withinOwnLimits(asked);
   const limitArgv = found.prlimit ? prlimitArgv(found.prlimit, limits) : [];
   if (!found.prlimit) warnings.push("sandbox: prlimit (util-linux) not found; memory, process and open-file limits are not applied.");
   const tools = found.prlimit ? [{ path: found.prlimit, kind: "ro" as const, what: "prlimit" }] : [];

@@ -3,6 +3,7 @@
  * They are applied inside bwrap with util-linux `prlimit`, after the user namespace exists, so the
  * process cap counts only the sandbox's own processes (for a non-root user).
  */
+import { ownLimit, type ResourceLimit, type ResourceName } from "../platform/index.js";
 
 /** Default address-space cap of the kernel process, in MiB. */
 export const DEFAULT_MEMORY_MB = 4096;
@@ -61,6 +62,32 @@ export function resolveLimits(given: Partial<ResourceLimits> = {}): ResourceLimi
     out[key] = value;
   }
   return out;
+}
+
+const MIB = 1024 * 1024;
+/** Each limit's row in this process's own limits, and how many of that row's units make one of ours. */
+const OWN_ROWS: Readonly<Record<Exclude<keyof ResourceLimits, "shmMB">, readonly [ResourceName, number]>> = {
+  memoryMB: ["addressSpaceBytes", MIB],
+  processes: ["processes", 1],
+  openFiles: ["openFiles", 1],
+};
+
+/**
+ * `limits` lowered to this process's own hard limits where they are above them, with a warning for
+ * each: the kernel inherits those, and prlimit inside the sandbox (no capabilities) cannot raise a
+ * hard limit, so asking for more would fail the kernel's start.
+ */
+export function withinOwnLimits(limits: ResourceLimits, own: (name: ResourceName) => ResourceLimit | undefined = ownLimit): { limits: ResourceLimits; warnings: string[] } {
+  const out = { ...limits };
+  const warnings: string[] = [];
+  for (const [key, [row, unit]] of Object.entries(OWN_ROWS) as [keyof typeof OWN_ROWS, readonly [ResourceName, number]][]) {
+    const hard = own(row)?.hard ?? Infinity;
+    const most = Math.floor(hard / unit);
+    if (out[key] <= most) continue;
+    warnings.push(`sandbox: limits.${key} ${out[key]} is above this process's own hard limit (${most}); the kernel gets ${most}. Raise the limit the daemon starts with to give kernels more.`);
+    out[key] = most;
+  }
+  return { limits: out, warnings };
 }
 
 /** The `prlimit` prefix that sets each limit (soft and hard, so the kernel cannot raise it back). */

@@ -7,7 +7,7 @@
  */
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
-import { within } from "../platform/index.js";
+import { ALBEDO_DIR_NAME, within } from "../platform/index.js";
 import { traceRealPath, type Traced } from "./paths.js";
 
 /** Where the host hides or pins things a sandbox must never expose, whatever a link says. */
@@ -58,7 +58,7 @@ export const SCRATCH_DIRS = { tmp: "tmp", home: "home" } as const;
 /** System paths whose host content the sandbox replaces: /tmp by a scratch dir, /run by an empty tmpfs. */
 export const REPLACED_SYSTEM_PATHS: readonly string[] = ["/tmp", "/run"];
 /** Top-level workspace entries that hold the workspace skill roots; kept read-only in the sandbox. */
-export const PROTECTED_WORKSPACE_DIRS: readonly string[] = [".albedo", ".agents"];
+export const PROTECTED_WORKSPACE_DIRS: readonly string[] = [ALBEDO_DIR_NAME, ".agents"];
 /** Host pseudo-filesystems: never bound from the host (the sandbox has its own /proc and /dev). */
 const PSEUDO_FILESYSTEMS: readonly string[] = ["/proc", "/sys", "/dev"];
 

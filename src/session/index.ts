@@ -3,5 +3,5 @@ export { Session, type SessionOptions } from "./session.js";
 export type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 export type { CatalogWalk, SelectionChange } from "./viewKeeper.js";
 export type { PreparedCommand } from "./commands.js";
-export { RELOAD_ROUTE_TIMEOUT_MS } from "./rpcApi.js";
+export { RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
 export type { ActivationObserver } from "./skillAccess.js";

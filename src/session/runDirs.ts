@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { currentProcess, isSameProcessAlive, processIdentityOf } from "../platform/index.js";
+import { chmod, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { currentProcess, isSameProcessAlive, processIdentityOf, readFileBounded } from "../platform/index.js";
 
 /** The state dir's directory of run dirs. */
 export const RUN_BASE_DIR = "run";
@@ -15,6 +15,13 @@ export const RUN_DIR_OWNER_FILE = "owner.pid";
 export const RUN_DIR_NAME_BYTES = 12;
 /** A run dir with no owner file younger than this may still be being made; older ones are leftovers. */
 export const RUN_DIR_GRACE_MS = 60_000;
+/** Bytes of an owner file read; a larger one names no owner. */
+export const MAX_RUN_DIR_OWNER_BYTES = 4096;
+/**
+ * The state dir's directory of the RPC ROUTERs' private sockets, one per run dir and named after it:
+ * outside every run dir, so no sandbox mounts it (see RpcServer).
+ */
+export const RPC_PRIVATE_DIR = "rpc";
 /** Run dirs examined by one sweep. */
 export const MAX_RUN_DIRS_SWEPT = 1024;
 
@@ -27,6 +34,14 @@ export async function makeRunDir(stateDir: string): Promise<string> {
   await mkdir(runDir, { mode: 0o700 });
   await writeFile(join(runDir, RUN_DIR_OWNER_FILE), `${JSON.stringify(currentProcess())}\n`, { mode: 0o600, flag: "wx" });
   return runDir;
+}
+
+/** Where the RPC ROUTER of the session in `runDir` binds its private socket; makes the directory (0700). */
+export async function privateSocketFor(stateDir: string, runDir: string): Promise<string> {
+  const dir = join(stateDir, RPC_PRIVATE_DIR);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  return join(dir, basename(runDir));
 }
 
 /**
@@ -42,6 +57,7 @@ export async function sweepRunDirs(stateDir: string): Promise<number> {
     const dir = join(base, name);
     if (await isAbandoned(dir)) {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await rm(join(stateDir, RPC_PRIVATE_DIR, name), { force: true }).catch(() => undefined);
       removed += 1;
     }
   }
@@ -49,13 +65,23 @@ export async function sweepRunDirs(stateDir: string): Promise<number> {
 }
 
 async function isAbandoned(dir: string): Promise<boolean> {
-  const owner = await readFile(join(dir, RUN_DIR_OWNER_FILE), "utf8").catch(() => undefined);
+  const owner = await readOwner(join(dir, RUN_DIR_OWNER_FILE));
   if (owner === undefined) {
     const info = await stat(dir).catch(() => undefined);
     return info !== undefined && info.isDirectory() && Date.now() - info.mtimeMs > RUN_DIR_GRACE_MS;
   }
   const identity = processIdentityOf(parseOwner(owner));
   return identity === undefined || !isSameProcessAlive(identity);
+}
+
+/**
+ * The owner file's text, or undefined when there is none to read. The kernel can write its run dir,
+ * so the file may have been replaced by a FIFO: it is opened without blocking and read only when
+ * it is a regular file, or the next session's open would wait on it forever.
+ */
+async function readOwner(file: string): Promise<string | undefined> {
+  const found = await readFileBounded(file, MAX_RUN_DIR_OWNER_BYTES).catch(() => undefined);
+  return found?.kind === "file" ? found.bytes.toString("utf8") : undefined;
 }
 
 /** The owner file's record: JSON, or a bare pid as older runtimes wrote it. */

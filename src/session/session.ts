@@ -10,7 +10,7 @@ import { commandContext, invokeCommand, prepareCommand, type CommandHost, type P
 import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
 import { buildRoutes } from "./rpcMethods.js";
-import { makeRunDir, sweepRunDirs } from "./runDirs.js";
+import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { sandboxInputsKey } from "./sandbox.js";
@@ -97,7 +97,7 @@ export class Session implements CommandHost {
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
-      const rpc = new RpcServer({ runDir, logger: rpcLogger(options.log) });
+      const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
       session = new Session(id, runDir, options, rpc, view, parses, plan);
       rpc.swapRoutes(buildRoutes(view, session, session.access));
       await rpc.start();
@@ -145,6 +145,8 @@ export class Session implements CommandHost {
     const { sandbox, launch } = plan;
     this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
     const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
+    // The session kernel binds its main loop's socket at every start; the ROUTER keeps dialling it.
+    this.rpc.dialKernel();
     const kernel = await startKernel({
       spec: launch,
       runDir: this.runDir,

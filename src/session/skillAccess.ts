@@ -1,6 +1,6 @@
 import { AppError } from "../errors/index.js";
 import {
-  findSkill, listResources, prepareActivation, readResourceNow,
+  findSkill, listResources, prepareActivation, readResource,
   type Activation, type ActivationArguments, type PathGuard, type ReadResult, type ResourceListing, type SkillEntry,
 } from "../skills/index.js";
 
@@ -44,11 +44,11 @@ export class SkillAccess {
   }
 
   /**
-   * One page of a resource (see readResource): synchronous unless SKILL.md must be reread (see
-   * readResourceNow). `arrival` is the RPC call's (CallContext.arrival), whose calls share pin checks.
+   * One page of a resource (see readResource): synchronous unless SKILL.md must be reread or the
+   * file changed just now (see readResource). `arrival` is the RPC call's (CallContext.arrival), whose calls share pin checks.
    */
   read(entry: SkillEntry, resource?: string, offset?: number, limit?: number, arrival?: object): ReadResult | Promise<ReadResult> {
-    return readResourceNow(entry, resource, offset, limit, this.guard, arrival);
+    return readResource(entry, resource, offset, limit, this.guard, arrival);
   }
 
   /** The skill's resource listing (see listResources). */

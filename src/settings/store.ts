@@ -4,7 +4,7 @@ import { AppError } from "../errors/index.js";
 import { withSettingsLock } from "./lock.js";
 import { ABSENT_REVISION, MAX_SETTINGS_BYTES, readSettingsFile, settingsRevision, type SettingsSnapshot } from "./read.js";
 import { MAX_SETTINGS_DEPTH, settingsDepthProblem, validateSettings, type Settings } from "./schema.js";
-import { removeOrphanTemps, writeFileAtomic } from "../platform/index.js";
+import { ALBEDO_DIR_NAME, removeOrphanTemps, writeFileAtomic } from "../platform/index.js";
 
 /** File name of a settings file in the state dir and in `<workspace>/.albedo`. */
 export const SETTINGS_FILE_NAME = "settings.json";
@@ -23,7 +23,7 @@ export function globalSettingsTarget(stateDir: string): SettingsTarget {
 
 /** The project settings file, `<workspace>/.albedo/settings.json`, written under the state dir's lock. */
 export function projectSettingsTarget(workspace: string, stateDir: string): SettingsTarget {
-  return { file: join(workspace, ".albedo", SETTINGS_FILE_NAME), scope: "project", stateDir };
+  return { file: join(workspace, ALBEDO_DIR_NAME, SETTINGS_FILE_NAME), scope: "project", stateDir };
 }
 
 /**

@@ -14,6 +14,28 @@ export interface Activation {
   readonly instructions: string;
 }
 
+/** A skill a person activated with a slash command (C-6): the command's name and the activation it prepared. */
+export interface SlashActivation {
+  readonly command: string;
+  readonly activation: Activation;
+}
+
+/**
+ * The model's view of a slash activation: one JSON object, so nothing in the instructions can
+ * end the block early or pose as the runtime; arguments are passed exactly as the skill received them.
+ */
+export function activationBlock({ command, activation }: SlashActivation): string {
+  return JSON.stringify({
+    skill_activation: {
+      command,
+      name: activation.name,
+      source: activation.source,
+      arguments: activation.arguments,
+      instructions: activation.instructions,
+    },
+  });
+}
+
 /**
  * Builds the activation payload of a skill (C-5, C-6) after checking its pins (R-4); reads only
  * SKILL.md and runs nothing (R-5). Throws AppError "invalid_params" for arguments that are neither

@@ -1,5 +1,5 @@
 import { isMap, isPair, isScalar, parseDocument, visit } from "yaml";
-import { deepFreeze } from "../json/index.js";
+import { deepFreeze, wellFormedJson } from "../json/index.js";
 import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_MEMO_CHARS, MAX_FRONTMATTER_MEMO_ENTRIES, MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH } from "./limits.js";
 import type { Problem } from "./types.js";
 import { yamlNestingDepth } from "./yamlDepth.js";
@@ -100,7 +100,8 @@ function parseFrontmatterYaml(yamlText: string): { fields: Record<string, unknow
     return { fields: undefined, problems: [{ code: "frontmatter_not_mapping", message: "the frontmatter must be a YAML mapping of fields" }] };
   }
   try {
-    return { fields: doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT }) as Record<string, unknown>, problems };
+    // A double-quoted "\ud800" escape decodes to a lone surrogate, which no catalog or prompt may carry.
+    return { fields: wellFormedJson(doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT }) as Record<string, unknown>), problems };
   } catch (error) {
     if (/alias count/i.test(messageOf(error))) {
       return {

@@ -11,8 +11,8 @@ export { discoverCatalog, discoverEverything, findSkill, selectSkills, type Full
 export { discoverInstructions, INSTRUCTION_FILE } from "./instructions.js";
 export { escapeXml, renderSkillsPrompt, renderInstructions, humanSize } from "./prompt.js";
 export { identityOf, readBoundedFile, type BoundedFile } from "./files.js";
-export { listResources, MAX_RESOURCES, MAX_RESOURCE_ENTRIES, MAX_RESOURCE_DIAGNOSTICS, type ResourceListing } from "./resources.js";
-export { readResource, readResourceNow, DEFAULT_READ_LIMIT, MAX_READ_LIMIT, MAX_RESOURCE_BYTES, type ReadResult } from "./read.js";
-export { checkResourcePath, MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "./resourcePath.js";
+export { listResources, type ResourceListing } from "./resources.js";
+export { readResource, type ReadResult } from "./read.js";
+export { checkResourcePath } from "./resourcePath.js";
 export { checkPinned } from "./pinning.js";
-export { prepareActivation, type Activation, type ActivationArguments } from "./activation.js";
+export { activationBlock, prepareActivation, type Activation, type ActivationArguments, type SlashActivation } from "./activation.js";

@@ -1,8 +1,9 @@
 import { join, resolve } from "node:path";
-import { decodeUtf8 } from "../json/index.js";
+import { completeUtf8Length, decodeUtf8 } from "../json/index.js";
 import { isProblem, probe, readBoundedFile } from "./files.js";
 import { MAX_INSTRUCTION_BYTES } from "./limits.js";
 import type { Diagnostic, InstructionFile } from "./types.js";
+import { ALBEDO_DIR_NAME } from "../platform/index.js";
 
 /** File name of a standing-orders file (S-11). */
 export const INSTRUCTION_FILE = "AGENTS.md";
@@ -10,25 +11,9 @@ export const INSTRUCTION_FILE = "AGENTS.md";
 /** The instruction file locations, in the order their text is given to a model. */
 export function instructionPaths(workspace: string, home: string): readonly { path: string; scope: InstructionFile["scope"] }[] {
   return [
-    { path: join(resolve(home), ".albedo", INSTRUCTION_FILE), scope: "user" },
+    { path: join(resolve(home), ALBEDO_DIR_NAME, INSTRUCTION_FILE), scope: "user" },
     { path: join(resolve(workspace), INSTRUCTION_FILE), scope: "workspace" },
   ];
-}
-
-/** Length of `bytes` without a UTF-8 sequence cut off at its end. */
-export function completeUtf8Length(bytes: Uint8Array): number {
-  let start = bytes.length;
-  for (let back = 1; back <= 3 && bytes.length - back >= 0; back++) {
-    const byte = bytes[bytes.length - back]!;
-    if ((byte & 0xc0) !== 0x80) {
-      start = bytes.length - back;
-      break;
-    }
-  }
-  if (start === bytes.length) return bytes.length;
-  const lead = bytes[start]!;
-  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return bytes.length - start >= need ? bytes.length : start;
 }
 
 /** Reads both instruction files (missing ones are simply absent); problems become diagnostics. */

@@ -1,4 +1,4 @@
-/** Bounds of one discovery (S-6) and of one SKILL.md (S-3, S-4). Defined once; tests hit each edge. */
+/** Bounds of one discovery (S-6), of one SKILL.md (S-3, S-4), and of resource listings and reads. Defined once; tests hit each edge. */
 
 /** Candidate entries examined per discovery, over all roots together. */
 export const MAX_CANDIDATES = 128;
@@ -34,3 +34,27 @@ export const MAX_YAML_DEPTH = 64;
  * FAT two.
  */
 export const UNSETTLED_FILE_MS = 3_000;
+/** Bytes per page when the caller gives no limit. */
+export const DEFAULT_READ_LIMIT = 16384;
+/** Largest page a caller may ask for, in bytes; a larger limit is refused, not clamped. */
+export const MAX_READ_LIMIT = 65536;
+/** Largest resource that may be read at all, in bytes. */
+export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
+/** Files one listing returns. */
+export const MAX_RESOURCES = 512;
+/** Directory entries one listing examines, over all directories together. */
+export const MAX_RESOURCE_ENTRIES = 2048;
+/** Diagnostics one listing returns, the note saying how many were dropped included. */
+export const MAX_RESOURCE_DIAGNOSTICS = 64;
+/** Entries kept in the verified-metadata memo before it is cleared. */
+export const MAX_VERIFIED_PINS = 4096;
+/** Directory levels below the skill directory that listing descends into and reads may name. */
+export const MAX_RESOURCE_DEPTH = 16;
+/** UTF-16 code units in one resource path as written. */
+export const MAX_RESOURCE_PATH_LENGTH = 4096;
+/** Files kept at most; the least recently used goes first. */
+export const MAX_SETTLED_FILES = 256;
+/** Bytes kept at most over all files. */
+export const MAX_SETTLED_BYTES = 16 * 1024 * 1024;
+/** Characters of the offending line quoted in a message; a longer line is cut. */
+export const MAX_QUOTED_LINE_CHARS = 120;

@@ -7,29 +7,31 @@ import { parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import type { FileIdentity, PathGuard, SkillEntry } from "./types.js";
 import { normalizeName } from "./validate.js";
+import { MAX_VERIFIED_PINS } from "./limits.js";
 
 /**
- * Checks that a skill still matches what its snapshot pinned (R-4, S-9); resolves to the stats of
- * its SKILL.md taken by the check (the pinned file, followed through a link). Throws AppError
- * "reload_required" naming the skill when its directory or SKILL.md resolves elsewhere, was
- * replaced or vanished, or its name/description changed; "limit_exceeded" when SKILL.md has grown
- * past MAX_SKILL_FILE_BYTES.
- */
-export async function checkPinned(entry: SkillEntry): Promise<BigIntStats> {
-  return checkPinnedNow(entry);
-}
-
-/**
- * checkPinned, answered synchronously when SKILL.md's stamp shows it verified (the common case, and
- * the RPC route's fast path); a promise only when SKILL.md has to be reread. Throws synchronously.
+ * Checks that a skill still matches what its snapshot pinned (R-4, S-9); gives the stats of its
+ * SKILL.md taken by the check (the pinned file, followed through a link): at once when SKILL.md's
+ * stamp shows it verified (the common case, and the RPC route's fast path), a promise only when
+ * SKILL.md has to be reread. Fails (as a rejected promise, never synchronously) with AppError "reload_required" naming the skill when
+ * its directory or SKILL.md resolves elsewhere, was replaced or vanished, or its name/description
+ * changed; "limit_exceeded" when SKILL.md has grown past MAX_SKILL_FILE_BYTES.
  *
  * With `arrival` (the RPC calls that reached the runtime together, see CallContext.arrival), the
  * first check of a skill for that arrival is kept and given to the others: every call of it was
  * sent before that check ran, so the check saw whatever the kernel did before sending any of them.
- * A check that throws at once is not kept (each call finds the change itself); a reread's promise
+ * A check that fails at once is not kept (each call finds the change itself); a reread's promise
  * is kept, and every call of the arrival gets its verdict, as concurrent rereads share one anyway.
  */
-export function checkPinnedNow(entry: SkillEntry, arrival?: object): BigIntStats | Promise<BigIntStats> {
+export function checkPinned(entry: SkillEntry, arrival?: object): BigIntStats | Promise<BigIntStats> {
+  try {
+    return checkShared(entry, arrival);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function checkShared(entry: SkillEntry, arrival: object | undefined): BigIntStats | Promise<BigIntStats> {
   if (arrival === undefined) return checkNow(entry);
   let checks = checksByArrival.get(arrival);
   if (checks === undefined) {
@@ -80,8 +82,6 @@ const rereads = new Map<string, Promise<void>>();
  * that rereads it once more. Bounded: cleared when it reaches the cap.
  */
 const verified = new Map<string, { readonly stamp: string; readonly until: number }>();
-/** Entries kept in the verified-metadata memo before it is cleared. */
-export const MAX_VERIFIED_PINS = 4096;
 
 /** Each entry's key, made once: snapshot entries never change. */
 const verifiedKeys = new WeakMap<SkillEntry, string>();

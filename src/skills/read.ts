@@ -1,22 +1,18 @@
 import { lstatSync, realpathSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../errors/index.js";
-import { decodeUtf8 } from "../json/index.js";
+import { completeUtf8Length, decodeUtf8 } from "../json/index.js";
 import { identityOf } from "./files.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
-import { checkGuard, checkPinnedNow, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";
+import { checkGuard, checkPinned, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";
 import { SettledFiles } from "./settledFiles.js";
-import { NotRegularFileError, closeQuietly, openRegular, readRange, type OpenedFile } from "./regularFile.js";
+import { closeQuietly, FileMovedError, readAt, readSteady, type OpenedFile } from "../platform/index.js";
+import { NotRegularFileError, openRegular } from "./regularFile.js";
 import { SKILL_FILE } from "./candidate.js";
 import { checkResourcePath } from "./resourcePath.js";
 import type { PathGuard, SkillEntry } from "./types.js";
+import { DEFAULT_READ_LIMIT, MAX_READ_LIMIT, MAX_RESOURCE_BYTES } from "./limits.js";
 
-/** Bytes per page when the caller gives no limit (R-2). */
-export const DEFAULT_READ_LIMIT = 16384;
-/** Largest page a caller may ask for, in bytes; a larger limit is refused, not clamped (R-2). */
-export const MAX_READ_LIMIT = 65536;
-/** Largest resource that may be read at all, in bytes (R-2). */
-export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
 
 /** One page of a resource (R-2). `next_offset` is null when the page reaches the end. */
 export interface ReadResult {
@@ -30,26 +26,16 @@ export interface ReadResult {
 
 /**
  * Reads one byte range of a skill resource, checking arguments and path before any disk access and
- * the skill's pins before the read. Throws AppError: "invalid_params" (bad offset/limit/path, not a
- * regular file), "limit_exceeded" (limit > MAX_READ_LIMIT, resource > MAX_RESOURCE_BYTES),
- * "not_found", "forbidden", or "reload_required" (R-4).
+ * the skill's pins before the read: at once unless the pin check has to reread SKILL.md (see
+ * checkPinned) or the file changed too recently to be read at once (see readSteady), else a promise
+ * (the RPC route's fast path answers what it has at once). `arrival` shares the pin check among the
+ * calls that reached the runtime together. Fails with AppError: "invalid_params" (bad offset/limit/path,
+ * not a regular file), "limit_exceeded" (limit > MAX_READ_LIMIT, resource > MAX_RESOURCE_BYTES),
+ * "not_found", "forbidden", "reload_required" (R-4), or "conflict" (the file changed while it was
+ * read, twice in a row: a page never mixes two versions of a file rewritten in place), always as a
+ * rejected promise, never synchronously.
  */
-export async function readResource(
-  entry: SkillEntry,
-  resource: string = SKILL_FILE,
-  offset: number = 0,
-  limit: number = DEFAULT_READ_LIMIT,
-  guard?: PathGuard,
-): Promise<ReadResult> {
-  return readResourceNow(entry, resource, offset, limit, guard);
-}
-
-/**
- * readResource, answered synchronously unless the pin check has to reread SKILL.md (see
- * checkPinnedNow): the RPC route's fast path. `arrival` shares the pin check among the calls that
- * reached the runtime together (see checkPinnedNow). Throws synchronously.
- */
-export function readResourceNow(
+export function readResource(
   entry: SkillEntry,
   resource: string = SKILL_FILE,
   offset: number = 0,
@@ -57,11 +43,15 @@ export function readResourceNow(
   guard?: PathGuard,
   arrival?: object,
 ): ReadResult | Promise<ReadResult> {
-  checkPageBounds(offset, limit);
-  const segments = checkResourcePath(resource);
-  const pinned = checkPinnedNow(entry, arrival);
-  if (pinned instanceof Promise) return pinned.then((source) => readPinned(entry, resource, segments, source, offset, limit, guard));
-  return readPinned(entry, resource, segments, pinned, offset, limit, guard);
+  try {
+    checkPageBounds(offset, limit);
+    const segments = checkResourcePath(resource);
+    const pinned = checkPinned(entry, arrival);
+    if (pinned instanceof Promise) return pinned.then((source) => readPinned(entry, resource, segments, source, offset, limit, guard));
+    return readPinned(entry, resource, segments, pinned, offset, limit, guard);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** The page, once the pin check passed and gave SKILL.md's stats (`source`). */
@@ -73,14 +63,14 @@ function readPinned(
   offset: number,
   limit: number,
   guard: PathGuard | undefined,
-): ReadResult {
+): ReadResult | Promise<ReadResult> {
   checkGuard(entry, guard);
   // The pin check just resolved SKILL.md to the pinned file, whose real path the guard has seen.
   if (segments.length === 1 && segments[0] === SKILL_FILE) return readSkillFile(entry, source, offset, limit);
   if (guard) checkResourceGuard(entry, resource, segments, guard);
   const opened = openResource(entry, resource, join(entry.dir, ...segments));
-  try {
-    const size = Number(opened.stats.size);
+  return readUnmoved(entry, resource, opened, (stats) => {
+    const size = Number(stats.size);
     if (size > MAX_RESOURCE_BYTES) {
       throw new AppError(
         "limit_exceeded",
@@ -88,12 +78,8 @@ function readPinned(
         { limit: "MAX_RESOURCE_BYTES", value: size },
       );
     }
-    const wanted = Math.max(0, Math.min(limit, size - offset));
-    const bytes = wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted);
-    return pageOf(bytes, offset, limit, size);
-  } finally {
-    closeQuietly(opened.fd);
-  }
+    return pageOf(readPage(opened.fd, offset, limit, size), offset, limit, size);
+  });
 }
 
 /** Pinned SKILL.md files kept while unchanged (see settledFiles.ts); one set for the process, bounded. */
@@ -105,24 +91,47 @@ export const settledSkillFiles = new SettledFiles();
  * pinned one, whole when the file would be kept (the pin check bounds it by MAX_SKILL_FILE_BYTES),
  * else just the page.
  */
-function readSkillFile(entry: SkillEntry, source: BigIntStats, offset: number, limit: number): ReadResult {
+function readSkillFile(entry: SkillEntry, source: BigIntStats, offset: number, limit: number): ReadResult | Promise<ReadResult> {
   const kept = settledSkillFiles.get(entry.resolvedSource, source);
   if (kept !== undefined) return pageOf(kept, offset, limit);
   const opened = openResource(entry, SKILL_FILE, entry.source);
-  try {
-    if (!sameIdentity(identityOf(opened.stats), entry.sourceIdentity)) throw reloadRequired(entry, "SKILL.md was replaced by another file");
-    const size = Number(opened.stats.size);
-    if (size > MAX_SKILL_FILE_BYTES) throw skillFileTooLarge(entry, size);
-    if (!settledSkillFiles.wouldKeep(opened.stats)) {
-      const wanted = Math.max(0, Math.min(limit, size - offset));
-      return pageOf(wanted === 0 ? Buffer.alloc(0) : readRange(opened.fd, offset, wanted), offset, limit, size);
-    }
-    const bytes = size === 0 ? Buffer.alloc(0) : readRange(opened.fd, 0, size);
-    settledSkillFiles.keep(entry.resolvedSource, opened.stats, bytes);
-    return pageOf(bytes, offset, limit);
-  } finally {
+  if (!sameIdentity(identityOf(opened.stats), entry.sourceIdentity)) {
     closeQuietly(opened.fd);
+    throw reloadRequired(entry, "SKILL.md was replaced by another file");
   }
+  const read = readUnmoved(entry, SKILL_FILE, opened, (stats) => {
+    const size = Number(stats.size);
+    if (size > MAX_SKILL_FILE_BYTES) throw skillFileTooLarge(entry, size);
+    if (!settledSkillFiles.wouldKeep(stats)) return { page: pageOf(readPage(opened.fd, offset, limit, size), offset, limit, size) };
+    return { whole: size === 0 ? Buffer.alloc(0) : readAt(opened.fd, 0, size), stats };
+  });
+  // Kept only once the read is known to have seen one version of the file.
+  const answer = (got: { page: ReadResult } | { whole: Buffer; stats: BigIntStats }): ReadResult => {
+    if ("page" in got) return got.page;
+    settledSkillFiles.keep(entry.resolvedSource, got.stats, got.whole);
+    return pageOf(got.whole, offset, limit);
+  };
+  return read instanceof Promise ? read.then(answer) : answer(read);
+}
+
+/** The `limit` bytes (fewer at the end) at `offset` of a file of `size` bytes. */
+function readPage(fd: number, offset: number, limit: number, size: number): Buffer {
+  const wanted = Math.max(0, Math.min(limit, size - offset));
+  return wanted === 0 ? Buffer.alloc(0) : readAt(fd, offset, wanted);
+}
+
+/**
+ * `read` of an opened resource through readSteady (which closes it), so a page never mixes two
+ * versions of a file rewritten in place; a resource that changed under two reads in a row is a
+ * "conflict" the caller may retry.
+ */
+function readUnmoved<T>(entry: SkillEntry, resource: string, opened: OpenedFile, read: (stats: BigIntStats) => T): T | Promise<T> {
+  const result = readSteady(opened, read);
+  if (!(result instanceof Promise)) return result;
+  return result.catch((error: unknown) => {
+    if (!(error instanceof FileMovedError)) throw error;
+    throw new AppError("conflict", `resource "${resource}" of skill "${entry.name}" changed while it was read, twice in a row; read it again`, { skill: entry.name, resource });
+  });
 }
 
 /**
@@ -196,31 +205,12 @@ interface EncodedPage {
  */
 export function encodePage(bytes: Buffer, atEnd: boolean): EncodedPage {
   if (bytes.length === 0) return { content: "", encoding: "utf-8", consumed: 0 };
-  const keep = atEnd ? bytes.length : completeLength(bytes);
+  const keep = atEnd ? bytes.length : completeUtf8Length(bytes);
   if (keep > 0) {
     const text = decodeUtf8(bytes.subarray(0, keep));
     if (text !== undefined && !text.includes("\0")) return { content: text, encoding: "utf-8", consumed: keep };
   }
   return { content: bytes.toString("base64"), encoding: "base64", consumed: bytes.length };
-}
-
-/** Length of `bytes` without a trailing UTF-8 sequence that the page cut short. */
-export function completeLength(bytes: Uint8Array): number {
-  const length = bytes.length;
-  for (let back = 1; back <= 4 && back <= length; back++) {
-    const byte = bytes[length - back]!;
-    if ((byte & 0xc0) === 0x80) continue;
-    return back < sequenceLength(byte) ? length - back : length;
-  }
-  return length;
-}
-
-/** Bytes a UTF-8 sequence starting with `lead` should have (1 for ASCII and stray bytes). */
-function sequenceLength(lead: number): number {
-  if (lead >= 0xf0) return 4;
-  if (lead >= 0xe0) return 3;
-  if (lead >= 0xc0) return 2;
-  return 1;
 }
 
 /** Opens the resource as a regular file, mapping filesystem failures to wire errors. */

@@ -1,9 +1,6 @@
 import { AppError } from "../errors/index.js";
+import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "./limits.js";
 
-/** Directory levels below the skill directory that listing descends into and reads may name. */
-export const MAX_RESOURCE_DEPTH = 16;
-/** UTF-16 code units in one resource path as written. */
-export const MAX_RESOURCE_PATH_LENGTH = 4096;
 
 /**
  * Checks a resource path as written, touching no disk (R-3), and returns its segments.

@@ -4,15 +4,10 @@ import { join } from "node:path";
 import { fsProblem, probe } from "./files.js";
 import { fileKind } from "../platform/index.js";
 import { checkGuard, checkPinned } from "./pinning.js";
-import { MAX_RESOURCE_DEPTH } from "./resourcePath.js";
+import { MAX_RESOURCE_DEPTH } from "./limits.js";
 import type { Diagnostic, PathGuard, SkillEntry } from "./types.js";
+import { MAX_RESOURCES, MAX_RESOURCE_DIAGNOSTICS, MAX_RESOURCE_ENTRIES } from "./limits.js";
 
-/** Files one listing returns. */
-export const MAX_RESOURCES = 512;
-/** Directory entries one listing examines, over all directories together. */
-export const MAX_RESOURCE_ENTRIES = 2048;
-/** Diagnostics one listing returns, the note saying how many were dropped included. */
-export const MAX_RESOURCE_DIAGNOSTICS = 64;
 
 export { MAX_RESOURCE_DEPTH };
 

@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import type { Scope } from "./types.js";
-import { installDir } from "../platform/index.js";
+import { ALBEDO_DIR_NAME, installDir } from "../platform/index.js";
 
 /** Where one discovery looks: the session's workspace, the user's home, the package install. */
 export interface DiscoveryOptions {
@@ -24,9 +24,9 @@ export function discoveryRoots(options: DiscoveryOptions): readonly DiscoveryRoo
   const home = resolve(options.home);
   const install = resolve(options.install ?? installDir());
   const layout: [string, Scope][] = [
-    [join(workspace, ".albedo", "skills"), "workspace"],
+    [join(workspace, ALBEDO_DIR_NAME, "skills"), "workspace"],
     [join(workspace, ".agents", "skills"), "workspace"],
-    [join(home, ".albedo", "skills"), "user"],
+    [join(home, ALBEDO_DIR_NAME, "skills"), "user"],
     [join(home, ".agents", "skills"), "user"],
     [join(install, "priv", "skills"), "builtin"],
   ];

@@ -10,11 +10,8 @@
  */
 import type { BigIntStats } from "node:fs";
 import { fileStamp, hasSettled } from "./files.js";
+import { MAX_SETTLED_BYTES, MAX_SETTLED_FILES } from "./limits.js";
 
-/** Files kept at most; the least recently used goes first. */
-export const MAX_SETTLED_FILES = 256;
-/** Bytes kept at most over all files. */
-export const MAX_SETTLED_BYTES = 16 * 1024 * 1024;
 
 export interface SettledFilesOptions {
   readonly maxFiles?: number;

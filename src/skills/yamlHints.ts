@@ -5,9 +5,8 @@
  * which rarely says that an unquoted `: ` inside a description is the problem.
  */
 import type { Problem } from "./types.js";
+import { MAX_QUOTED_LINE_CHARS } from "./limits.js";
 
-/** Characters of the offending line quoted in a message; a longer line is cut. */
-export const MAX_QUOTED_LINE_CHARS = 120;
 
 /** What the yaml package reports for one error: its code, message and 1-based line in the YAML text. */
 export interface YamlErrorInfo {

@@ -1,7 +1,4 @@
-import { isUtf8 } from "node:buffer";
-
-/** Bytes in the longest UTF-8 sequence. */
-const MAX_SEQUENCE_BYTES = 4;
+import { utf8SequenceAt } from "../json/index.js";
 
 /**
  * `bytes` as text a person can read back to the bytes: valid UTF-8 decoded, each byte that starts
@@ -12,7 +9,7 @@ export function escapeInvalidUtf8(bytes: Uint8Array): string {
   let start = 0;
   let at = 0;
   while (at < bytes.length) {
-    const length = sequenceLength(bytes, at);
+    const length = utf8SequenceAt(bytes, at);
     if (length > 0) {
       at += length;
       continue;
@@ -22,12 +19,4 @@ export function escapeInvalidUtf8(bytes: Uint8Array): string {
     start = at;
   }
   return text + Buffer.from(bytes.subarray(start)).toString("utf8");
-}
-
-/** Bytes of the valid UTF-8 sequence starting at `at`, or 0 when none starts there. */
-function sequenceLength(bytes: Uint8Array, at: number): number {
-  for (let length = 1; length <= MAX_SEQUENCE_BYTES && at + length <= bytes.length; length += 1) {
-    if (isUtf8(bytes.subarray(at, at + length))) return length;
-  }
-  return 0;
 }

@@ -2,7 +2,7 @@
 export { loadPrompts } from "./context.js";
 export { EMPTY_CONVERSATION, MemoryConversationStore, type ConversationState, type ConversationStore } from "./conversation.js";
 
-export { type StoredRow, type TranscriptRow } from "./rows.js";
+export type { StoredRow } from "./rows.js";
 export { runTurn, type TurnEnd, type TurnRequest } from "./runner.js";
 export type { TurnHost } from "./tools/index.js";
 export { TurnWorker } from "./worker.js";

@@ -3,6 +3,7 @@
  * streamed as they happen. snake_case, because they go to HTTP and to `albedo chat --json` as is.
  */
 import { humanSize } from "../json/index.js";
+import type { TranscriptEntry } from "../operations/index.js";
 
 /** How a skill reached the conversation (O-6). */
 export type PullVia = "tool" | "python" | "user";
@@ -19,8 +20,11 @@ export type TranscriptRow =
 export type RowKind = TranscriptRow["kind"];
 export const ROW_KINDS: readonly RowKind[] = ["user", "assistant", "code", "output", "skill", "notice", "error"];
 
-/** A stored row: the row, the turn it belongs to, its place in the session's transcript and when it was written. */
-export type StoredRow = TranscriptRow & { readonly turn_id: string; readonly seq: number; readonly at: number };
+/**
+ * A stored row: the row with its turn, its place in the session's transcript and when it was
+ * written. The one shape a row has from the store's append to the stream and GET transcript.
+ */
+export type StoredRow = TranscriptEntry<TranscriptRow>;
 
 /** The row every activation draws (O-6): "used skill NAME · SIZE", SIZE as the catalog block prints it. */
 export function skillRow(skill: string, bytes: number, via: PullVia, alreadyLoaded: boolean): TranscriptRow {

@@ -4,7 +4,7 @@
  * MAX_TURN_STEPS. Whatever happens, the input and what was done stay in the conversation.
  */
 import { isModelError, type ChatMessage, type ModelAdapter, type ToolCall } from "../model/index.js";
-import { findSkill, type Activation } from "../skills/index.js";
+import { activationBlock, findSkill, type SlashActivation } from "../skills/index.js";
 import { compactIfNeeded, messageChars, TokenEstimate } from "./compaction.js";
 import { systemPrompt, type Prompts, type ToolMode } from "./context.js";
 import type { ConversationState } from "./conversation.js";
@@ -20,8 +20,8 @@ export interface TurnRequest {
   readonly visibleText: string;
   /** What the model receives: the message, or the JSON activation block (C-6). */
   readonly modelInput: string;
-  /** For a user slash activation: the activation stored with the admission. */
-  readonly activation?: Activation;
+  /** For a user slash activation: the command and the activation stored with the admission; `modelInput` is its block. */
+  readonly activation?: SlashActivation;
 }
 
 /** How a turn ended (O-3). */
@@ -51,13 +51,12 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
 
 /** The model input of the turn; a user activation draws its pull row, and a second one sends the note instead of the text. */
 function userInput(request: TurnRequest, ledger: PullLedger, host: TurnHost): string {
-  const activation = request.activation;
-  if (activation === undefined) return request.modelInput;
+  const slash = request.activation;
+  if (slash === undefined) return request.modelInput;
+  const { activation } = slash;
   const entry = findSkill(host.view.snapshot, activation.name);
   if (entry === undefined || !ledger.pull(entry, "user", activation.instructions)) return request.modelInput;
-  const block = JSON.parse(request.modelInput) as { skill_activation?: Record<string, unknown> };
-  if (block.skill_activation) block.skill_activation.instructions = alreadyLoadedNote(activation.name);
-  return JSON.stringify(block);
+  return activationBlock({ ...slash, activation: { ...activation, instructions: alreadyLoadedNote(activation.name) } });
 }
 
 class TurnLoop {

@@ -38,8 +38,6 @@ export interface TurnWorkerOptions {
   onRow(row: StoredRow): void;
   /** The model's prose as it streams. */
   onText?(turnId: string, delta: string): void;
-  /** After a turn ended and its end was recorded. */
-  onEnd?(turnId: string, end: TurnEnd): void;
 }
 
 export class TurnWorker {
@@ -115,6 +113,5 @@ export class TurnWorker {
       ended();
     }
     options.queue.finish(request.turnId, end);
-    options.onEnd?.(request.turnId, end);
   }
 }

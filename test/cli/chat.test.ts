@@ -114,6 +114,21 @@ describe("X albedo chat one-shot", () => {
     expect(JSON.parse(server.requests[0]!.body.messages.at(-1).content).skill_activation).toMatchObject({ name: "pdf-processing", arguments: "fill it" });
   });
 
+  it("B the model's prose reaches the terminal with control and bidirectional characters shown, not sent", async () => {
+    await globalSettings(openaiModel());
+    const tricky = "Run \u202Etxt.exe\u202C now \u2066x\u2069\u200F \x1b[2J done.";
+    server.enqueue(answer(tricky), answer(tricky));
+    const run = await chat(["hi"]);
+    expect(run.code, run.stderr).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(run.stdout).toContain(String.raw`Run \u202etxt.exe\u202c now \u2066x\u2069\u200f ␛[2J done.`);
+    const json = await chat(["--json", "hi"]);
+    expect(json.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    const rows = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; text?: string });
+    expect(rows.find((row) => row.kind === "assistant")?.text).toBe(tricky);
+  });
+
   it("exits 1 when the turn fails (HTTP error after retries), saying why", async () => {
     await globalSettings(openaiModel());
     server.enqueue({ kind: "status", status: 400, body: '{"error": {"message": "no such model"}}' });

@@ -13,9 +13,13 @@ const PROCESS_TIMEOUT_MS = 90_000;
 const ESCAPES = "\x1b]0;pwned\x07\x1b[2J";
 /** The same as it must appear on a terminal. */
 const SHOWN = "␛]0;pwned␇␛[2J";
-/** Controls a terminal acts on: C0 but tab and newline, DEL, and C1 (U+009B is a one-character CSI). */
+/** Controls a terminal acts on: C0 but tab and newline, DEL, C1 (U+009B is a one-character CSI), and the bidirectional ones that reorder what it shows. */
 // eslint-disable-next-line no-control-regex
-const ACTIVE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const ACTIVE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** A description that reads differently than it is stored: a right-to-left override, an isolate and a mark (YAML escapes). */
+const BIDI_DESCRIPTION = String.raw`"Safe \u202Eexe.txt\u202C and \u2066x\u2069 \u200F\u061C done."`;
+/** It as a terminal must show it. */
+const BIDI_SHOWN = String.raw`Safe \u202eexe.txt\u202c and \u2066x\u2069 \u200f\u061c done.`;
 
 let dirs: SessionDirs;
 /** A home whose own path holds the escapes, so every installed path shown (source, location) carries them. */
@@ -30,6 +34,9 @@ beforeAll(async () => {
   // YAML double-quoted escapes: ESC, BEL, a C1 CSI (U+009B) and DEL reach the description as characters.
   const description = String.raw`"Evil \x1b]0;pwned\x07 then \x1b[2J, a C1 CSI \x9b2J and a DEL \x7f."`;
   await writeFile(join(evil, "SKILL.md"), `---\nname: evil\ndescription: ${description}\n---\nDo evil.\n`);
+  const bidi = join(home, ".agents", "skills", "bidi");
+  await mkdir(bidi, { recursive: true });
+  await writeFile(join(bidi, "SKILL.md"), `---\nname: bidi\ndescription: ${BIDI_DESCRIPTION}\n---\nBody.\n`);
   hostileDir = join(dirs.workspace, ".albedo", "skills", `x${ESCAPES}`);
   await mkdir(hostileDir, { recursive: true });
   await writeFile(join(hostileDir, "SKILL.md"), `---\nname: x\ndescription: "A dir named with \\x1b[2J."\n---\nBody.\n`);
@@ -69,12 +76,23 @@ function expectNeutralised(ran: Ran, shown = SHOWN): void {
 }
 
 describe("X B terminal output shows control characters from skills, directory names and kernelspecs, never sends them", () => {
+  it("skills prompt and skills list --json: bidirectional controls in a description are shown as escapes", async () => {
+    const prompt = await albedo(["skills", "prompt"]);
+    expect(prompt.code).toBe(0);
+    expectNeutralised(prompt, BIDI_SHOWN);
+    const listed = await albedo(["skills", "list", "--json"]);
+    expect(listed.text).not.toMatch(ACTIVE_CONTROL);
+    const skills = (JSON.parse(listed.text) as { skills: { name: string; description: string }[] }).skills;
+    expect(skills.find((skill) => skill.name === "bidi")?.description).toBe("Safe \u202eexe.txt\u202c and \u2066x\u2069 \u200f\u061c done.");
+  });
+
   it("skills list: the description in the table and the hostile directory in the diagnostics", async () => {
     const ran = await albedo(["skills", "list"]);
     expect(ran.code).toBe(0);
     expectNeutralised(ran);
     expect(ran.text).toContain("Evil ␛]0;pwned␇ then ␛[2J");
     expect(ran.text).toContain(`x${SHOWN}`);
+    expect(ran.text).toContain(String.raw`Safe \u202eexe.txt`);
   });
 
   it("skills list --json escapes every control and still parses back to the exact description", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { patchSessionCatalog, readSessionCatalog } from "../../src/daemon/catalog.js";
-import { LiveSession, type StreamEvent } from "../../src/daemon/live.js";
+import { LiveSession } from "../../src/daemon/live.js";
+import type { StreamEvent } from "../../src/daemon/sessionPort.js";
 import { HttpProblem } from "../../src/daemon/problem.js";
 import type { Session } from "../../src/session/index.js";
 import { openSession, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";

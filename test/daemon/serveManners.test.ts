@@ -21,6 +21,8 @@ describe("D-1 albedo serve tells a person how to reach it", () => {
     dirs = await makeDirs();
     daemon = await startDaemon(dirs);
     const token = join(dirs.state, "daemon.token");
+    // The lines after "listening" may come in a later chunk of the pipe.
+    await poll(() => /\n {2}curl .*\/health\n/.test(daemon!.stdout()), { what: "the example request line" });
     expect(daemon.stdout()).toContain(`albedo serve: the bearer token is in ${token} (mode 0600); try:\n`);
     const example = /\n {2}(curl .*\/health)\n/.exec(daemon.stdout())![1]!;
     expect(example).toBe(`curl -H "Authorization: Bearer $(cat ${token})" ${daemon.url}/health`);

@@ -8,7 +8,8 @@ const live = { id: "s1", warm: false, session: { status: () => ({ kernel: "idle"
 
 describe("D-2 B one stream message is bounded", () => {
   it("cuts an event larger than MAX_STREAM_MESSAGE_BYTES with a marker, keeping its type and ids", () => {
-    const event = { type: "transcript" as const, turn: { turn_id: "t", visible_text: "v".repeat(2 * MAX_STREAM_MESSAGE_BYTES), model_input: "m".repeat(MAX_STREAM_MESSAGE_BYTES) } };
+    const turn = { turnId: "t", operationId: "o", sessionId: "s1", visibleText: "v".repeat(2 * MAX_STREAM_MESSAGE_BYTES), modelInput: "m".repeat(MAX_STREAM_MESSAGE_BYTES), state: "pending" as const, createdAt: 0, updatedAt: 0 };
+    const event = { type: "transcript" as const, turn };
     const frame = streamFrame(live, event);
     expect(frame.length).toBeLessThanOrEqual(MAX_STREAM_MESSAGE_BYTES);
     const message = JSON.parse(frame.toString("utf8"));

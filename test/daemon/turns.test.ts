@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
-import { call, killDaemon, makeDirs, openStream, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, makeDirs, outcomeOf, openStream, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
 import { poll } from "../support/poll.js";
 
 let server: FakeOpenAI;
@@ -39,15 +39,6 @@ async function daemonWith(model: object = {}): Promise<{ dirs: Dirs; daemon: Dae
 const say = (daemon: DaemonProcess, session: string, body: object) => call(daemon, "POST", `/sessions/${session}/events`, { operation_id: newOperationId(), ...body });
 const prose = (text: string): FakeReply => ({ kind: "reply", text });
 const toolCall = (name: string, args: object, id = `c_${name}`): FakeReply => ({ kind: "reply", toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
-
-async function outcomeOf(daemon: DaemonProcess, operationId: string): Promise<Record<string, unknown>> {
-  let turn: Record<string, unknown> | undefined;
-  await poll(async () => {
-    turn = (await call(daemon, "GET", `/operations/${operationId}`)).body.turn;
-    return turn?.state !== "pending" && turn?.state !== "running";
-  }, { what: `operation ${operationId} to end` });
-  return turn!;
-}
 
 describe("O-3 O-9 turns in the daemon", () => {
   it("runs an admitted message: the receipt shows the outcome, the transcript and the stream carry every row", async () => {

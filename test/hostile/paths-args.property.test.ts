@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { MAX_ARGUMENT_TEXT_BYTES, resolveArguments, splitArguments } from "../../src/commands/args.js";
 import type { ArgumentSpec, CommandDeclaration } from "../../src/commands/types.js";
 import { AppError } from "../../src/errors/index.js";
-import { MAX_RESOURCE_PATH_LENGTH, checkResourcePath } from "../../src/skills/resourcePath.js";
+import { checkResourcePath } from "../../src/skills/resourcePath.js";
+import { MAX_RESOURCE_PATH_LENGTH } from "../../src/skills/limits.js";
 import { PROPERTY_RUNS, argumentText, pathish } from "./arbitraries.js";
 
 /** A skill directory the accepted segments are joined onto. */

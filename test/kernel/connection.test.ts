@@ -1,8 +1,9 @@
 import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { MAX_UNIX_SOCKET_PATH_BYTES } from "../../src/platform/index.js";
 import {
-  CONNECTION_FILE_PLACEHOLDER, KernelStartError, MAX_UNIX_SOCKET_PATH_BYTES, startKernel, substituteConnectionFile, type KernelLaunch,
+  CONNECTION_FILE_PLACEHOLDER, KernelStartError, startKernel, substituteConnectionFile, type KernelLaunch,
 } from "../../src/kernel/index.js";
 import { ipykernelSpec, runCleanups, startTestKernel, tempDir } from "./fixtures.js";
 import { testPython } from "./python.js";

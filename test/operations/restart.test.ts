@@ -51,8 +51,7 @@ describe("O-2 restart", () => {
     }
     const abandonedOp = admitted.find((entry) => entry.receipt.turnId === runningId)!.input.operationId;
     expect(store.getOperation(abandonedOp)).toMatchObject({ found: true, delivery: "cancelled", turn: { state: "abandoned" } });
-    const commandInput = store.getInput(admitted[1]!.input.operationId);
-    expect(commandInput?.type === "command" && commandInput.activation?.instructions).toBe("step 1");
+    expect(store.getTurn(admitted[1]!.receipt.turnId)?.activation?.activation.instructions).toBe("step 1");
 
     // A second recovery finds nothing more to do, and nothing was duplicated.
     expect(store.recoverAfterRestart()).toEqual({ running: 0, queued: 0 });

@@ -46,9 +46,24 @@ describe("C-6 user activation turns", () => {
     const first = store.admit("s1", demoCommand("x", "old instructions", id));
     const retry = store.admit("s1", demoCommand("x", "new instructions", id));
     expect(retry).toEqual({ ...first, replayed: true });
-    const stored = store.getInput(id);
-    expect(stored?.type === "command" && stored.activation?.instructions).toBe("old instructions");
+    expect(store.getTurn(turnIdOf(first))?.activation?.activation.instructions).toBe("old instructions");
     expect(store.listTurns("s1")).toHaveLength(1);
+  });
+
+  it("stores the activation once, with its turn: the input row keeps the body as sent and no copy of the block is kept", () => {
+    const { store, file } = fixture.open();
+    const input = demoCommand("go", "Step 1: read.");
+    const turn = store.getTurn(turnIdOf(store.admit("s1", input)))!;
+    expect(turn.activation).toEqual({ command: "/demo", activation: input.activation });
+    const raw = new Database(file, { readonly: true });
+    try {
+      const stored = raw.prepare("SELECT i.input_json, t.* FROM inputs i JOIN turns t USING (operation_id)").get() as Record<string, string>;
+      expect(JSON.parse(stored.input_json!)).toEqual({ operationId: input.operationId, type: "command", command: "/demo", arguments: "go" });
+      expect(JSON.parse(stored.activation_json!)).toEqual({ command: "/demo", activation: input.activation });
+      expect(Object.values(stored).filter((value) => typeof value === "string" && value.includes("Step 1: read."))).toHaveLength(1);
+    } finally {
+      raw.close();
+    }
   });
 
   it("gives a message turn its text as both transcript and model input", () => {

@@ -1,14 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  findKernelSpec,
-  kernelSpecDirs,
-  KernelSpecError,
-  listKernelSpecs,
-  MAX_KERNEL_JSON_BYTES,
-  resolveKernelLaunch,
-} from "../../src/kernel/kernelspecs.js";
+import { findKernelSpec, kernelSpecDirs, KernelSpecError, listKernelSpecs, resolveKernelLaunch } from "../../src/kernel/kernelspecs.js";
+import { MAX_KERNEL_JSON_BYTES } from "../../src/kernel/limits.js";
 import { PythonUnavailableError } from "../../src/python/index.js";
 import { bareVenv, cleanEnv, MAIN_VENV_PYTHON } from "./helpers.js";
 import { tempDirs } from "../support/tempDirs.js";

@@ -2,10 +2,10 @@ import diagnostics from "node:diagnostics_channel";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { MAX_UNIX_SOCKET_PATH_BYTES } from "../../src/platform/index.js";
 import { Dealer } from "zeromq";
 import {
   APP_ERROR_NUMBERS,
-  MAX_IPC_PATH_BYTES,
   RPC_ARRIVAL_BYTES,
   RPC_ARRIVAL_MESSAGES,
   RPC_CALL_TIMEOUT_MS,
@@ -62,9 +62,9 @@ describe("K-4 RPC server over ZeroMQ", () => {
     expect(existsSync(server.socketPath)).toBe(false);
   });
 
-  it("refuses a run dir whose socket path would exceed MAX_IPC_PATH_BYTES", () => {
-    const runDir = path.join("/tmp", "d".repeat(MAX_IPC_PATH_BYTES));
-    expect(() => new RpcServer({ runDir })).toThrow(/MAX_IPC_PATH_BYTES/);
+  it("refuses a run dir whose socket path would exceed MAX_UNIX_SOCKET_PATH_BYTES", () => {
+    const runDir = path.join("/tmp", "d".repeat(MAX_UNIX_SOCKET_PATH_BYTES));
+    expect(() => new RpcServer({ runDir })).toThrow(/MAX_UNIX_SOCKET_PATH_BYTES/);
   });
 
   it("answers an oversized frame with limit_exceeded and keeps serving", async () => {

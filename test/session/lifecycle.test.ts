@@ -42,11 +42,12 @@ describe("K-2 an interrupt that lands before the cell's first line", () => {
     dirs = await sessionDirs();
     session = await openSession(dirs);
     // An input transformer that dawdles on marked cells: ipykernel's own code, after execute_input and before the cell runs.
+    // It waits far longer than the interrupt can take to arrive, however loaded the machine, so the interrupt always lands in it.
     await run(session, [
       "import time",
       "def _dawdle(lines):",
       "    if any('# dawdle' in line for line in lines):",
-      "        time.sleep(3)",
+      "        time.sleep(120)",
       "    return lines",
       "get_ipython().input_transformers_post.append(_dawdle)",
     ].join("\n"));

@@ -2,7 +2,6 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { completeUtf8Length } from "../../src/skills/instructions.js";
 import { MAX_INSTRUCTION_BYTES } from "../../src/skills/limits.js";
 import { renderInstructions } from "../../src/skills/prompt.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
@@ -68,15 +67,6 @@ describe("S-11 instruction files", () => {
     const snapshot = await discoverCatalog(t);
     expect(snapshot.instructions).toEqual([]);
     expect(snapshot.diagnostics.map((d) => d.code)).toEqual(["invalid_utf8"]);
-  });
-
-  it("completeUtf8Length drops only an incomplete trailing sequence", () => {
-    const euro = Buffer.from("a€", "utf8");
-    expect(completeUtf8Length(euro)).toBe(4);
-    expect(completeUtf8Length(euro.subarray(0, 3))).toBe(1);
-    expect(completeUtf8Length(euro.subarray(0, 2))).toBe(1);
-    expect(completeUtf8Length(Buffer.from("abc"))).toBe(3);
-    expect(completeUtf8Length(Buffer.from("😀", "utf8").subarray(0, 3))).toBe(0);
   });
 
   it("the revision changes with instruction text", async () => {

@@ -5,8 +5,8 @@ import { AppError } from "../../src/errors/index.js";
 import { prepareActivation } from "../../src/skills/activation.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
 import { MAX_SKILL_FILE_BYTES } from "../../src/skills/limits.js";
-import { checkPinned, checkPinnedNow } from "../../src/skills/pinning.js";
-import { readResource, readResourceNow } from "../../src/skills/read.js";
+import { checkPinned } from "../../src/skills/pinning.js";
+import { readResource } from "../../src/skills/read.js";
 import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
 import { listResources } from "../../src/skills/resources.js";
 import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
@@ -28,7 +28,7 @@ async function entryOf(dirs: { workspace: string; home: string; install: string 
 
 /** Every access path must refuse with reload_required naming the skill. */
 async function expectReloadRequired(entry: SkillEntry): Promise<void> {
-  const calls: (() => Promise<unknown>)[] = [
+  const calls: (() => unknown)[] = [
     () => checkPinned(entry),
     () => readResource(entry),
     () => readResource(entry, "references/a.md"),
@@ -36,7 +36,7 @@ async function expectReloadRequired(entry: SkillEntry): Promise<void> {
     () => prepareActivation(entry, ""),
   ];
   for (const call of calls) {
-    const error = await call().then(() => undefined, (e: unknown) => e);
+    const error = await Promise.resolve(call()).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe("reload_required");
     expect((error as AppError).message).toContain(`"${entry.name}"`);
@@ -172,7 +172,7 @@ describe("R-4 pinning", () => {
     const dir = writeSkill(box.skills, "demo");
     const entry = await entryOf(box);
     truncateSync(join(dir, "SKILL.md"), MAX_SKILL_FILE_BYTES + 1);
-    const error = await checkPinned(entry).then(() => undefined, (e: unknown) => e);
+    const error = await Promise.resolve(checkPinned(entry)).then(() => undefined, (e: unknown) => e);
     expect((error as AppError).code).toBe("limit_exceeded");
     expect((error as AppError).message).toContain("MAX_SKILL_FILE_BYTES");
   });
@@ -197,34 +197,34 @@ describe("R-4 pinning", () => {
     const entry = await entryOf(box);
     const file = join(dir, "SKILL.md");
     // The first read rereads SKILL.md (a promise); the next finds the stamp verified and answers at once.
-    const reread = readResourceNow(entry);
+    const reread = readResource(entry);
     expect(reread).toBeInstanceOf(Promise);
     const first = await reread;
     expect(first.content).toBe(readFileSync(file, "utf8"));
-    expect(readResourceNow(entry)).toEqual(first);
+    expect(readResource(entry)).toEqual(first);
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       // The file was fresh when verified: once it has settled, one more reread, then answers at once again.
       vi.setSystemTime(Date.now() + UNSETTLED_FILE_MS + 1000);
-      const settled = readResourceNow(entry);
+      const settled = readResource(entry);
       expect(settled).toBeInstanceOf(Promise);
       expect(await settled).toEqual(first);
-      const now = readResourceNow(entry);
+      const now = readResource(entry);
       expect(now).not.toBeInstanceOf(Promise);
       expect(now).toEqual(first);
       vi.setSystemTime(Date.now() + 60_000);
-      expect(readResourceNow(entry)).not.toBeInstanceOf(Promise);
+      expect(readResource(entry)).not.toBeInstanceOf(Promise);
       // A same-size description edit moves the stamp: no answer at once, and the reread refuses.
       const text = readFileSync(file, "utf8");
       writeFileSync(file, text.replace(entry.description, entry.description.replace(/.$/, "?")));
-      const edited = readResourceNow(entry);
+      const edited = readResource(entry);
       expect(edited).toBeInstanceOf(Promise);
       const error = await (edited as Promise<unknown>).then(() => undefined, (e: unknown) => e);
       expect((error as AppError).code).toBe("reload_required");
       // A replaced SKILL.md is refused before anything is read, synchronously.
       writeFileSync(`${file}.new`, text);
       renameSync(`${file}.new`, file);
-      expect(() => readResourceNow(entry)).toThrow(/replaced/);
+      await expect(readResource(entry)).rejects.toThrow(/replaced/);
     } finally {
       vi.useRealTimers();
     }
@@ -244,24 +244,24 @@ describe("R-4 calls that arrived together share a pin check", () => {
   it("the first check of an arrival answers its other calls; another arrival, or none, checks afresh", async () => {
     const { dir, entry } = await verifiedDemo();
     const first = {};
-    const stats = checkPinnedNow(entry, first);
+    const stats = checkPinned(entry, first);
     expect(stats).not.toBeInstanceOf(Promise);
     // Replaced after the arrival's check: its calls were all sent before that check ran.
     writeFileSync(join(dir, "SKILL.md.tmp"), readFileSync(join(dir, "SKILL.md")));
     renameSync(join(dir, "SKILL.md.tmp"), join(dir, "SKILL.md"));
-    expect(checkPinnedNow(entry, first)).toBe(stats);
+    expect(checkPinned(entry, first)).toBe(stats);
     // The page itself is still read through a descriptor whose identity must be the pinned file's.
-    expect(() => readResourceNow(entry, "SKILL.md", 0, 64, undefined, first)).toThrow(/replaced by another file/);
-    expect(() => checkPinnedNow(entry, {})).toThrow(/changed on disk/);
-    expect(() => checkPinnedNow(entry)).toThrow(/changed on disk/);
+    await expect(readResource(entry, "SKILL.md", 0, 64, undefined, first)).rejects.toThrow(/replaced by another file/);
+    await expect(checkPinned(entry, {})).rejects.toThrow(/changed on disk/);
+    await expect(checkPinned(entry)).rejects.toThrow(/changed on disk/);
   });
 
   it("keeps no failed check: the arrival's next call checks again", async () => {
     const { dir, entry } = await verifiedDemo();
     const arrival = {};
     renameSync(dir, `${dir}.away`);
-    expect(() => checkPinnedNow(entry, arrival)).toThrow(/changed on disk/);
+    await expect(checkPinned(entry, arrival)).rejects.toThrow(/changed on disk/);
     renameSync(`${dir}.away`, dir);
-    expect(checkPinnedNow(entry, arrival)).not.toBeInstanceOf(Promise);
+    expect(checkPinned(entry, arrival)).not.toBeInstanceOf(Promise);
   });
 });

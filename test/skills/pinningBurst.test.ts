@@ -52,7 +52,7 @@ describe("R-4 concurrent pin checks of one skill share one reread", () => {
   it("gives every check of the burst the reread's verdict", async () => {
     const { dir, entry } = await freshSkill();
     writeFileSync(join(dir, "SKILL.md"), "---\nname: demo\ndescription: Something else now.\n---\nBody.\n");
-    const verdicts = await Promise.all(Array.from({ length: BURST }, () => checkPinned(entry).then(() => "ok", (e: unknown) => (e as AppError).code)));
+    const verdicts = await Promise.all(Array.from({ length: BURST }, () => Promise.resolve(checkPinned(entry)).then(() => "ok", (e: unknown) => (e as AppError).code)));
     expect(new Set(verdicts)).toEqual(new Set(["reload_required"]));
     expect(vi.mocked(readBoundedFile)).toHaveBeenCalledTimes(1);
   });

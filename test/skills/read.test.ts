@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
-import { MAX_READ_LIMIT, MAX_RESOURCE_BYTES, readResource, type ReadResult } from "../../src/skills/read.js";
-import { checkResourcePath, MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "../../src/skills/resourcePath.js";
+import { readResource, type ReadResult } from "../../src/skills/read.js";
+import { MAX_READ_LIMIT, MAX_RESOURCE_BYTES } from "../../src/skills/limits.js";
+import { checkResourcePath } from "../../src/skills/resourcePath.js";
+import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "../../src/skills/limits.js";
 import { layout, roots, TempDirs, writeFile, writeSkill } from "./fixtures.js";
 
 const temps = new TempDirs();
@@ -38,8 +40,8 @@ function bytesOf(page: ReadResult): Buffer {
   return page.encoding === "base64" ? Buffer.from(page.content, "base64") : Buffer.from(page.content, "utf8");
 }
 
-async function expectCode(promise: Promise<unknown>, code: string, ...fragments: string[]): Promise<AppError> {
-  const error = await promise.then(
+async function expectCode(promise: unknown, code: string, ...fragments: string[]): Promise<AppError> {
+  const error = await Promise.resolve(promise).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -254,7 +256,7 @@ describe("R-3 the path guard (a sandboxed session's) sees each resource's real p
     expect((await readResource(entry, "references/notes.md", 0, 100, guard)).content).toBe("plain");
     expect(seen).toContain(join(entry.resolvedDir, "references", "notes.md"));
     for (const resource of ["refs/secret.md", "key.md"]) {
-      const refused = await readResource(entry, resource, 0, 100, guard).catch((error: unknown) => error);
+      const refused = await Promise.resolve(readResource(entry, resource, 0, 100, guard)).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(AppError);
       expect((refused as AppError).code).toBe("forbidden");
     }

@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
-import { listResources, MAX_RESOURCE_DEPTH, MAX_RESOURCE_ENTRIES, MAX_RESOURCES } from "../../src/skills/resources.js";
+import { listResources } from "../../src/skills/resources.js";
+import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_ENTRIES, MAX_RESOURCES } from "../../src/skills/limits.js";
 import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
 
 const temps = new TempDirs();

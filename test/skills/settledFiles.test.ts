@@ -125,7 +125,7 @@ describe("R-4 a kept SKILL.md never hides a change from skills.read", () => {
 
     writeFileSync(join(dir, "SKILL.md.new"), edited);
     renameSync(join(dir, "SKILL.md.new"), join(dir, "SKILL.md"));
-    const error = await readResource(entry).then(() => undefined, (e: unknown) => e);
+    const error = await Promise.resolve(readResource(entry)).then(() => undefined, (e: unknown) => e);
     expect((error as AppError).code).toBe("reload_required");
   }, 20_000);
 });

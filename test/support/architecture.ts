@@ -204,3 +204,15 @@ export function methodNamesOutside(methods: readonly string[], home: string, fil
   }
   return found;
 }
+
+/** An `export const NAME` that names a bound or a deadline (MAX_*, *_MS, *_BYTES) outside a limits.ts, as a sentence per place. */
+export function boundsOutsideLimits(files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (file.endsWith("/limits.ts")) continue;
+    for (const match of text.matchAll(/^export const ((?:MAX_[A-Z0-9_]+)|(?:[A-Z0-9_]+_(?:MS|BYTES)))\b/gm)) {
+      found.push(`${file} declares the bound ${match[1]}: bounds and deadlines live in the domain's limits.ts`);
+    }
+  }
+  return found;
+}

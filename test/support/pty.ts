@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 
-/** One step of a terminal script: wait for output matching `expect` (within `timeout` seconds; `new`: only output after the last step), or type `send`. */
+/** One step of a terminal script: wait for output matching `expect` (within `timeout` seconds; `new`: only output after the last match or the last keys sent), or type `send`. */
 export type PtyStep = { readonly expect: string; readonly timeout?: number; readonly new?: boolean } | { readonly send: string };
 
 /** What the terminal showed, how the command exited (null: it did not within the driver's deadline), and the step that timed out. */

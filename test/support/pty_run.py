@@ -48,20 +48,27 @@ def main() -> None:
         transcript += chunk
         return "data"
 
+    # Where "new" output starts: the end of the last match, or what the terminal had shown when the
+    # last keys were sent. Not the end of what was read: one read can hold both the last match and
+    # this step's text.
+    mark = 0
     try:
         for step in steps:
             if "send" in step:
                 os.write(fd, step["send"].encode())
+                mark = len(transcript)
                 continue
             pattern = re.compile(step["expect"].encode(), re.S)
             deadline = time.monotonic() + float(step.get("timeout", 30))
-            start = len(transcript) if step.get("new") else 0
+            start = mark if step.get("new") else 0
             while not pattern.search(transcript, start) and time.monotonic() < deadline:
                 if read_for(min(0.2, max(0.0, deadline - time.monotonic()))) == "closed":
                     break
-            if not pattern.search(transcript, start):
+            found = pattern.search(transcript, start)
+            if not found:
                 failed = step
                 break
+            mark = max(mark, found.end())
         deadline = time.monotonic() + EXIT_DEADLINE_S
         status = None
         while time.monotonic() < deadline:

@@ -8,6 +8,14 @@ describe("X B visibleControls", () => {
     expect(visibleControls("\u0080 \u009b2J \u009f")).toBe("\\u0080 \\u009b2J \\u009f");
   });
 
+  it("shows the bidirectional controls as \\u escapes: marks, embeddings, overrides and isolates", () => {
+    expect(visibleControls("a\u202eb\u202cc")).toBe(String.raw`a\u202eb\u202cc`);
+    const all = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069";
+    expect(visibleControls(all)).toBe(String.raw`\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069`);
+    // Their neighbours are ordinary text: zero-width joiners and spaces, and U+2065 (unassigned).
+    expect(visibleControls("\u200c\u200d\u2065\u2070 שלום")).toBe("\u200c\u200d\u2065\u2070 שלום");
+  });
+
   it("passes through the controls a layout keeps, and every other character", () => {
     expect(visibleControls("one\n\ttwo\r\n", "\n\t")).toBe("one\n\ttwo␍\n");
     expect(visibleControls("héllo ✓ \u00a0 ␛")).toBe("héllo ✓ \u00a0 ␛");
@@ -19,6 +27,13 @@ describe("X B jsonWithoutControls", () => {
     const value = { text: "a\x1b\x7f\u009b\u00a0" };
     const json = jsonWithoutControls(JSON.stringify(value));
     expect(json).toBe('{"text":"a\\u001b\\u007f\\u009b\u00a0"}');
+    expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it("escapes the bidirectional controls too", () => {
+    const value = { text: "x\u202ey\u2066z\u200f" };
+    const json = jsonWithoutControls(JSON.stringify(value));
+    expect(json).toBe(String.raw`{"text":"x\u202ey\u2066z\u200f"}`);
     expect(JSON.parse(json)).toEqual(value);
   });
 });

@@ -115,7 +115,7 @@ describe("O-5 O-6 the skill tool: loaded once, every pull visible", () => {
   it("a user slash activation draws a row via user; a repeat sends the note in the activation block", async () => {
     const activation = await session.activate("pdf-processing", "go");
     const block = JSON.stringify({ skill_activation: { command: "/pdf-processing", name: "pdf-processing", source: activation.source, arguments: "go", instructions: activation.instructions } });
-    const request = { visibleText: "/pdf-processing go", modelInput: block, activation };
+    const request = { visibleText: "/pdf-processing go", modelInput: block, activation: { command: "/pdf-processing", activation } };
     const first = await turn("", [prose("ok")], { request });
     expect(first.rows[1]).toMatchObject({ kind: "skill", via: "user", already_loaded: false });
     expect(server.requests[0]!.body.messages.at(-1).content).toContain(BODY.split("\n")[0]);

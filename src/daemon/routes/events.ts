@@ -8,7 +8,7 @@ import type { DaemonContext } from "../context.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import type { HostedSession } from "../sessionPort.js";
-import { receiptResource, turnResource } from "../views.js";
+import { receiptResource } from "../views.js";
 
 /** The 202 of an admission, or the problem of a refusal. */
 function admissionReply(result: AdmitResult) {
@@ -55,16 +55,19 @@ function admitInput(body: EventBody, operationId: string, resolved: Resolved): A
  */
 async function runAdmitted(store: OperationsStore, live: HostedSession, turnId: string, command: PreparedCommand): Promise<void> {
   await retryWhileBusy(() => store.markRunning(turnId));
-  let outcome: Exclude<TurnOutcome, { state: "abandoned" }>;
+  const outcome = await runOutcome(command);
+  live.publish({ type: "transcript", turn: await retryWhileBusy(() => store.complete(turnId, outcome)) });
+}
+
+/** How a command's run ends its turn: committed with the result, or cancelled with the failure. */
+async function runOutcome(command: PreparedCommand): Promise<Exclude<TurnOutcome, { state: "abandoned" }>> {
   try {
     // Command results are JSON values: they reach Python over JSON-RPC the same way.
     const result = (await command.run()) as JsonValue | undefined;
-    outcome = { state: "committed", reply: result ?? null };
+    return { state: "committed", reply: result ?? null };
   } catch (error) {
-    outcome = { state: "cancelled", reason: error instanceof Error ? error.message : String(error) };
+    return { state: "cancelled", reason: error instanceof Error ? error.message : String(error) };
   }
-  await retryWhileBusy(() => store.complete(turnId, outcome));
-  live.publish({ type: "transcript", turn: turnResource(store.getTurn(turnId)!) });
 }
 
 /**
@@ -85,10 +88,13 @@ async function postEvent(ctx: DaemonContext, request: RouteRequest<typeof API.po
   const input = admitInput(body, body.operation_id ?? newOperationId(), resolved);
   const result = await retryWhileBusy(() => ctx.store.admit(sessionId, input));
   if (result.ok && !result.replayed) {
-    live.publish({ type: "transcript", turn: turnResource(ctx.store.getTurn(result.receipt.turnId)!) });
+    // The admission answers with a receipt, not the turn: this is the turn's one read after its insert.
+    live.publish({ type: "transcript", turn: ctx.store.getTurn(result.receipt.turnId)! });
     if (resolved.kind === "run") await runAdmitted(ctx.store, live, result.receipt.turnId, resolved.command);
     // A message or a skill command waits for the model: the session's turns run in admission order.
-    else live.turns.kick();
+    // It starts once this answer has gone out: starting the first turn (its durable move to running,
+    // the model's setup) is the turn's work, and took a third of each admission's time (bench/).
+    else setImmediate(() => live.turns.kick());
   }
   return admissionReply(result);
 }

@@ -6,8 +6,10 @@ import { KeptOutputs } from "../outputs.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import { MAX_TRANSCRIPT_PAGE_ROWS } from "../limits.js";
+import { storedRows } from "../turns.js";
 import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive } from "../../platform/index.js";
+import { outputPayloadBytes } from "../../kernel/index.js";
 
 async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.openSession>) {
   const body = request.body();
@@ -45,9 +47,8 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
   const kept = new KeptOutputs();
   const future = live.session.execute(body.code);
   future.onOutput((output) => {
-    const item = outputResource(output.header.msg_type, output.content);
-    live.publish({ type: "output", execution_id: executionId, ...item });
-    kept.add(item);
+    live.publish({ type: "output", executionId, output });
+    kept.add(outputResource(output.header.msg_type, output.content), outputPayloadBytes(output));
   });
   const reply = await future.done;
   return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(future.cutOutputBytes), pagesOf(reply)) };
@@ -82,12 +83,12 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
     .add(API.getTranscript, async (request) => {
       const id = request.params.id!;
       const { after = 0, limit = MAX_TRANSCRIPT_PAGE_ROWS } = request.query;
-      const entries = ctx.store.transcript.rows(id, after, limit);
+      const rows = storedRows(ctx.store, id, after, limit);
       // A session that is gone still has its transcript; only an id nothing is known of is 404.
-      if (entries.length === 0 && after === 0 && !ctx.registry.list().some((live) => live.id === id)) {
+      if (rows.length === 0 && after === 0 && !ctx.registry.list().some((live) => live.id === id)) {
         throw new HttpProblem("session_not_found", `no session ${id} and no transcript for it`, { session_id: id });
       }
-      return { status: 200, body: transcriptPage(id, entries, limit) };
+      return { status: 200, body: transcriptPage(id, rows, limit) };
     })
     .add(API.reload, async (request) => {
       const live = ctx.registry.get(request.params.id!);

@@ -12,6 +12,7 @@ import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import type { SettingsDocument } from "../resources.js";
 import { settingsFileResource } from "../views.js";
+import { ALBEDO_DIR_NAME } from "../../platform/index.js";
 
 async function getSettings(ctx: DaemonContext, request: RouteRequest<typeof API.getSettings>) {
   const global = globalSettingsTarget(ctx.stateDir);
@@ -52,7 +53,7 @@ function mutation(body: SettingsPatchBody): (current: Settings) => Settings {
 async function projectTarget(workspace: string, stateDir: string): Promise<SettingsTarget> {
   const found = await stat(workspace).catch(() => undefined);
   if (!found?.isDirectory()) throw new HttpProblem("invalid_body", `workspace ${workspace} is not a directory`, { field: "workspace" });
-  const dir = join(workspace, ".albedo");
+  const dir = join(workspace, ALBEDO_DIR_NAME);
   const entry = await lstat(dir).catch(() => undefined);
   if (entry !== undefined) {
     const unsafe = (why: string) => new HttpProblem("settings_path_unsafe", `${dir} ${why}; refusing to write project settings through it`, { field: "workspace", path: dir });

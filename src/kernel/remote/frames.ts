@@ -7,6 +7,7 @@
  * with the fields services and albedo read from it.
  */
 import { KernelMessage } from "@jupyterlab/services";
+import { parseJsonWellFormed } from "../../json/index.js";
 
 /** The binary framing Jupyter Server 2 negotiates; without a subprotocol the legacy JSON framing is spoken. */
 export const V1_PROTOCOL: string = KernelMessage.supportedKernelWebSocketProtocols.v1KernelWebsocketJupyterOrg;
@@ -109,7 +110,8 @@ function parseJson(bytes: ArrayBuffer, problem: string): unknown {
 
 function parseText(data: string, problem = "a text frame that is not JSON"): unknown {
   try {
-    return JSON.parse(data);
+    // The kernel is hostile: a lone surrogate it escaped becomes U+FFFD before anything stores or serves it.
+    return parseJsonWellFormed(data);
   } catch {
     // The parser's message quotes the frame; albedo's reason does not.
     throw new RemoteFrameError(problem);

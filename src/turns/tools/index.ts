@@ -1,5 +1,6 @@
 /** The tools a turn offers (O-3, O-5) and how one call is checked and run. */
 import { z } from "zod";
+import { parseJsonWellFormed } from "../../json/index.js";
 import type { ToolCall, ToolSpec } from "../../model/index.js";
 import type { SessionView } from "../../session/index.js";
 import type { ToolMode } from "../context.js";
@@ -59,7 +60,8 @@ export async function runToolCall(call: ToolCall, tools: readonly Tool[], contex
   }
   let value: unknown;
   try {
-    value = JSON.parse(call.arguments.trim() === "" ? "{}" : call.arguments);
+    // The arguments are JSON text inside the reply: an escape in them is a second way in for a lone surrogate.
+    value = parseJsonWellFormed(call.arguments.trim() === "" ? "{}" : call.arguments);
   } catch (error) {
     const problem = `the arguments of ${call.name} are not valid JSON (${(error as Error).message})`;
     return { result: `Error: ${problem}; send one JSON object.`, problem };

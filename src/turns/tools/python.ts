@@ -3,10 +3,12 @@ import { z } from "zod";
 import type { ExecuteOutput } from "../../kernel/index.js";
 import { TURN_INTERRUPT_TIMEOUT_MS } from "../limits.js";
 import { alreadyLoadedNote } from "../pulls.js";
-import { boundToolText } from "./bounds.js";
+import { boundToolText, GatheredText } from "./bounds.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+/** The result of a cell that printed nothing. */
+const NO_OUTPUT = "(no output)";
 
 const schema = z.object({ code: z.string().min(1).describe("Python to run in the session's kernel; top-level await works") }).strict();
 
@@ -35,8 +37,8 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
       context.ledger.pull(entry, "python", activation.instructions) ? { ...activation, instructions: alreadyLoadedNote(entry.name) } : activation,
     );
     try {
-      const { text, status } = await execute(code, context);
-      const bounded = boundToolText(text);
+      const { text, bytes, status } = await execute(code, context);
+      const bounded = boundToolText(text, undefined, bytes);
       context.emit({ kind: "output", ...bounded, status });
       return bounded.text;
     } finally {
@@ -46,13 +48,13 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
 };
 
 /** Runs the cell to its end, or interrupts it when the turn is; returns its outputs as one text. */
-async function execute(code: string, context: ToolContext): Promise<{ text: string; status: "ok" | "error" }> {
+async function execute(code: string, context: ToolContext): Promise<{ text: string; bytes: number; status: "ok" | "error" }> {
   if (context.signal.aborted) throw new TurnInterrupted("the turn was interrupted before the cell ran");
   const future = context.host.execute(code);
-  const parts: string[] = [];
+  const gathered = new GatheredText();
   const listening = future.onOutput((output) => {
     const text = describeOutput(output);
-    if (text !== undefined) parts.push(text);
+    if (text !== undefined) gathered.add(text.replace(ANSI, ""));
   });
   // On an interrupt: interrupt the cell, and stop waiting for it TURN_INTERRUPT_TIMEOUT_MS later if it does not end.
   let giveUp!: () => void;
@@ -66,13 +68,15 @@ async function execute(code: string, context: ToolContext): Promise<{ text: stri
   context.signal.addEventListener("abort", onAbort, { once: true });
   try {
     const reply = await Promise.race([future.done, abandoned.then(() => undefined)]);
-    const text = parts.join("").replace(ANSI, "");
+    const text = gathered.text;
+    const bytes = gathered.bytes;
     if (context.signal.aborted) {
       // What it printed before the interrupt is part of the transcript, as a failed cell's output.
-      if (text.length > 0) context.emit({ kind: "output", ...boundToolText(text), status: "error" });
-      throw interrupted(text, reply === undefined, refused);
+      if (text.length > 0) context.emit({ kind: "output", ...boundToolText(text, undefined, bytes), status: "error" });
+      throw interrupted(text, bytes, reply === undefined, refused);
     }
-    return { text: text.length > 0 ? text : "(no output)", status: reply?.status === "ok" ? "ok" : "error" };
+    const status = reply?.status === "ok" ? "ok" : "error";
+    return text.length > 0 ? { text, bytes, status } : { text: NO_OUTPUT, bytes: Buffer.byteLength(NO_OUTPUT), status };
   } finally {
     clearTimeout(timer);
     listening.dispose();
@@ -85,13 +89,14 @@ async function execute(code: string, context: ToolContext): Promise<{ text: stri
  * ran until then (its effects so far are real) and what it printed; when it is still running
  * (`abandoned`), both the model and the person are told the next cell waits for it.
  */
-function interrupted(printed: string, abandoned: boolean, refused: string | undefined): TurnInterrupted {
+function interrupted(printed: string, printedBytes: number, abandoned: boolean, refused: string | undefined): TurnInterrupted {
   const why = refused === undefined ? "" : `the kernel could not be interrupted (${refused}); `;
   const still = abandoned
     ? `${why}the cell was still running ${TURN_INTERRUPT_TIMEOUT_MS / 1000} s after the interrupt and runs on in the kernel; the next python call waits for it to end`
     : undefined;
   const head = `Interrupted by the user while it ran${still === undefined ? "" : `: ${still}`}. Whatever it did before then took effect.`;
-  const result = boundToolText(printed.length > 0 ? `${head}\nIts output until then:\n${printed}` : `${head}\nIt printed nothing.`).text;
+  const framed = printed.length > 0 ? `${head}\nIts output until then:\n${printed}` : `${head}\nIt printed nothing.`;
+  const result = boundToolText(framed, undefined, Buffer.byteLength(framed) - Buffer.byteLength(printed) + printedBytes).text;
   return new TurnInterrupted(still ?? "the cell was interrupted", result, still);
 }
 

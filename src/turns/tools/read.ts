@@ -3,11 +3,11 @@
  * conversation, judged by where the path really leads; anything else is refused in the tool result,
  * never read.
  */
-import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { decodeUtf8Strict } from "../../json/index.js";
-import { within } from "../../platform/index.js";
+import { completeUtf8Length, decodeUtf8 } from "../../json/index.js";
+import { FileMovedError, openRegularFile, readAt, readSteady, within } from "../../platform/index.js";
 import { MAX_READ_TOOL_BYTES, MAX_READ_TOOL_FILE_BYTES } from "../limits.js";
 import type { Tool } from "./tool.js";
 
@@ -46,28 +46,36 @@ function realPath(path: string): string | undefined {
   }
 }
 
-/** Up to `limit` bytes of `real` from `offset`, as text with a header saying where they sit in the file. */
-function readRange(shown: string, real: string, offset: number, limit: number): string {
-  let fd: number;
+/**
+ * Up to `limit` bytes of `real` from `offset`, as text with a header saying where they sit in the
+ * file. `real` is opened without following a link and without blocking: a FIFO the kernel planted
+ * is refused, never waited on. The bytes are of one version of the file (see readSteady).
+ */
+async function readRange(shown: string, real: string, offset: number, limit: number): Promise<string> {
+  let opened;
   try {
-    fd = openSync(real, "r");
+    opened = openRegularFile(real, { noFollow: true });
   } catch (error) {
     return `Cannot read ${shown}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`;
   }
+  if (opened.kind === "not_regular_file") return `Cannot read ${shown}: it is ${opened.what}, not a regular file; the read tool reads regular files only.`;
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) return `Cannot read ${shown}: not a regular file.`;
-    if (info.size > MAX_READ_TOOL_FILE_BYTES) return `Refused: ${shown} is ${info.size} bytes; the read tool opens files of at most ${MAX_READ_TOOL_FILE_BYTES} bytes.`;
-    const buffer = Buffer.alloc(Math.max(0, Math.min(limit, info.size - offset)));
-    const got = buffer.length === 0 ? 0 : readSync(fd, buffer, 0, buffer.length, offset);
-    const decoded = decodeUtf8Strict(buffer.subarray(0, got));
-    // Only a character cut by the end of the range may fail to decode; anything earlier is not text.
-    if (!decoded.ok && decoded.offset < got - 3) return `${shown} is not a text file (${info.size} bytes); the read tool shows text only.`;
-    const text = decoded.ok ? decoded.text : buffer.subarray(0, decoded.offset).toString("utf8");
-    const end = offset + Buffer.byteLength(text);
-    const more = end < info.size ? `; more from offset ${end}` : "";
-    return `[${shown}: bytes ${offset}-${end} of ${info.size}${more}]\n${text}`;
-  } finally {
-    closeSync(fd);
+    return await readSteady(opened, (stats) => textOf(shown, opened.fd, Number(stats.size), offset, limit));
+  } catch (error) {
+    if (error instanceof FileMovedError) return `Cannot read ${shown}: it changed while it was read, twice in a row; read it again.`;
+    throw error;
   }
+}
+
+/** The answer for `limit` bytes at `offset` of the open file `fd` of `size` bytes. */
+function textOf(shown: string, fd: number, size: number, offset: number, limit: number): string {
+  if (size > MAX_READ_TOOL_FILE_BYTES) return `Refused: ${shown} is ${size} bytes; the read tool opens files of at most ${MAX_READ_TOOL_FILE_BYTES} bytes.`;
+  const wanted = Math.max(0, Math.min(limit, size - offset));
+  const bytes = wanted === 0 ? Buffer.alloc(0) : readAt(fd, offset, wanted);
+  // A character the end of the range cuts is left for the next read; anything else that fails to decode is not text.
+  const text = decodeUtf8(bytes.subarray(0, offset + wanted >= size ? bytes.length : completeUtf8Length(bytes)));
+  if (text === undefined) return `${shown} is not a text file (${size} bytes); the read tool shows text only.`;
+  const end = offset + Buffer.byteLength(text);
+  const more = end < size ? `; more from offset ${end}` : "";
+  return `[${shown}: bytes ${offset}-${end} of ${size}${more}]\n${text}`;
 }

@@ -104,6 +104,16 @@ export async function call(daemon: Pick<DaemonProcess, "url" | "token">, method:
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+/** The turn of an admitted operation once it has ended (neither pending nor running). */
+export async function outcomeOf(daemon: DaemonProcess, operationId: string): Promise<Record<string, unknown>> {
+  let turn: Record<string, unknown> | undefined;
+  await poll(async () => {
+    turn = (await call(daemon, "GET", `/operations/${operationId}`)).body.turn;
+    return turn?.state !== "pending" && turn?.state !== "running";
+  }, { what: `operation ${operationId} to end` });
+  return turn!;
+}
+
 /** A stream client collecting every event. */
 export interface StreamClient {
   readonly events: Record<string, unknown>[];

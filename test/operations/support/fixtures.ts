@@ -8,7 +8,7 @@ export const T0 = Date.UTC(2025, 0, 1);
 /** A settable clock and stores opened on files in temp dirs; close() shuts and removes them all. */
 export function storeFixture(): {
   clock: { now: number };
-  open(file?: string): { store: OperationsStore; file: string };
+  open(file?: string, trace?: (sql: string) => void): { store: OperationsStore; file: string };
   dir(): string;
   close(): void;
 } {
@@ -17,9 +17,9 @@ export function storeFixture(): {
   const stores: OperationsStore[] = [];
   return {
     clock,
-    open(file?: string) {
+    open(file?: string, trace?: (sql: string) => void) {
       const path = file ?? join(temps.make(), "albedo.db");
-      const store = OperationsStore.open(path, { now: () => clock.now });
+      const store = OperationsStore.open(path, { now: () => clock.now, ...(trace ? { trace } : {}) });
       stores.push(store);
       return { store, file: path };
     },

@@ -8,10 +8,14 @@ import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/
 import type { AppErrorCode } from "../errors/index.js";
 import {
   APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
+  RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
 } from "../rpc/index.js";
-import { MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL } from "../kernel/index.js";
-import { RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
+import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL, STREAM_TEXT_BYTES } from "../kernel/index.js";
+import { RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
+import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES } from "../daemon/index.js";
+import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
+import { DAEMON_START_TIMEOUT_MS, ON_DEMAND_LOG_FILE } from "./daemonAccess.js";
+import { LAUNCHER_INSTALL_ENV, LAUNCHER_NODE_ENV } from "./kernelspec.js";
 
 /** The generated module, relative to the install. */
 export const PYTHON_CONTRACT_FILE = "kernel/albedo/_contract.py";
@@ -86,6 +90,11 @@ function bridgeSection(): string[] {
     `MAX_MESSAGE_BYTES = ${py(RPC_MAX_MESSAGE_BYTES)}`,
     "# Calls the runtime lets one session have in flight; a socket holds back its calls beyond it.",
     `MAX_PENDING_CALLS = ${py(RPC_MAX_PENDING_CALLS)}`,
+    "# The socket a session's kernel binds beside the endpoint for its main loop; the runtime dials it.",
+    `KERNEL_SOCKET_NAME = ${py(RPC_KERNEL_SOCKET_NAME)}`,
+    "# UTF-8 bytes of text one stream message carries; the metadata member counting what was left out.",
+    `STREAM_TEXT_BYTES = ${py(STREAM_TEXT_BYTES)}`,
+    `DROPPED_BYTES_METADATA = ${py(DROPPED_BYTES_METADATA)}`,
   ];
 }
 
@@ -97,6 +106,24 @@ function methodSection(): string[] {
     ...SESSION_METHODS.flatMap(methodLines),
     `CANCEL_METHOD = ${py(RPC_CANCEL_METHOD)}`,
     `HELLO_METHOD = ${py(RPC_HELLO_METHOD)}`,
+  ];
+}
+
+function launcherSection(): string[] {
+  return [
+    "# The notebook launcher (K-13): where it finds the daemon, how it asks it for a session, and its waits.",
+    `STATE_DIR_ENV = ${py(STATE_DIR_ENV)}`,
+    `STATE_DIR_NAME = ${py(ALBEDO_DIR_NAME)}`,
+    `DAEMON_INFO_FILE = ${py(DAEMON_INFO_FILE)}`,
+    `DAEMON_TOKEN_FILE = ${py(DAEMON_TOKEN_FILE)}`,
+    `DAEMON_LOG_FILE = ${py(ON_DEMAND_LOG_FILE)}`,
+    `MAX_STATE_FILE_BYTES = ${py(MAX_DAEMON_FILE_BYTES)}`,
+    `HEALTH_PATH = ${py(API.health.path)}`,
+    `SESSIONS_PATH = ${py(API.openSession.path)}`,
+    `HEALTH_TIMEOUT_S = ${py(HEALTH_TIMEOUT_MS / 1000)}`,
+    `DAEMON_START_DEADLINE_S = ${py(DAEMON_START_TIMEOUT_MS / 1000)}`,
+    `INSTALL_ENV = ${py(LAUNCHER_INSTALL_ENV)}`,
+    `NODE_ENV = ${py(LAUNCHER_NODE_ENV)}`,
   ];
 }
 
@@ -128,7 +155,7 @@ function errorSection(): string[] {
 /** The text of kernel/albedo/_contract.py. */
 export function pythonContract(): string {
   return [
-    "# Generated from the TypeScript runtime by `npm run contract` (src/session/pythonContract.ts); do not edit.",
+    "# Generated from the TypeScript runtime by `npm run contract` (src/cli/pythonContract.ts); do not edit.",
     '"""What the kernel package shares with the runtime (K-4): the bridge\'s variables, defaults and bounds,',
     'the methods with their parameters, and the JSON-RPC error table with its exception classes."""',
     "",
@@ -139,6 +166,7 @@ export function pythonContract(): string {
     ...bridgeSection(),
     "",
     ...methodSection(),
+    ...launcherSection(),
     ...remoteSection(),
     ...errorSection(),
     "",

@@ -1,0 +1,54 @@
+/** Bounds and deadlines of the Jupyter client (K-1, K-2, K-9): defined once, each tested at its edge. */
+
+/** How long an interrupt waits for the kernel to begin the execution it is for; then it is sent anyway. */
+export const INTERRUPT_BEGIN_TIMEOUT_MS = 5_000;
+/** How long a shell request other than execute (kernel_info, complete, inspect) waits for its reply. */
+export const SHELL_REQUEST_TIMEOUT_MS = 30_000;
+/** How long a message-mode interrupt waits for the kernel's interrupt_reply. */
+export const INTERRUPT_REPLY_TIMEOUT_MS = 5_000;
+/** Bytes of the random HMAC-SHA256 key of each kernel's connection file. */
+export const KEY_BYTES = 32;
+/** Outputs kept for the async iterator while it does not drain them; older ones are dropped beyond this. */
+export const MAX_PENDING_OUTPUTS = 10_000;
+/**
+ * How long an execution that went idle waits for its execute_reply. ipykernel sends the reply before
+ * it publishes idle, so only a dropped reply takes this long: a KeyboardInterrupt raised inside
+ * ipykernel's own request code ("KeyboardInterrupt caught in kernel") ends the request with no reply.
+ */
+export const REPLY_AFTER_IDLE_GRACE_MS = 5_000;
+/** How often the heartbeat pings the kernel. */
+export const HEARTBEAT_INTERVAL_MS = 1_000;
+/** Pings in a row without an answer after which the kernel counts as dead. */
+export const HEARTBEAT_MISSES = 3;
+/** How long a kernel may take from launch to ready (kernel_info_reply and iopub welcome). */
+export const KERNEL_READY_TIMEOUT_MS = 60_000;
+/** ipykernel may drop a kernel_info_request that arrives while it is still starting; ask again this often. */
+export const KERNEL_INFO_RETRY_MS = 1_000;
+/** The shutdown ladder's first rung: how long a kernel may take to exit after shutdown_request. */
+export const SHUTDOWN_REPLY_TIMEOUT_MS = 5_000;
+/** Largest kernel.json read, in bytes. */
+export const MAX_KERNEL_JSON_BYTES = 64 * 1024;
+/** Most kernelspec directories examined in one listing. */
+export const MAX_KERNELSPECS = 256;
+/** The ladder's second rung: how long after SIGTERM before SIGKILL. */
+export const SIGTERM_TIMEOUT_MS = 3_000;
+/** The ladder's last rung: how long to wait for the process to be gone after SIGKILL. */
+export const SIGKILL_TIMEOUT_MS = 2_000;
+/** Lines of the kernel's stderr kept to explain a failed start or a death. */
+export const MAX_STDERR_TAIL_LINES = 20;
+/** Restarts of a dead kernel within RESTART_WINDOW_MS before the supervisor gives up. */
+export const MAX_AUTO_RESTARTS = 3;
+/** The window MAX_AUTO_RESTARTS counts restarts in. */
+export const RESTART_WINDOW_MS = 60_000;
+/** Bytes of one output's content as JSON (a stream chunk, a display bundle, a traceback); a larger one is cut with a marker. */
+export const MAX_OUTPUT_MESSAGE_BYTES = 2 * 1024 * 1024;
+/** Bytes of outputs a future keeps for an iterator that has not read them; the oldest go first past it. */
+export const MAX_PENDING_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** Room a cut stream text leaves below MAX_OUTPUT_MESSAGE_BYTES for its JSON, escapes and the marker line. */
+const STREAM_MARKER_ROOM_BYTES = 64 * 1024;
+/**
+ * UTF-8 bytes of text one stream message of an albedo kernel carries: its stdout and stderr keep
+ * this much of each flush and send only the count of the rest (DROPPED_BYTES_METADATA), so a print
+ * of hundreds of megabytes never crosses the socket, where it would arrive as one message, whole.
+ */
+export const STREAM_TEXT_BYTES = MAX_OUTPUT_MESSAGE_BYTES - STREAM_MARKER_ROOM_BYTES;
