@@ -6,7 +6,8 @@
  * atomically under their own lock (this domain sits below settings and cannot take its lock).
  */
 import { createHash } from "node:crypto";
-import { mkdir, realpath } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "../errors/index.js";
@@ -34,7 +35,10 @@ export function entryHash(entry: McpServerEntry): string {
   return createHash("sha256").update(canonicalJson(entry)).digest("hex");
 }
 
-/** The approvals of one workspace, as read at load; approve and revoke write through and update it. */
+/**
+ * The approvals in one state dir, as read at load; approve and revoke write through and update it.
+ * Each method takes the workspace it concerns, by default the one given to load (else the cwd).
+ */
 export class McpApprovals {
   private constructor(
     readonly stateDir: string,
@@ -45,42 +49,41 @@ export class McpApprovals {
     readonly problem: string | undefined,
   ) {}
 
-  /** Reads `<stateDir>/mcp-approvals.json` for `workspace`; never throws for the file's content (a bad file approves nothing). */
-  static async load(stateDir: string, workspace: string): Promise<McpApprovals> {
-    const key = await workspaceKey(workspace);
+  /** Reads `<stateDir>/mcp-approvals.json`; never throws for the file's content (a bad file approves nothing). */
+  static async load(stateDir: string, workspace: string = process.cwd()): Promise<McpApprovals> {
     const read = await readApprovals(join(stateDir, MCP_APPROVALS_FILE));
-    return new McpApprovals(resolve(stateDir), key, read.records, read.problem);
+    return new McpApprovals(resolve(stateDir), workspaceKey(workspace), read.records, read.problem);
   }
 
-  /** True when this exact `entry` was approved under `name` in this workspace. */
-  isApproved(name: string, entry: McpServerEntry): boolean {
+  /** True when this exact `entry` was approved under `name` in `workspace`. */
+  isApproved(name: string, entry: McpServerEntry, workspace: string = this.workspace): boolean {
     const hash = entryHash(entry);
-    return this.records.some((record) => record.workspace === this.workspace && record.name === name && record.hash === hash);
+    const key = workspaceKey(workspace);
+    return this.records.some((record) => record.workspace === key && record.name === name && record.hash === hash);
   }
 
-  /** This workspace's approvals, by name. */
-  approvals(): readonly McpApproval[] {
-    return this.records.filter((record) => record.workspace === this.workspace).sort((a, b) => a.name.localeCompare(b.name));
+  /** The approvals of `workspace`, by name. */
+  approvals(workspace: string = this.workspace): readonly McpApproval[] {
+    const key = workspaceKey(workspace);
+    return this.records.filter((record) => record.workspace === key).sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** Records `entry` as approved under `name` (replacing an earlier approval of that name). Throws AppError timeout when the lock is not had. */
-  async approve(name: string, entry: McpServerEntry): Promise<void> {
-    const record: McpApproval = { workspace: this.workspace, name, hash: entryHash(entry), approved_at: new Date().toISOString() };
-    await this.rewrite((records) => [...records.filter((item) => !this.sameSlot(item, name)), record]);
+  /** Records `entry` as approved under `name` in `workspace` (replacing an earlier approval of that name). Throws AppError timeout when the lock is not had. */
+  async approve(name: string, entry: McpServerEntry, workspace: string = this.workspace): Promise<void> {
+    const key = workspaceKey(workspace);
+    const record: McpApproval = { workspace: key, name, hash: entryHash(entry), approved_at: new Date().toISOString() };
+    await this.rewrite((records) => [...records.filter((item) => !sameSlot(item, key, name)), record]);
   }
 
-  /** Removes the approval of `name` in this workspace; returns whether there was one. */
-  async revoke(name: string): Promise<boolean> {
+  /** Removes the approval of `name` in `workspace`; returns whether there was one. */
+  async revoke(name: string, workspace: string = this.workspace): Promise<boolean> {
+    const key = workspaceKey(workspace);
     let found = false;
     await this.rewrite((records) => {
-      found = records.some((item) => this.sameSlot(item, name));
-      return records.filter((item) => !this.sameSlot(item, name));
+      found = records.some((item) => sameSlot(item, key, name));
+      return records.filter((item) => !sameSlot(item, key, name));
     });
     return found;
-  }
-
-  private sameSlot(record: McpApproval, name: string): boolean {
-    return record.workspace === this.workspace && record.name === name;
   }
 
   /** Re-reads the file under the lock (another process may have written it), applies `change`, writes it back. */
@@ -96,8 +99,17 @@ export class McpApprovals {
   }
 }
 
-async function workspaceKey(workspace: string): Promise<string> {
-  return realpath(workspace).catch(() => resolve(workspace));
+function sameSlot(record: McpApproval, workspace: string, name: string): boolean {
+  return record.workspace === workspace && record.name === name;
+}
+
+/** The key of a workspace: its real path when it exists (a symlinked checkout is the same one). */
+function workspaceKey(workspace: string): string {
+  try {
+    return realpathSync(workspace);
+  } catch {
+    return resolve(workspace);
+  }
 }
 
 interface ReadApprovals {

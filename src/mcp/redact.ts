@@ -15,10 +15,14 @@ export class Redactor {
   constructor(secrets: readonly string[]) {
     const forms = new Set<string>();
     for (const secret of secrets) {
-      if (secret.length === 0) continue;
-      forms.add(secret);
-      forms.add(JSON.stringify(secret).slice(1, -1));
-      forms.add(encodeURIComponent(secret));
+      // "Bearer TOKEN": a server may echo the token without its scheme.
+      const token = /^[A-Za-z][\w-]*\s+(\S{8,})$/.exec(secret)?.[1];
+      for (const value of token === undefined ? [secret] : [secret, token]) {
+        if (value.length === 0) continue;
+        forms.add(value);
+        forms.add(JSON.stringify(value).slice(1, -1));
+        forms.add(encodeURIComponent(value));
+      }
     }
     // Longest first: a secret that contains another is replaced whole.
     this.forms = [...forms].sort((a, b) => b.length - a.length);

@@ -72,7 +72,7 @@ export interface ResolvedServers {
 export interface ResolveInput {
   readonly global?: McpSection;
   readonly project?: McpSection;
-  /** The session's workspace; `approvals` must have been loaded for it. */
+  /** The session's workspace: project approvals are looked up for it. */
   readonly workspace: string;
   readonly approvals: McpApprovals;
   readonly env: NodeJS.ProcessEnv;
@@ -125,7 +125,7 @@ function chooseEntry(name: string, input: ResolveInput, diagnostics: McpDiagnost
   if (project === undefined) return { entry: global!, origin: "global", approved: true };
   // The same entry in both files needs no approval: the global one would run anyway.
   if (global !== undefined && entryHash(global) === entryHash(project)) return { entry: global, origin: "global", approved: true };
-  if (input.approvals.isApproved(name, project)) return { entry: project, origin: "project", approved: true };
+  if (input.approvals.isApproved(name, project, input.workspace)) return { entry: project, origin: "project", approved: true };
   const how = `run \`albedo mcp approve ${name}\` in this workspace to start it`;
   if (global !== undefined) {
     diagnostics.push({ server: name, message: `the project settings configure ${name} differently and that entry is not approved, so the global entry runs; ${how}` });

@@ -173,7 +173,8 @@ function urlProblem(url: string): string | undefined {
 }
 
 /** One entry: its keys decide which shape it must have; the issues of that shape are placed where they arose. */
-const ServerEntry = z.custom<McpServerEntry>().superRefine((value, ctx) => {
+const ServerEntry = z.custom<McpServerEntry>().superRefine((input, ctx) => {
+  const value: unknown = input;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     ctx.addIssue({ code: "custom", message: "must be an object with command (a stdio server) or url (a Streamable HTTP server)" });
     return;
@@ -184,13 +185,18 @@ const ServerEntry = z.custom<McpServerEntry>().superRefine((value, ctx) => {
     return;
   }
   const parsed = shape.safeParse(value);
-  if (parsed.success) {
-    if ("enabled" in value && "disabled" in value && (value as McpCommonEntry).enabled === (value as McpCommonEntry).disabled) {
-      ctx.addIssue({ code: "custom", path: ["disabled"], message: "contradicts enabled; keep one of them" });
+  if (!parsed.success) {
+    // Re-raised as custom issues, so a stray key's name moves into the path as problemsOfIssues would put it.
+    for (const issue of parsed.error.issues) {
+      const paths = issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+      for (const path of paths) ctx.addIssue({ code: "custom", path, message: issue.message });
     }
     return;
   }
-  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: "custom", path: issue.path, message: issue.message } as never);
+  const { enabled, disabled } = parsed.data as McpCommonEntry;
+  if (enabled !== undefined && disabled !== undefined && enabled === disabled) {
+    ctx.addIssue({ code: "custom", path: ["disabled"], message: "contradicts enabled; keep one of them" });
+  }
 });
 
 function entryShape(value: Record<string, unknown>): typeof StdioEntry | typeof HttpEntry | string {
