@@ -21,14 +21,19 @@ export const REQUIREMENTS = [
   ["C-1", "One definition, three faces"], ["C-2", "Names"], ["C-3", "Arguments"], ["C-4", "Python API"], ["C-5", "Model activation"], ["C-6", "User activation"],
   ["K-1", "One kernel per session"], ["K-2", "Protocol"], ["K-3", "Namespaces"], ["K-4", "RPC"], ["K-5", "Routes"], ["K-6", "Isolation"], ["K-7", "Reload"],
   ["K-8", "Extensions"], ["K-9", "Supervision"], ["K-10", "Sandbox"], ["K-11", "Warm start"], ["K-12", "Remote kernels"], ["K-13", "Notebook users"],
+  ["K-14", "Sandboxed notebook kernels"],
   ["D-1", "Daemon"], ["D-2", "Sessions"], ["D-3", "Management catalog"], ["D-4", "Preferences"], ["D-5", "Embedded default"],
   ["O-1", "Operation ids"], ["O-2", "Restart"], ["O-3", "Turns"], ["O-4", "Catalog in context"], ["O-5", "Tool mode"], ["O-6", "Visible pulls, loaded once"],
-  ["O-7", "Adapters"], ["O-8", "Compaction"], ["O-9", "Transcript"],
-  ["I-1", "Kept, bounded"], ["I-2", "To the model"], ["I-3", "To people"], ["X", "Command line"], ["B", "Bad input and limits"],
+  ["O-7", "Adapters"], ["O-8", "Compaction"], ["O-9", "Transcript"], ["O-10", "Anthropic"],
+  ["M-1", "Configuration"], ["M-2", "Lifecycle"], ["M-3", "Python API"], ["M-4", "In context"], ["M-5", "Calls"],
+  ["P-1", "Serving"], ["P-2", "Tools"], ["P-3", "Prompts"], ["P-4", "Resources"],
+  ["I-1", "Kept, bounded"], ["I-2", "To the model"], ["I-3", "To people"],
+  ["W-1", "The page"], ["W-2", "Safety"], ["W-3", "Built and shipped"],
+  ["X", "Command line"], ["B", "Bad input and limits"],
 ];
 const KNOWN = new Set(REQUIREMENTS.map(([id]) => id));
 /** A describe name starts with the ids it proves: "K-10 K-6 planted links …", "X albedo chat", "B deep nesting". */
-const ID = /^(?:[SRCKDOI]-\d+|X|B)$/;
+const ID = /^(?:[SRCKDOMPIW]-\d+|X|B)$/;
 
 function testFiles(dir) {
   return readdirSync(dir).flatMap((name) => {

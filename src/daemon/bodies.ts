@@ -82,6 +82,7 @@ export const SettingsPatchBody = z
     daemon: replaced(REPLACED_SECTIONS.daemon),
     limits: replaced(REPLACED_SECTIONS.limits),
     model: replaced(REPLACED_SECTIONS.model),
+    mcp: replaced(REPLACED_SECTIONS.mcp),
   })
   .superRefine((body, ctx) => {
     if (body.scope === "project" && body.workspace === undefined) ctx.addIssue({ code: "custom", path: ["workspace"], message: "a project scope needs workspace" });
@@ -93,7 +94,7 @@ export const SettingsPatchBody = z
 export type SettingsPatchBody = z.infer<typeof SettingsPatchBody>;
 
 /** Settings sections `PATCH /settings` replaces whole. */
-export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "daemon", "limits", "model"] as const satisfies readonly (keyof typeof REPLACED_SECTIONS & keyof SettingsPatchBody)[];
+export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "daemon", "limits", "model", "mcp"] as const satisfies readonly (keyof typeof REPLACED_SECTIONS & keyof SettingsPatchBody)[];
 
 export const SettingsQuery = z.strictObject({ workspace: AbsolutePath.optional().describe("also read this workspace's project settings") });
 

@@ -18,7 +18,11 @@ import {
   MODEL_PROVIDERS,
 } from "../model/index.js";
 import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/index.js";
+<<<<<<< HEAD
 import { MAX_EXTRA_PACKAGES, packageProblem } from "../python/index.js";
+=======
+import { McpSection } from "../mcp/index.js";
+>>>>>>> mcp-core
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
@@ -201,10 +205,14 @@ function settingsShape(scope: SettingsScope) {
       limits: REPLACED_SECTIONS.limits.optional(),
       model: REPLACED_SECTIONS.model.optional(),
       network: REPLACED_SECTIONS.network.optional(),
+      mcp: (scope === "session" ? mcpNotHere : REPLACED_SECTIONS.mcp).optional(),
     },
     says((got) => `settings must be a JSON object, got ${got}`),
   );
 }
+
+/** Servers run on the host with the user's secrets: a session override (which a kernel's turn can reach) never configures one. */
+const mcpNotHere = z.never({ error: () => "MCP servers are configured in the global or project settings, not per session" });
 
 /** The sections a settings write replaces whole; the daemon's `PATCH /settings` body takes each as it is. */
 export const REPLACED_SECTIONS = {
@@ -214,6 +222,7 @@ export const REPLACED_SECTIONS = {
   daemon: DaemonSection,
   limits: LimitsSection,
   model: ModelSectionShape,
+  mcp: McpSection,
 } as const;
 
 /** The schemas of the three scopes, built once. */

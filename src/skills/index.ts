@@ -1,7 +1,7 @@
 export type * from "./types.js";
 export * from "./limits.js";
 export { parseSkillDocument, type ParsedSkillDocument } from "./frontmatter.js";
-export { validateSkillFields, normalizeName, KNOWN_FIELDS, type FieldValidation } from "./validate.js";
+export { validateSkillFields, nameRuleProblems, normalizeName, KNOWN_FIELDS, type FieldValidation } from "./validate.js";
 export { validateSkillPath, SKILL_FILE_NAMES, type SkillValidation } from "./check.js";
 export { discoveryRoots, type DiscoveryOptions, type DiscoveryRoot } from "./roots.js";
 export { discoverCandidates, type CandidateDiscovery } from "./discovery.js";
