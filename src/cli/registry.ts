@@ -5,6 +5,7 @@ import { consoleCommand } from "./console.js";
 import { daemonStatus, daemonStop } from "./daemonCommands.js";
 import { doctorCommand } from "./doctor.js";
 import { execCommand } from "./exec.js";
+import { MCP_COMMANDS } from "./mcpCommands.js";
 import { kernelspecInstall, kernelspecList } from "./kernelspec.js";
 import { serveCommand } from "./serve.js";
 import { setupCommand } from "./setup.js";
@@ -15,7 +16,7 @@ import { settingsGet, settingsSet, skillsClear, skillsOff, skillsOn } from "./se
 /** Every subcommand, in the order `albedo --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, skillsOn, skillsOff, skillsClear,
-  settingsGet, settingsSet,
+  settingsGet, settingsSet, ...MCP_COMMANDS,
   execCommand, chatCommand, consoleCommand,
   serveCommand, daemonStatus, daemonStop, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
   completionCommand(() => COMMANDS),

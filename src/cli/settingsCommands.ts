@@ -17,32 +17,32 @@ import { homeDir } from "../platform/index.js";
 /** Attempts at a read-modify-write whose If-Match lost a race with another writer. */
 const MAX_WRITE_ATTEMPTS = 3;
 
-type Scope = "global" | "project";
+export type Scope = "global" | "project";
 
 /** One settings file as GET /settings answers it, its settings typed as the settings domain reads them. */
-interface ScopeView {
+export interface ScopeView {
   readonly scope: Scope;
   readonly file: string;
   readonly revision: string;
   readonly settings: Settings;
 }
 
-interface SettingsAnswer {
+export interface SettingsAnswer {
   readonly global: ScopeView;
   readonly project?: ScopeView;
 }
 
-const SCOPE_OPTIONS = [
+export const SCOPE_OPTIONS = [
   { name: "project", help: "the workspace's .albedo/settings.json" },
   { name: "global", help: "the state dir's settings.json (the default)" },
 ] as const;
 
-function scopeOf(args: ParsedArgs): Scope {
+export function scopeOf(args: ParsedArgs): Scope {
   if (args.options.has("project") && args.options.has("global")) throw new UsageError("give --project or --global, not both");
   return args.options.has("project") ? "project" : "global";
 }
 
-async function readAll(daemon: DaemonClient, workspace: string): Promise<SettingsAnswer> {
+export async function readAll(daemon: DaemonClient, workspace: string): Promise<SettingsAnswer> {
   const answer: Promise<SettingsDocument> = daemon.call(API.getSettings, { query: { workspace } });
   return (answer as Promise<unknown> as Promise<SettingsAnswer>).catch((error: unknown) => {
     throw failure(error);
@@ -50,7 +50,7 @@ async function readAll(daemon: DaemonClient, workspace: string): Promise<Setting
 }
 
 /** PATCH /settings for one scope, reading the revision first and reading again when another writer won (409). */
-async function patch(daemon: DaemonClient, scope: Scope, workspace: string, build: (current: Settings) => Record<string, unknown>): Promise<ScopeView> {
+export async function patch(daemon: DaemonClient, scope: Scope, workspace: string, build: (current: Settings) => Record<string, unknown>): Promise<ScopeView> {
   for (let attempt = 1; ; attempt++) {
     const current = (await readAll(daemon, workspace))[scope]!;
     const body = { scope, ...(scope === "project" ? { workspace } : {}), ...build(current.settings) };

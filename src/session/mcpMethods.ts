@@ -67,6 +67,19 @@ async function catalog(mcp: SessionMcp, only: string | undefined): Promise<{ ser
   return { servers };
 }
 
+/** The running servers with each allowed tool's input schema, for a turn's message[0] and tool mode. */
+export function mcpTurnServers(mcp: SessionMcp) {
+  return mcp.hub.servers().filter((status) => status.status === "running").map((status) => ({
+    name: status.name,
+    tools: mcp.hub.tools(status.name).map((info) => ({
+      server: status.name,
+      tool: info.tool,
+      description: info.description,
+      inputSchema: (mcp.hub.describe(info.name).input_schema ?? { type: "object" }) as Readonly<Record<string, unknown>>,
+    })),
+  }));
+}
+
 /** The `mcp.*` route specs over `mcp`; `observers` hear of every call the kernel makes. */
 export function mcpRoutes(mcp: SessionMcp, observers: ReadonlySet<McpCallObserver>) {
   return [

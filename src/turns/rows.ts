@@ -4,6 +4,7 @@
  */
 import { humanSize } from "../json/index.js";
 import type { TranscriptEntry } from "../operations/index.js";
+import type { McpCallRecord } from "../session/index.js";
 
 /** How a skill reached the conversation (O-6). */
 export type PullVia = "tool" | "python" | "user";
@@ -14,11 +15,12 @@ export type TranscriptRow =
   | { readonly kind: "code"; readonly code: string }
   | { readonly kind: "output"; readonly text: string; readonly status: "ok" | "error"; readonly truncated: boolean }
   | { readonly kind: "skill"; readonly skill: string; readonly bytes: number; readonly via: PullVia; readonly already_loaded: boolean; readonly text: string }
+  | ({ readonly kind: "mcp"; readonly text: string } & McpCallRecord)
   | { readonly kind: "notice"; readonly text: string }
   | { readonly kind: "error"; readonly text: string };
 
 export type RowKind = TranscriptRow["kind"];
-export const ROW_KINDS: readonly RowKind[] = ["user", "assistant", "code", "output", "skill", "notice", "error"];
+export const ROW_KINDS: readonly RowKind[] = ["user", "assistant", "code", "output", "skill", "mcp", "notice", "error"];
 
 /**
  * A stored row: the row with its turn, its place in the session's transcript and when it was
@@ -29,4 +31,9 @@ export type StoredRow = TranscriptEntry<TranscriptRow>;
 /** The row every activation draws (O-6): "used skill NAME · SIZE", SIZE as the catalog block prints it. */
 export function skillRow(skill: string, bytes: number, via: PullVia, alreadyLoaded: boolean): TranscriptRow {
   return { kind: "skill", skill, bytes, via, already_loaded: alreadyLoaded, text: `used skill ${skill} · ${humanSize(bytes)}` };
+}
+
+/** The row every MCP call draws (M-5): "used SERVER.TOOL · SIZE", SIZE being the result's. */
+export function mcpRow(record: McpCallRecord): TranscriptRow {
+  return { kind: "mcp", ...record, text: `used ${record.server}.${record.tool} · ${humanSize(record.bytes)}${record.is_error ? " (failed)" : ""}` };
 }

@@ -10,8 +10,9 @@ import { systemPrompt, type Prompts, type ToolMode } from "./context.js";
 import type { ConversationState } from "./conversation.js";
 import { MAX_TURN_STEPS } from "./limits.js";
 import { alreadyLoadedNote, PullLedger } from "./pulls.js";
-import type { TranscriptRow } from "./rows.js";
-import { runToolCall, toolsFor, TurnInterrupted, type ToolContext, type TurnHost } from "./tools/index.js";
+import { mcpRow, type TranscriptRow } from "./rows.js";
+import { mcpTools, runToolCall, toolsFor, toolSpec, TurnInterrupted, type Tool, type ToolContext, type TurnHost, type TurnMcp } from "./tools/index.js";
+import type { ToolSpec } from "../model/index.js";
 
 /** The input of one turn. */
 export interface TurnRequest {
@@ -45,7 +46,14 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   const ledger = new PullLedger(state.loaded, setup.emit);
   const current: ChatMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
   const turn = new TurnLoop(setup, ledger, current, signal);
-  const end = await turn.run(state);
+  // Every MCP call of the turn draws its row: the model's own (tool mode) and its code's.
+  const observing = setup.host.mcpForTurns?.()?.observe((record) => setup.emit(mcpRow(record)));
+  let end: TurnEnd;
+  try {
+    end = await turn.run(state);
+  } finally {
+    observing?.dispose();
+  }
   return { end, state: { turns: [...turn.turns, { turn_id: request.turnId, messages: current }], loaded: ledger.list() } };
 }
 
@@ -62,6 +70,8 @@ function userInput(request: TurnRequest, ledger: PullLedger, host: TurnHost): st
 class TurnLoop {
   turns: ConversationState["turns"] = [];
   private readonly estimate = new TokenEstimate();
+  /** The tools the last request offered: its calls are answered from these. */
+  private tools: readonly Tool[] = [];
 
   constructor(
     private readonly setup: TurnSetup,
@@ -93,7 +103,8 @@ class TurnLoop {
   /** One model request; returns its tool calls, or undefined when it answered in prose. */
   private async step(): Promise<readonly ToolCall[] | undefined> {
     const { host, mode, prompts, adapter } = this.setup;
-    const system: ChatMessage = { role: "system", content: systemPrompt(host.view.snapshot, mode, prompts) };
+    const mcp = host.mcpForTurns?.();
+    const system: ChatMessage = { role: "system", content: systemPrompt(host.view.snapshot, mode, prompts, mcp && mcpContext(mcp)) };
     const compacted = await compactIfNeeded({
       system, state: { turns: this.turns, loaded: this.ledger.list() }, current: this.current,
       contextTokens: this.setup.contextTokens, estimate: this.estimate, adapter, signal: this.signal,
@@ -101,7 +112,7 @@ class TurnLoop {
     this.turns = compacted.turns;
     if (compacted.notice !== undefined) this.setup.emit({ kind: "notice", text: compacted.notice });
     const messages = [system, ...this.turns.flatMap((turn) => turn.messages), ...this.current];
-    const { specs } = toolsFor(host.view, mode);
+    const specs = this.offer(mode === "tool" ? mcp : undefined);
     const reply = await adapter.complete({ messages, tools: specs, signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
     this.estimate.calibrate(messageChars(messages), reply.usage?.promptTokens);
     this.current.push(reply.toolCalls.length > 0 ? { role: "assistant", content: reply.text, tool_calls: reply.toolCalls } : { role: "assistant", content: reply.text });
@@ -112,9 +123,8 @@ class TurnLoop {
   /** Runs each call and appends its result; a call's own mistake is told to the model and the turn goes on. */
   private async answer(calls: readonly ToolCall[]): Promise<void> {
     const context: ToolContext = { host: this.setup.host, ledger: this.ledger, emit: this.setup.emit, signal: this.signal };
-    const { tools } = toolsFor(this.setup.host.view, this.setup.mode);
     for (const call of calls) {
-      const { result, problem } = await runToolCall(call, tools, context).catch((error: unknown) => {
+      const { result, problem } = await runToolCall(call, this.tools, context).catch((error: unknown) => {
         if (error instanceof TurnInterrupted && error.result !== undefined) this.current.push({ role: "tool", tool_call_id: call.id, content: error.result });
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
         const message = error instanceof Error ? error.message : String(error);
@@ -123,6 +133,18 @@ class TurnLoop {
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
       this.current.push({ role: "tool", tool_call_id: call.id, content: result });
     }
+  }
+
+  /** The tools of this request: the view's, and in tool mode those of the MCP servers running now. */
+  private offer(mcp: TurnMcp | undefined): readonly ToolSpec[] {
+    const own = toolsFor(this.setup.host.view, this.setup.mode);
+    if (mcp === undefined) {
+      this.tools = own.tools;
+      return own.specs;
+    }
+    const extra = mcpTools(mcp);
+    this.tools = [...own.tools, ...extra];
+    return [...own.specs, ...extra.map(toolSpec)];
   }
 
   private fail(error: string): TurnEnd {
@@ -140,6 +162,11 @@ class TurnLoop {
       }
     }
   }
+}
+
+/** The running servers as message[0]'s block lists them. */
+function mcpContext(mcp: TurnMcp) {
+  return mcp.servers().map((server) => ({ name: server.name, tools: server.tools.map((tool) => ({ name: `${server.name}.${tool.tool}`, description: tool.description })) }));
 }
 
 function lastText(messages: readonly ChatMessage[]): string {

@@ -11,7 +11,9 @@ import { toolSpec, type Tool, type ToolContext } from "./tool.js";
 
 export { TurnInterrupted } from "./python.js";
 export { boundToolText } from "./bounds.js";
-export type { Tool, ToolContext, TurnHost } from "./tool.js";
+export { mcpTools } from "./mcp.js";
+export { toolSpec } from "./tool.js";
+export type { McpTurnAnswer, McpTurnTool, Tool, ToolContext, TurnHost, TurnMcp } from "./tool.js";
 
 /** A turn's tools and the specs the model sees, for one view and mode. */
 export interface Toolset {

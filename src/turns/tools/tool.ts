@@ -3,10 +3,37 @@ import { z } from "zod";
 import type { ExecuteFuture } from "../../kernel/index.js";
 import type { ToolSpec } from "../../model/index.js";
 import type { Activation, ResourceListing } from "../../skills/index.js";
-import type { ActivationObserver, SessionView } from "../../session/index.js";
+import type { ActivationObserver, McpCallObserver, SessionView } from "../../session/index.js";
 import type { PullLedger } from "../pulls.js";
 import type { TranscriptRow } from "../rows.js";
 import type { Disposable } from "../../platform/index.js";
+
+/** One allowed tool of a running MCP server, as tool mode offers it. */
+export interface McpTurnTool {
+  readonly server: string;
+  readonly tool: string;
+  readonly description: string;
+  /** The tool's input JSON Schema as the server sent it (the runtime validates calls against it). */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+/** A call's answer as the turn shows it to the model. */
+export interface McpTurnAnswer {
+  readonly value: unknown;
+  readonly images: readonly { readonly mime: string }[];
+  readonly is_error: boolean;
+  readonly error_text?: string;
+}
+
+/** The session's MCP servers as a turn reaches them (M-4, M-5). */
+export interface TurnMcp {
+  /** The running servers and their allowed tools, at this moment. */
+  servers(): readonly { readonly name: string; readonly tools: readonly McpTurnTool[] }[];
+  /** Calls `server.tool` for a function tool; observers hear of it as `via: "tool"`. Throws the hub's coded errors. */
+  call(qualified: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpTurnAnswer>;
+  /** Sees every call (the kernel's and the turn's own) until disposed. */
+  observe(observer: McpCallObserver): Disposable;
+}
 
 /** What the turn loop needs from its session. The session implements it; tests may fake it. */
 export interface TurnHost {
@@ -23,6 +50,8 @@ export interface TurnHost {
   resources(skill: string): Promise<ResourceListing>;
   /** Sees activations the kernel makes over RPC until disposed. */
   observeActivations(observer: ActivationObserver): Disposable;
+  /** The session's MCP servers; undefined when none is configured (no block, no words, no tools). */
+  mcpForTurns?(): TurnMcp | undefined;
 }
 
 /** What a tool may use while it runs. */
@@ -38,12 +67,15 @@ export interface Tool<Args = unknown> {
   readonly name: string;
   readonly description: string;
   readonly schema: z.ZodType<Args>;
+  /** The JSON Schema the model sees, when it is not the schema's own (an MCP tool's, checked by the runtime). */
+  readonly parameters?: Readonly<Record<string, unknown>>;
   /** Runs the tool; returns the text sent back to the model. Throws only for an interrupt or a dead kernel. */
   run(args: Args, context: ToolContext): Promise<string>;
 }
 
 /** The spec the model sees: the schema as JSON Schema, without the dialect marker providers do not want. */
 export function toolSpec(tool: Tool): ToolSpec {
+  if (tool.parameters !== undefined) return { name: tool.name, description: tool.description, parameters: { ...tool.parameters } };
   const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };
 }

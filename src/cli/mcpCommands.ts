@@ -1,0 +1,238 @@
+/**
+ * `albedo mcp list | add | remove | approve`: the MCP servers of the settings, changed the one way
+ * settings change (through the daemon's settings API), and the approvals of project entries, which
+ * live in the state dir beside the settings the daemon owns (never in the workspace a kernel writes).
+ */
+import { isStdioEntry, McpApprovals, resolveServers, serverNameProblem, type McpServerEntry, type McpValue } from "../mcp/index.js";
+import { stateDir } from "../platform/index.js";
+import { visibleControls } from "../text/index.js";
+import { CliFailure, UsageError, stringOption, type ParsedArgs } from "./args.js";
+import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
+import { daemonFor } from "./daemonAccess.js";
+import { patch, readAll, SCOPE_OPTIONS, scopeOf, type Scope, type SettingsAnswer } from "./settingsCommands.js";
+import { workspaceOf } from "./workspace.js";
+
+/** Characters of a command line or URL shown in `albedo mcp list`; the settings file holds it whole. */
+const MAX_LISTED_LAUNCH_CHARS = 80;
+
+type ServersOf = Readonly<Record<string, McpServerEntry>>;
+
+function serversIn(answer: SettingsAnswer, scope: Scope): ServersOf {
+  return answer[scope]?.settings.mcp?.servers ?? {};
+}
+
+/** What an entry runs: the command line, or the URL, cut for a table. */
+function launchText(entry: McpServerEntry): string {
+  const text = isStdioEntry(entry) ? [entry.command, ...(entry.args ?? [])].join(" ") : entry.url;
+  return text.length > MAX_LISTED_LAUNCH_CHARS ? `${text.slice(0, MAX_LISTED_LAUNCH_CHARS - 1)}…` : text;
+}
+
+/** The host variables an entry reads (names only: their values are secrets). */
+function secretNames(entry: McpServerEntry): string[] {
+  const values: Readonly<Record<string, McpValue>> = (isStdioEntry(entry) ? entry.env : entry.headers) ?? {};
+  return Object.values(values).flatMap((value) => (typeof value === "string" ? [] : [value.from_env]));
+}
+
+interface ListedServer {
+  readonly name: string;
+  readonly scope: Scope;
+  readonly transport: "stdio" | "http";
+  readonly launch: string;
+  readonly reads: readonly string[];
+  /** "starts", "needs approval", "off" or "cannot start", as a session opened from this shell would find it. */
+  readonly state: string;
+  readonly notes: readonly string[];
+}
+
+async function listed(answer: SettingsAnswer, workspace: string, io: CliIO): Promise<ListedServer[]> {
+  const global = answer.global.settings.mcp;
+  const project = answer.project?.settings.mcp;
+  const approvals = await McpApprovals.load(stateDir(io.env), workspace);
+  const resolved = resolveServers({ ...(global ? { global } : {}), ...(project ? { project } : {}), workspace, approvals, env: io.env });
+  const rows: ListedServer[] = [];
+  for (const scope of ["global", "project"] as const) {
+    for (const [name, entry] of Object.entries(serversIn(answer, scope))) {
+      const started = resolved.servers.find((server) => server.name === name);
+      const inactive = resolved.inactive.find((server) => server.name === name);
+      const stands = (started ?? inactive)?.origin === scope;
+      const state = !stands ? "overridden" : started ? "starts" : inactive?.status === "failed" ? "cannot start" : scope === "project" && !approvals.isApproved(name, entry) ? "needs approval" : "off";
+      const notes = stands ? resolved.diagnostics.filter((d) => d.server === name).map((d) => d.message) : [];
+      rows.push({ name, scope, transport: isStdioEntry(entry) ? "stdio" : "http", launch: launchText(entry), reads: secretNames(entry), state, notes });
+    }
+  }
+  return rows;
+}
+
+export const mcpList: CliCommand = {
+  path: ["mcp", "list"],
+  summary: "list the MCP servers of the global and project settings and whether a session here would start each",
+  usage: "",
+  options: [WORKSPACE_OPTION, JSON_OPTION],
+  async run(args, io) {
+    if (args.positionals.length > 0) throw new UsageError("takes no arguments");
+    const workspace = await workspaceOf(args, io);
+    const answer = await readAll(await daemonFor(io, "albedo mcp list"), workspace);
+    const rows = await listed(answer, workspace, io);
+    if (args.options.has("json")) {
+      writeJson(io, { servers: rows });
+      return 0;
+    }
+    if (rows.length === 0) {
+      io.stdout.write("no MCP servers configured (add one with `albedo mcp add NAME -- COMMAND ARGS...`)\n");
+      return 0;
+    }
+    const width = Math.max(...rows.map((row) => row.name.length));
+    const lines = rows.flatMap((row) => [
+      `${visibleControls(row.name.padEnd(width))}  ${row.scope.padEnd(7)}  ${row.state.padEnd(14)}  ${visibleControls(row.launch)}`,
+      ...(row.reads.length > 0 ? [`${" ".repeat(width + 2)}reads ${row.reads.join(", ")} from the environment`] : []),
+      ...row.notes.map((note) => `${" ".repeat(width + 2)}${visibleControls(note)}`),
+    ]);
+    io.stdout.write(`${lines.join("\n")}\n(the state is what a session opened from this shell's environment would find)\n`);
+    return 0;
+  },
+};
+
+/** `--env-from VAR[=HOST_VAR],…` or `--header-from NAME=HOST_VAR,…` as a map of secret references. */
+function references(args: ParsedArgs, option: string, sameName: boolean): Record<string, McpValue> | undefined {
+  const raw = stringOption(args, option);
+  if (raw === undefined) return undefined;
+  const map: Record<string, McpValue> = {};
+  for (const item of raw.split(",").filter((part) => part !== "")) {
+    const [key, host = sameName ? item : undefined] = item.includes("=") ? [item.slice(0, item.indexOf("=")), item.slice(item.indexOf("=") + 1)] : [item];
+    if (!key || !host) throw new UsageError(`--${option} takes ${sameName ? "VAR or VAR=HOST_VAR" : "NAME=HOST_VAR"} items separated by commas, got ${item}`);
+    map[key] = { from_env: host };
+  }
+  return map;
+}
+
+/** The entry `albedo mcp add` writes, from its arguments. */
+function entryFrom(args: ParsedArgs, command: readonly string[]): McpServerEntry {
+  const url = stringOption(args, "url");
+  const shared = args.options.has("shared") ? { shared: true } : {};
+  if (url !== undefined) {
+    if (command.length > 0) throw new UsageError("give --url or a command after --, not both");
+    if (args.options.has("env-from") || args.options.has("cwd")) throw new UsageError("--env-from and --cwd are for servers started as a command; an HTTP server takes --header-from");
+    const headers = references(args, "header-from", false);
+    return { url, ...(headers ? { headers } : {}), ...shared };
+  }
+  const [program, ...rest] = command;
+  if (program === undefined) throw new UsageError("give the server's command after --, e.g. albedo mcp add files -- npx -y @modelcontextprotocol/server-filesystem /data, or --url URL");
+  if (args.options.has("header-from")) throw new UsageError("--header-from is for a server reached by --url; a command takes --env-from");
+  const env = references(args, "env-from", true);
+  const cwd = stringOption(args, "cwd");
+  return { command: program, ...(rest.length > 0 ? { args: rest } : {}), ...(env ? { env } : {}), ...(cwd !== undefined ? { cwd } : {}), ...shared };
+}
+
+function serverName(args: ParsedArgs): string {
+  const name = args.positionals[0];
+  if (name === undefined) throw new UsageError("name the server");
+  const problem = serverNameProblem(name);
+  if (problem !== undefined) throw new UsageError(`server name ${visibleControls(JSON.stringify(name))} ${problem}`);
+  return name;
+}
+
+/** The servers map with `name` set to `entry` (or removed, for undefined), as the `mcp` section PATCH replaces. */
+function withServer(servers: ServersOf, name: string, entry: McpServerEntry | undefined): Record<string, unknown> {
+  const next: Record<string, McpServerEntry> = { ...servers };
+  if (entry === undefined) delete next[name];
+  else next[name] = entry;
+  return { mcp: Object.keys(next).length === 0 ? null : { servers: next } };
+}
+
+export const mcpAdd: CliCommand = {
+  path: ["mcp", "add"],
+  summary: "add an MCP server to the global (or --project) settings through the daemon: a command after --, or --url",
+  usage: "NAME [-- COMMAND ARGS...]",
+  options: [
+    { name: "url", value: "URL", help: "a Streamable HTTP server instead of a command" },
+    { name: "env-from", value: "VAR[=HOST_VAR],...", help: "environment variables the server gets from the host's (named here, never stored)" },
+    { name: "header-from", value: "NAME=HOST_VAR,...", help: "HTTP headers whose values come from host variables" },
+    { name: "cwd", value: "DIR", help: "the server's working directory (default: the workspace)" },
+    { name: "shared", help: "one process for every session that configures this exact entry" },
+    { name: "replace", help: "replace an entry of that name instead of refusing" },
+    ...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION,
+  ],
+  async run(args, io) {
+    const name = serverName(args);
+    const entry = entryFrom(args, args.positionals.slice(1));
+    const scope = scopeOf(args);
+    const workspace = await workspaceOf(args, io);
+    const daemon = await daemonFor(io, "albedo mcp add");
+    const written = await patch(daemon, scope, workspace, (current) => {
+      const servers = current.mcp?.servers ?? {};
+      if (servers[name] !== undefined && !args.options.has("replace")) throw new CliFailure(`the ${scope} settings already have a server named ${name}; add --replace to replace it`);
+      return withServer(servers, name, entry);
+    });
+    if (args.options.has("json")) {
+      writeJson(io, { scope, file: written.file, revision: written.revision, name, entry });
+      return 0;
+    }
+    const next = scope === "project" ? `; it starts once approved: albedo mcp approve ${name}` : "; sessions opened from now on start it (`/reload session` in an open one)";
+    io.stdout.write(`albedo mcp add: ${name} (${visibleControls(launchText(entry))}) in ${written.file} (${scope})${next}\n`);
+    return 0;
+  },
+};
+
+export const mcpRemove: CliCommand = {
+  path: ["mcp", "remove"],
+  summary: "remove an MCP server from the global (or --project) settings through the daemon",
+  usage: "NAME",
+  options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
+  async run(args, io) {
+    const name = serverName(args);
+    if (args.positionals.length > 1) throw new UsageError("name one server");
+    const scope = scopeOf(args);
+    const workspace = await workspaceOf(args, io);
+    const written = await patch(await daemonFor(io, "albedo mcp remove"), scope, workspace, (current) => {
+      const servers = current.mcp?.servers ?? {};
+      if (servers[name] === undefined) throw new CliFailure(`the ${scope} settings have no server named ${name}${Object.keys(servers).length ? ` (they have ${Object.keys(servers).join(", ")})` : ""}`);
+      return withServer(servers, name, undefined);
+    });
+    if (scope === "project") await (await McpApprovals.load(stateDir(io.env), workspace)).revoke(name);
+    if (args.options.has("json")) writeJson(io, { scope, file: written.file, revision: written.revision, name });
+    else io.stdout.write(`albedo mcp remove: ${name} removed from ${written.file} (${scope})\n`);
+    return 0;
+  },
+};
+
+export const mcpApprove: CliCommand = {
+  path: ["mcp", "approve"],
+  summary: "let a server from this workspace's project settings start: approves that exact entry (a changed entry needs a new approval)",
+  usage: "NAME",
+  options: [{ name: "revoke", help: "withdraw the approval instead" }, WORKSPACE_OPTION, JSON_OPTION],
+  async run(args, io) {
+    const name = serverName(args);
+    if (args.positionals.length > 1) throw new UsageError("name one server");
+    const workspace = await workspaceOf(args, io);
+    const approvals = await McpApprovals.load(stateDir(io.env), workspace);
+    if (args.options.has("revoke")) {
+      const had = await approvals.revoke(name);
+      if (args.options.has("json")) writeJson(io, { name, revoked: had });
+      else io.stdout.write(had ? `albedo mcp approve: approval of ${name} withdrawn; sessions opened from now on do not start it\n` : `albedo mcp approve: ${name} had no approval in ${workspace}\n`);
+      return 0;
+    }
+    // The entry as the daemon reads it, so the approval is of exactly what sessions will start.
+    const answer = await readAll(await daemonFor(io, "albedo mcp approve"), workspace);
+    const entry = serversIn(answer, "project")[name];
+    if (entry === undefined) {
+      const global = serversIn(answer, "global")[name] !== undefined ? `; ${name} is in the global settings, which start as configured` : "";
+      throw new CliFailure(`the project settings (${answer.project?.file ?? "none"}) have no server named ${name}${global}`);
+    }
+    await approvals.approve(name, entry);
+    if (args.options.has("json")) {
+      writeJson(io, { name, workspace: approvals.workspace, entry });
+      return 0;
+    }
+    const reads = secretNames(entry);
+    io.stdout.write([
+      `albedo mcp approve: ${name} approved for ${approvals.workspace}:`,
+      `  runs ${visibleControls(isStdioEntry(entry) ? [entry.command, ...(entry.args ?? [])].join(" ") : entry.url)}`,
+      ...(reads.length > 0 ? [`  reads ${reads.join(", ")} from the environment`] : []),
+      "sessions opened from now on start it (`/reload session` in an open one); a change to the entry needs a new approval",
+    ].join("\n") + "\n");
+    return 0;
+  },
+};
+
+/** The MCP commands this module contributes to the registry. */
+export const MCP_COMMANDS: readonly CliCommand[] = [mcpList, mcpAdd, mcpRemove, mcpApprove];
