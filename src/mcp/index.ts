@@ -1,6 +1,11 @@
 /** The MCP client (M-1, M-2, M-5): the `mcp` settings section, trust in project entries, and the servers of a session. */
-export { MAX_MCP_SERVERS } from "./limits.js";
+export { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_STARTUP_TIMEOUT_MS, MAX_MCP_CALL_TIMEOUT_MS, MAX_MCP_SERVERS, MCP_MAX_RESULT_BYTES } from "./limits.js";
 export { isStdioEntry, McpSection, type McpHttpEntry, type McpServerEntry, type McpStdioEntry, type McpValue } from "./section.js";
 export { serverNameProblem } from "./names.js";
 export { entryHash, McpApprovals, MCP_APPROVALS_FILE } from "./approvals.js";
 export { resolveServers, MCP_BASE_ENV, type McpDiagnostic, type ResolvedServer, type ResolvedServers } from "./resolve.js";
+export { McpHub, type McpCallOptions, type McpHubOptions, type McpServerStatus, type McpToolsChanged } from "./hub.js";
+export { SharedServers } from "./sharedServers.js";
+export type { McpCallResult, McpImage } from "./result.js";
+export type { McpToolDetail, McpToolInfo } from "./toolList.js";
+export type { McpClientInfo } from "./connection.js";

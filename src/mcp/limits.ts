@@ -9,7 +9,7 @@ export const MIN_MCP_TIMEOUT_MS = 100;
 /** The largest `startup_timeout_ms` a setting may ask for. */
 export const MAX_MCP_STARTUP_TIMEOUT_MS = 600_000;
 /** The largest `call_timeout_ms` a setting may ask for. */
-export const MAX_MCP_CALL_TIMEOUT_MS = 3_600_000;
+export const MAX_MCP_CALL_TIMEOUT_MS = 600_000;
 
 /**
  * A tool result as received (JSON bytes). It must fit in one RPC reply to the kernel

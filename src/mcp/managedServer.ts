@@ -1,0 +1,117 @@
+/**
+ * One server's life (M-2): starting → running, restarted at most MAX_MCP_RESTARTS times (with a
+ * doubling backoff) when its connection closes by itself, then `failed` with its last stderr
+ * lines; `stopped` once stop() was called. A hub owns one, or shares one through SharedServers.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { Emitter, type Disposable, type Log } from "../platform/index.js";
+import { Connection, McpStartError, type McpClientInfo } from "./connection.js";
+import { MAX_MCP_DIAGNOSTICS_PER_SERVER, MAX_MCP_RESTARTS, MCP_RESTART_BACKOFF_MS } from "./limits.js";
+import type { ResolvedServer } from "./resolve.js";
+
+export type McpServerState = "starting" | "running" | "failed" | "stopped";
+
+export interface ManagedServerOptions {
+  readonly log: Log;
+  readonly clientInfo: McpClientInfo;
+}
+
+export class ManagedServer {
+  private current: McpServerState = "starting";
+  private connection: Connection | undefined;
+  private restarts = 0;
+  private problem: string[] = [];
+  private starting: Promise<void> | undefined;
+  private readonly changed = new Emitter<void>();
+
+  constructor(
+    readonly resolved: ResolvedServer,
+    private readonly options: ManagedServerOptions,
+  ) {}
+
+  get state(): McpServerState {
+    return this.current;
+  }
+
+  /** The running connection, or undefined while the server is not running. */
+  get live(): Connection | undefined {
+    return this.current === "running" ? this.connection : undefined;
+  }
+
+  /** Starts the server (once); resolves when it runs or failed, never rejects. */
+  start(): Promise<void> {
+    this.starting ??= this.run();
+    return this.starting;
+  }
+
+  /** Diagnostics of the tool list, and why the server failed (with its last stderr lines), bounded. */
+  diagnostics(): string[] {
+    const all = [...(this.connection?.tools.diagnostics ?? []), ...this.problem];
+    if (all.length <= MAX_MCP_DIAGNOSTICS_PER_SERVER) return all;
+    return [...all.slice(0, MAX_MCP_DIAGNOSTICS_PER_SERVER - 1), `and ${all.length - MAX_MCP_DIAGNOSTICS_PER_SERVER + 1} more diagnostics`];
+  }
+
+  /** Fires after the tool list changed (a tools/list_changed refresh, or a restart). */
+  onToolsChanged(listener: () => void): Disposable {
+    return this.changed.on(listener);
+  }
+
+  /** Stops the server for good: its connection is closed (the stdio ladder). */
+  async stop(): Promise<void> {
+    this.current = "stopped";
+    const connection = this.connection;
+    await connection?.close();
+    this.changed.clear();
+  }
+
+  private async run(): Promise<void> {
+    for (;;) {
+      try {
+        const connection = await Connection.open(this.resolved, {
+          log: this.options.log,
+          clientInfo: this.options.clientInfo,
+          onClosed: () => this.closedByItself(),
+          onToolsChanged: () => this.changed.fire(),
+        });
+        if (this.current === "stopped") return await connection.close();
+        this.connection = connection;
+        this.current = "running";
+        this.problem = [];
+        return;
+      } catch (error) {
+        if (this.current === "stopped") return;
+        const start = error instanceof McpStartError ? error : new McpStartError(String(error), false, []);
+        if (!start.retry || !(await this.backoff())) return this.fail(`${this.resolved.name} did not start: ${start.message}`, start.stderr);
+      }
+    }
+  }
+
+  /** Waits before the next restart; false when restarts are used up or the server was stopped meanwhile. */
+  private async backoff(): Promise<boolean> {
+    if (this.restarts >= MAX_MCP_RESTARTS) return false;
+    await sleep(MCP_RESTART_BACKOFF_MS * 2 ** this.restarts);
+    this.restarts += 1;
+    return this.current !== "stopped";
+  }
+
+  private closedByItself(): void {
+    if (this.current === "stopped") return;
+    const stderr = this.connection?.stderrTail() ?? [];
+    this.current = "starting";
+    this.options.log("warn", `mcp ${this.resolved.name}: the server closed its connection`, { server: this.resolved.name, restarts: this.restarts });
+    void (async () => {
+      if (!(await this.backoff())) return this.fail(`${this.resolved.name} closed its connection and was restarted ${this.restarts} times (MAX_MCP_RESTARTS = ${MAX_MCP_RESTARTS})`, stderr);
+      this.starting = this.run();
+      await this.starting;
+      if (this.current === "running") this.changed.fire();
+    })();
+  }
+
+  private fail(message: string, stderr: readonly string[]): void {
+    if (this.current === "stopped") return;
+    this.current = "failed";
+    this.connection = undefined;
+    this.problem = [message, ...stderr.map((line) => `stderr: ${line}`)];
+    this.options.log("warn", `mcp ${message}`, { server: this.resolved.name });
+  }
+}

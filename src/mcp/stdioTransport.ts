@@ -1,0 +1,180 @@
+/**
+ * The stdio transport of a server process (M-2), on the SDK's ReadBuffer and serializeMessage.
+ * The process runs in its own process group with exactly its launch's environment; stderr and
+ * stdout lines that are not messages go to the log bounded; a message over MCP_MAX_MESSAGE_BYTES
+ * breaks the connection. close() climbs the shutdown ladder until the whole group is gone.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Log } from "../platform/index.js";
+import { MCP_GROUP_POLL_MS, MCP_MAX_MESSAGE_BYTES, MCP_SIGKILL_WAIT_MS, MCP_SIGTERM_WAIT_MS, MCP_STDIN_CLOSE_WAIT_MS } from "./limits.js";
+import type { Redactor } from "./redact.js";
+import type { McpStdioLaunch } from "./resolve.js";
+import { ServerOutput } from "./serverOutput.js";
+
+/** Why a connection broke on our side: a message past the read bound. */
+export class McpOversizeError extends Error {
+  override readonly name = "McpOversizeError";
+}
+
+export interface StdioTransportOptions {
+  readonly server: string;
+  readonly launch: McpStdioLaunch;
+  readonly log: Log;
+  readonly redactor: Redactor;
+}
+
+/** Process groups of live servers, killed when the runtime exits however close() was missed. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const group of liveGroups) signalGroup(group, "SIGKILL");
+  });
+}
+
+function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** True when no process of `group` is left. */
+export function groupGone(group: number): boolean {
+  return !signalGroup(group, 0);
+}
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private readonly readBuffer = new ReadBuffer({ maxBufferSize: MCP_MAX_MESSAGE_BYTES });
+  private readonly stderr: ServerOutput;
+  private readonly noise: ServerOutput;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+  /** Set when the connection broke because of what the server sent. */
+  broken: Error | undefined;
+
+  constructor(private readonly options: StdioTransportOptions) {
+    const common = { log: options.log, server: options.server, redactor: options.redactor };
+    this.stderr = new ServerOutput({ ...common, stream: "stderr" });
+    this.noise = new ServerOutput({ ...common, stream: "stdout" });
+  }
+
+  /** The process group (the server's pid), once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The last lines the server wrote to stderr, redacted and cut. */
+  stderrTail(): readonly string[] {
+    return this.stderr.tail();
+  }
+
+  /** Spawns the server; rejects when it cannot be spawned (no such command, cwd missing). */
+  async start(): Promise<void> {
+    const { command, args, env, cwd } = this.options.launch;
+    installExitHook();
+    const child = spawn(command, [...args], { cwd, env: { ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = child;
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    liveGroups.add(child.pid!);
+    child.on("error", (error) => this.onerror?.(error));
+    child.stdin!.on("error", () => undefined);
+    child.stderr!.on("data", (chunk: Buffer) => this.stderr.write(chunk));
+    child.stdout!.on("data", (chunk: Buffer) => this.read(chunk));
+    // "close", not "exit": a last reply may still sit in the stdout pipe when the process exits.
+    child.once("close", () => this.exited());
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || !stdin.writable) throw new Error(`mcp server ${this.options.server} is not running`);
+    if (!stdin.write(serializeMessage(message))) await new Promise<void>((resolve) => stdin.once("drain", resolve));
+  }
+
+  /** Climbs the shutdown ladder: close stdin, wait, SIGTERM the group, wait, SIGKILL the group. */
+  close(): Promise<void> {
+    this.closing ??= this.ladder();
+    return this.closing;
+  }
+
+  private async ladder(): Promise<void> {
+    const group = this.child?.pid;
+    if (group === undefined) return this.exited();
+    this.child!.stdin!.end();
+    if (!(await this.waitGone(group, MCP_STDIN_CLOSE_WAIT_MS))) {
+      signalGroup(group, "SIGTERM");
+      if (!(await this.waitGone(group, MCP_SIGTERM_WAIT_MS))) {
+        signalGroup(group, "SIGKILL");
+        await this.waitGone(group, MCP_SIGKILL_WAIT_MS);
+      }
+    }
+    liveGroups.delete(group);
+    this.exited();
+  }
+
+  private async waitGone(group: number, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (!groupGone(group)) {
+      if (Date.now() >= deadline) return false;
+      await sleep(MCP_GROUP_POLL_MS);
+    }
+    return true;
+  }
+
+  private read(chunk: Buffer): void {
+    if (this.broken) return;
+    try {
+      this.readBuffer.append(chunk);
+    } catch {
+      this.break(new McpOversizeError(`mcp server ${this.options.server} sent a message over ${MCP_MAX_MESSAGE_BYTES} bytes (MCP_MAX_MESSAGE_BYTES); the connection was dropped`));
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.readBuffer.readMessage();
+      } catch (error) {
+        // A line that is not a message is data to log (bounded), never a reason to stop reading.
+        this.noise.line(`not a JSON-RPC message: ${(error as Error).message}`);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  private break(error: Error): void {
+    this.broken = error;
+    this.readBuffer.clear();
+    this.onerror?.(error);
+    if (this.child?.pid !== undefined) signalGroup(this.child.pid, "SIGKILL");
+    void this.close();
+  }
+
+  private exited(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stderr.flush();
+    this.noise.flush();
+    // The group may outlive its leader; the ladder in close() still ends it.
+    if (this.child?.pid !== undefined && groupGone(this.child.pid)) liveGroups.delete(this.child.pid);
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,48 @@
+/** What the MCP client tests share: the real servers they start, and hubs closed after each test. */
+import { join, resolve } from "node:path";
+import { McpApprovals, McpHub, resolveServers, type McpHubOptions, type McpServerEntry, type ResolvedServers } from "../../src/mcp/index.js";
+import type { Log } from "../../src/platform/index.js";
+import { JUPYTER_VENV } from "../remote/jupyterServer.js";
+import type { TempDirs } from "../support/tempDirs.js";
+
+/** The Node reference server (stdio by default). */
+export const EVERYTHING = resolve("node_modules/.bin/mcp-server-everything");
+/** The Python of the test venv, which runs the servers in test/mcp/servers. */
+export const PYTHON = join(JUPYTER_VENV, "bin", "python");
+export const RAW_SERVER = resolve("test/mcp/servers/raw_server.py");
+
+/** A stdio entry of the raw hostile server in `mode`. */
+export function raw(mode: string, extra: Partial<McpServerEntry> = {}): McpServerEntry {
+  return { command: PYTHON, args: [RAW_SERVER, mode], ...extra } as McpServerEntry;
+}
+
+/** A log that keeps every line, for assertions (bounds, secrets). */
+export function logSink(): { readonly log: Log; readonly lines: string[] } {
+  const lines: string[] = [];
+  return { lines, log: (level, message, data) => lines.push(`${level} ${message} ${data === undefined ? "" : JSON.stringify(data)}`) };
+}
+
+/** The servers of a global section, resolved as a session would (state dir and workspace in temp dirs). */
+export async function resolved(temps: TempDirs, servers: Record<string, McpServerEntry>, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedServers> {
+  const workspace = temps.make();
+  const approvals = await McpApprovals.load(temps.make(), workspace);
+  return resolveServers({ global: { servers }, workspace, approvals, env });
+}
+
+/** Hubs made by a test file, all closed by closeAll() (call it in afterEach). */
+export function hubs() {
+  const made: McpHub[] = [];
+  return {
+    make(options: Partial<McpHubOptions> = {}): McpHub {
+      const hub = new McpHub({ log: options.log ?? (() => undefined), ...options });
+      made.push(hub);
+      return hub;
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(made.splice(0).map((hub) => hub.close()));
+    },
+  };
+}
+
+/** A signal that never aborts. */
+export const NEVER = new AbortController().signal;
