@@ -21,7 +21,7 @@ BRIDGE_ENV = {
     "extensions": EXTENSIONS_ENV,
 }
 EXTENSIONS_SEPARATOR = ","
-EXTENSION_NAMES = ("python", "skills")
+EXTENSION_NAMES = ("python", "skills", "mcp")
 
 # Used when a variable is unset: the values a session's kernel is given.
 DEFAULT_DEADLINE_MS = 65000
@@ -58,6 +58,23 @@ COMMANDS_SLASH_DOC = "Runs one slash line as a person typed it and answers with 
 COMMANDS_COMPLETE = "commands.complete"
 COMMANDS_COMPLETE_PARAMS = (("line", REQUIRED),)
 COMMANDS_COMPLETE_DOC = "The completions of a partly typed slash line."
+MCP_SERVERS = "mcp.servers"
+MCP_SERVERS_PARAMS = ()
+MCP_SERVERS_DOC = "The session's MCP servers: name, status, tool count and diagnostics of each."
+MCP_TOOLS = "mcp.tools"
+MCP_TOOLS_PARAMS = (("server", None),)
+MCP_TOOLS_DOC = "The tools of every running server, or of one: qualified name server.tool and a one-line description."
+MCP_DESCRIBE = "mcp.describe"
+MCP_DESCRIBE_PARAMS = (("name", REQUIRED),)
+MCP_DESCRIBE_DOC = "One tool's description and its input and output JSON schemas, by qualified name server.tool."
+MCP_CALL = "mcp.call"
+MCP_CALL_PARAMS = (("name", REQUIRED), ("arguments", None))
+MCP_CALL_DOC = "Calls a tool by qualified name with a dict of arguments, checked against its input schema; the result is the tool's structured content, else its text, with its images."
+MCP_CATALOG = "mcp.catalog"
+MCP_CATALOG_PARAMS = (("server", None),)
+MCP_CATALOG_DOC = "Every configured server (or one) with the input schemas of its tools, for the kernel's typed methods."
+# How long the kernel, as it loads, waits for mcp.catalog: the runtime's wait for servers still starting, and a margin.
+MCP_CATALOG_AT_LOAD_DEADLINE_S = 10
 CANCEL_METHOD = "albedo/cancel"
 HELLO_METHOD = "albedo/hello"
 # The notebook launcher (K-13): where it finds the daemon, how it asks it for a session, and its waits.

@@ -96,6 +96,25 @@ def _shaped(name: str, answer: Any) -> Any:
     return wait()
 
 
+def _member(key: str) -> Callable[[Any], Any]:
+    """A shape for `declared`: the answer's `key` (a list), whether the call returned the answer or an awaitable of it."""
+
+    def pick(answer: Any) -> Any:
+        return answer.get(key) if isinstance(answer, dict) else answer
+
+    def shape(answer: Any) -> Any:
+        if not inspect.isawaitable(answer):
+            return pick(answer)
+
+        async def wait() -> Any:
+            __tracebackhide__ = True  # noqa: F841
+            return pick(await answer)
+
+        return wait()
+
+    return shape
+
+
 def python_name(name: str) -> Optional[str]:
     """The attribute name for a server or tool name (`-` and `.` become `_`), or None when it cannot be one."""
     mangled = name.replace("-", "_")
@@ -173,8 +192,8 @@ class Mcp:
         self._channel = channel
         self._servers: List[str] = []
 
-    servers = declared(MCP_SERVERS, MCP_SERVERS_PARAMS, MCP_SERVERS_DOC)
-    tools = declared(MCP_TOOLS, MCP_TOOLS_PARAMS, MCP_TOOLS_DOC)
+    servers = declared(MCP_SERVERS, MCP_SERVERS_PARAMS, MCP_SERVERS_DOC, _member("servers"))
+    tools = declared(MCP_TOOLS, MCP_TOOLS_PARAMS, MCP_TOOLS_DOC, _member("tools"))
     describe = declared(MCP_DESCRIBE, MCP_DESCRIBE_PARAMS, MCP_DESCRIBE_DOC)
     _call = declared(MCP_CALL, MCP_CALL_PARAMS, MCP_CALL_DOC)
 

@@ -238,6 +238,10 @@ export const TranscriptRowResource = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("code"), code: z.string(), ...RowPlace }),
   z.strictObject({ kind: z.literal("output"), text: z.string(), status: z.enum(["ok", "error"]), truncated: z.boolean(), ...RowPlace }),
   z.strictObject({ kind: z.literal("skill"), skill: z.string(), bytes: Count, via: PullVia, already_loaded: z.boolean(), text: z.string(), ...RowPlace }),
+  z.strictObject({
+    kind: z.literal("mcp"), server: z.string(), tool: z.string(), via: z.enum(["python", "tool"]), ms: Count, bytes: Count.describe("the result's size"),
+    is_error: z.boolean(), text: z.string(), ...RowPlace,
+  }).describe("an MCP tool call made by the model's code (via python) or as a function tool (via tool)"),
   z.strictObject({ kind: z.literal("notice"), text: z.string(), ...RowPlace }),
   z.strictObject({ kind: z.literal("error"), text: z.string(), ...RowPlace }),
 ]);

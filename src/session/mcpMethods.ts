@@ -86,7 +86,7 @@ export function mcpRoutes(mcp: SessionMcp, observers: ReadonlySet<McpCallObserve
     route(MCP_METHODS.servers, async () => ({ servers: mcp.hub.servers() })),
     route(MCP_METHODS.tools, async ({ server }) => ({ tools: mcp.hub.tools(server) })),
     route(MCP_METHODS.describe, async ({ name }) => mcp.hub.describe(name)),
-    route(MCP_METHODS.call, ({ name, arguments: input }, context) => observedCall(mcp, name, input, "python", context.signal, observers)),
+    route(MCP_METHODS.call, ({ name, arguments: input }, context) => observedCall(mcp, name, input ?? {}, "python", context.signal, observers)),
     route(MCP_METHODS.catalog, ({ server }) => catalog(mcp, server)),
   ];
 }

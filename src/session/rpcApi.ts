@@ -124,7 +124,7 @@ export const MCP_METHODS = {
   call: {
     name: "mcp.call",
     summary: "Calls a tool by qualified name with a dict of arguments, checked against its input schema; the result is the tool's structured content, else its text, with its images.",
-    params: z.object({ name: QualifiedTool, arguments: z.record(z.string(), z.unknown()).default({}) }).strict(),
+    params: z.object({ name: QualifiedTool, arguments: z.record(z.string(), z.unknown()).optional() }).strict(),
     timeoutMs: MCP_CALL_ROUTE_TIMEOUT_MS,
     result: answers<McpCallResult>(),
   },

@@ -15,7 +15,10 @@ export type TranscriptRow =
   | { readonly kind: "code"; readonly code: string }
   | { readonly kind: "output"; readonly text: string; readonly status: "ok" | "error"; readonly truncated: boolean }
   | { readonly kind: "skill"; readonly skill: string; readonly bytes: number; readonly via: PullVia; readonly already_loaded: boolean; readonly text: string }
-  | ({ readonly kind: "mcp"; readonly text: string } & McpCallRecord)
+  | {
+      readonly kind: "mcp"; readonly server: string; readonly tool: string; readonly via: McpCallRecord["via"];
+      readonly ms: number; readonly bytes: number; readonly is_error: boolean; readonly text: string;
+    }
   | { readonly kind: "notice"; readonly text: string }
   | { readonly kind: "error"; readonly text: string };
 
@@ -35,5 +38,6 @@ export function skillRow(skill: string, bytes: number, via: PullVia, alreadyLoad
 
 /** The row every MCP call draws (M-5): "used SERVER.TOOL · SIZE", SIZE being the result's. */
 export function mcpRow(record: McpCallRecord): TranscriptRow {
-  return { kind: "mcp", ...record, text: `used ${record.server}.${record.tool} · ${humanSize(record.bytes)}${record.is_error ? " (failed)" : ""}` };
+  const { server, tool, via, ms, bytes, is_error } = record;
+  return { kind: "mcp", server, tool, via, ms, bytes, is_error, text: `used ${record.server}.${record.tool} · ${humanSize(record.bytes)}${record.is_error ? " (failed)" : ""}` };
 }

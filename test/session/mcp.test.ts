@@ -1,0 +1,150 @@
+/**
+ * MCP tools from a real sandboxed kernel (M-3, M-5): the session starts the servers its global
+ * settings configure, the kernel gets an `mcp` namespace over its RPC channel, typed methods come
+ * from the tools' input schemas, and interrupting a cell cancels its call on the server.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { McpServerEntry } from "../../src/mcp/index.js";
+import { poll } from "../support/poll.js";
+import { EVERYTHING, raw } from "../mcp/support.js";
+import { run, sessionsPerTest, type SessionDirs } from "./fixtures.js";
+
+const sessions = sessionsPerTest();
+const HOST_SECRET = "mcp-host-secret-7f3a";
+
+function configure(dirs: SessionDirs, servers: Record<string, McpServerEntry>): void {
+  writeFileSync(join(dirs.stateDir, "settings.json"), JSON.stringify({ mcp: { servers } }));
+}
+
+function twoServers(dirs: SessionDirs): void {
+  configure(dirs, {
+    everything: { command: EVERYTHING },
+    raw: raw("normal", { env: { RECORD: join(dirs.root, "record.txt"), SECRET: { from_env: "MCP_TEST_SECRET" } } }),
+  });
+}
+
+// The runtime's environment holds the secret, as a daemon's would; the servers read it by name.
+beforeAll(() => void (process.env.MCP_TEST_SECRET = HOST_SECRET));
+afterAll(() => void delete process.env.MCP_TEST_SECRET);
+
+describe("M-3 the mcp namespace in a sandboxed kernel", () => {
+  it("lists the servers and calls tools by typed method and by name, with results shaped as M-3 says", async () => {
+    const { session } = await sessions.open(twoServers);
+    expect(session.bridge().extensions).toContain("mcp");
+    const out = await run(session, [
+      "import inspect, json",
+      "from albedo import mcp as imported",
+      "assert imported is mcp",
+      "servers = await mcp.servers()",
+      "print(json.dumps(sorted((s['name'], s['status']) for s in servers)))",
+      "print(await mcp.everything.echo(message='hi'))",
+      "print(await mcp.everything.echo('positional'))",
+      "print(inspect.signature(mcp.everything.get_sum))",
+      "print(mcp.everything.echo.__doc__.splitlines()[0])",
+      "print(json.dumps(await mcp.call('everything.get-structured-content', {'location': 'Chicago'}), sort_keys=True))",
+      "from albedo import McpImage",
+      "parts = await mcp.everything.get_tiny_image()",
+      "image = [part for part in parts if isinstance(part, McpImage)][0]",
+      "print(type(image).__name__, image.mime, image.bytes[:4])",
+      "print(sorted(t['name'] for t in await mcp.tools('raw'))[:3])",
+      "print((await mcp.describe('raw.ok'))['input_schema']['required'])",
+    ].join("\n"));
+    const lines = out.split("\n");
+    expect(lines.slice(0, 6)).toEqual([
+      '[["everything", "running"], ["raw", "running"]]',
+      "Echo: hi",
+      "Echo: positional",
+      "(a: float, b: float)",
+      "Echoes back the input string",
+      '{"conditions": "Light rain / drizzle", "humidity": 82, "temperature": 36}',
+    ]);
+    expect(lines[6]).toBe("McpImage image/png b'\\x89PNG'");
+    expect(lines.slice(7)).toEqual(["['raw.bad_schema', 'raw.big', 'raw.change']", "['text']", ""]);
+  });
+
+  it("raises the errors of M-5: wrong arguments name the field, a failing tool raises McpToolError, an unknown one NotFound", async () => {
+    const { session } = await sessions.open(twoServers);
+    const out = await run(session, [
+      "from albedo import InvalidParams, McpToolError, NotFound",
+      "for attempt in (lambda: mcp.everything.echo(message=5), lambda: mcp.call('raw.fail'), lambda: mcp.call('raw.nothing'), lambda: mcp.everything.nothing):",
+      "    try:",
+      "        value = attempt()",
+      "        await value if hasattr(value, '__await__') else value",
+      "    except (InvalidParams, McpToolError, NotFound, AttributeError) as error:",
+      "        print(type(error).__name__, '|', str(error).splitlines()[0])",
+    ].join("\n"));
+    const lines = out.trim().split("\n");
+    expect(lines[0]).toMatch(/^InvalidParams \| .*\/message: must be string/);
+    expect(lines[1]).toBe("McpToolError | [mcp_tool_error] raw.fail failed: it went wrong");
+    expect(lines[2]).toMatch(/^NotFound \| /);
+    expect(lines[3]).toMatch(/^AttributeError \| mcp\.everything has no tool method 'nothing'/);
+  });
+
+  it("cancels the call on the server when the cell is interrupted, and the session goes on", async () => {
+    const { session, dirs } = await sessions.open(twoServers);
+    const future = session.execute("await mcp.raw.hang()");
+    const record = join(dirs.root, "record.txt");
+    await poll(() => readFileSync(record, { encoding: "utf8", flag: "a+" }).includes("call "), { what: "the server to get the call" });
+    await session.interrupt();
+    const reply = await future.done;
+    // An interrupted await ends the cell as asyncio's cancellation, as for any awaited albedo call.
+    expect(reply).toMatchObject({ status: "error", ename: "CancelledError" });
+    await poll(() => readFileSync(record, "utf8").includes("cancelled "), { what: "notifications/cancelled to reach the server" });
+    expect(await run(session, "print(await mcp.raw.ok('still'))")).toBe("ok still\n");
+  });
+
+  it("keeps the host's secret out of the kernel: not in its environment nor any /proc entry it can read", async () => {
+    const { session } = await sessions.open(twoServers);
+    const out = await run(session, [
+      "import os, glob",
+      `secret = ${JSON.stringify(HOST_SECRET)}.encode()`,
+      "def holds(path):",
+      "    try:",
+      "        return secret in open(path, 'rb').read()",
+      "    except OSError:",
+      "        return False",
+      "found = [p for p in glob.glob('/proc/*/environ') + glob.glob('/proc/*/cmdline') if holds(p)]",
+      "print(found, 'MCP_TEST_SECRET' in os.environ)",
+    ].join("\n"));
+    expect(out).toBe("[] False\n");
+  });
+});
+
+describe("M-4 K-8 no server configured", () => {
+  it("has no mcp namespace and no mcp extension (absent, not empty)", async () => {
+    const { session } = await sessions.open();
+    expect(session.bridge().extensions).not.toContain("mcp");
+    expect(await run(session, "print('mcp' in dir())")).toBe("False\n");
+  });
+});
+
+describe("M-2 M-1 reload and a kernel that tries to configure a server", () => {
+  it("restarts only the entry that changed; files the kernel writes configure nothing", async () => {
+    const { session, dirs } = await sessions.open((d) => configure(d, { a: raw("normal"), b: raw("normal") }));
+    const pids = async () => (await run(session, "print(await mcp.a.pid(), await mcp.b.pid())")).trim().split(" ");
+    const [a1, b1] = await pids();
+    configure(dirs, { a: raw("normal"), b: raw("normal", { env: { CHANGED: "1" } }) });
+    await session.reload();
+    const [a2, b2] = await pids();
+    expect(a2).toBe(a1);
+    expect(b2).not.toBe(b1);
+
+    const out = await run(session, [
+      "import json, os, pathlib",
+      "entry = {'command': 'python3', 'args': ['-c', 'print(1)']}",
+      "pathlib.Path('.mcp.json').write_text(json.dumps({'mcpServers': {'planted': entry}}))",
+      "try:",
+      "    os.makedirs('.albedo', exist_ok=True)",
+      "    pathlib.Path('.albedo/settings.json').write_text(json.dumps({'mcp': {'servers': {'planted': entry}}}))",
+      "    print('wrote')",
+      "except OSError as error:",
+      "    print(type(error).__name__)",
+    ].join("\n"));
+    expect(out.trim()).toMatch(/^(PermissionError|OSError)$/);
+    await session.reload();
+    expect(session.mcpServers().map((server) => server.name)).toEqual(["a", "b"]);
+  });
+});
+
