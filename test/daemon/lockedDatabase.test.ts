@@ -43,7 +43,8 @@ async function holdLock(file: string): Promise<{ release(): Promise<void> }> {
   holders.push(holder);
   let out = "";
   holder.stdout!.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-  const exited = new Promise((resolve) => holder.once("exit", resolve));
+  // "close", not "exit": exit can come before the last of its stdout has been read.
+  const exited = new Promise((resolve) => holder.once("close", resolve));
   await poll(() => {
     if (holder.exitCode !== null) throw new Error(`the lock holder exited: ${out}`);
     return out.includes("held");

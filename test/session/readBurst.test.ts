@@ -26,7 +26,7 @@ describe("K-4 a burst of awaited reads in a cell", () => {
     const skillFile = join(dirs.workspace, ".agents", "skills", "demo", "SKILL.md");
     const out = await run(session, [
       "import asyncio, json, pathlib",
-      "from albedo import ReloadRequired",
+      "from albedo import Conflict, ReloadRequired",
       "_edited, _paged = False, asyncio.Event()",
       "async def _reader():",
       "    after = _edited  # the call goes out in this same step",
@@ -36,6 +36,8 @@ describe("K-4 a burst of awaited reads in a cell", () => {
       "        return after, 'page'",
       "    except ReloadRequired:",
       "        return after, 'reload_required'",
+      "    except Conflict:",
+      "        return after, 'conflict'  # in flight while write_text rewrote the file in place: refused, never mixed",
       "async def _editor():",
       "    global _edited",
       "    await _paged.wait()  # the edit lands while the burst's first reads are answered",
