@@ -64,6 +64,22 @@ describe("M-3 the mcp namespace in a sandboxed kernel", () => {
     expect(lines.slice(7)).toEqual(["['raw.bad_schema', 'raw.big', 'raw.change']", "['text']", ""]);
   });
 
+  it("answers without await where no event loop runs, as a plain script calls it", async () => {
+    const { session } = await sessions.open(twoServers);
+    const out = await run(session, [
+      "import threading",
+      "answers = []",
+      "def script():",
+      "    answers.append(mcp.everything.echo(message='sync'))",
+      "    answers.append(len(mcp.servers()))",
+      "    answers.append(mcp.call('raw.ok', {'text': 'by name'}))",
+      "worker = threading.Thread(target=script)",
+      "worker.start(); worker.join()",
+      "print(answers)",
+    ].join("\n"));
+    expect(out).toBe("['Echo: sync', 2, 'ok by name']\n");
+  });
+
   it("raises the errors of M-5: wrong arguments name the field, a failing tool raises McpToolError, an unknown one NotFound", async () => {
     const { session } = await sessions.open(twoServers);
     const out = await run(session, [
