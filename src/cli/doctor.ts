@@ -3,12 +3,13 @@ import { remoteDoctor, resolveRemoteKernel } from "../kernel/index.js";
 import { globalSettingsTarget, readSettings, SettingsFileError } from "../settings/index.js";
 import { remoteOf } from "./session.js";
 import type { ParsedArgs } from "./args.js";
-import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon } from "./doctorChecks.js";
+import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon, checkMcpServers } from "./doctorChecks.js";
 import { styleFor, type Style } from "./style.js";
 import { listKernelSpecs } from "../kernel/index.js";
 import { runDoctor, type CheckStatus, type DoctorPackages, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
 import { visibleControls, wrap, TERMINAL_COLUMNS } from "../text/index.js";
 import { stateDir } from "../platform/index.js";
+import type { McpSection } from "../mcp/index.js";
 
 async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
   const listing = await listKernelSpecs(env);
@@ -43,31 +44,32 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
-/** The global settings' `python.packages`; a settings file that cannot be read is reported, not thrown. */
-async function settingsPackages(env: NodeJS.ProcessEnv): Promise<DoctorPackages> {
+/** The global settings' `python.packages` and `mcp`; a settings file that cannot be read is reported, not thrown. */
+async function globalSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; mcp?: McpSection }> {
   try {
     const { settings } = await readSettings(globalSettingsTarget(stateDir(env)));
-    return { requirements: settings.python?.packages ?? [] };
+    return { packages: { requirements: settings.python?.packages ?? [] }, ...(settings.mcp ? { mcp: settings.mcp } : {}) };
   } catch (error) {
-    if (error instanceof SettingsFileError) return { requirements: [], unreadable: error.message };
+    if (error instanceof SettingsFileError) return { packages: { requirements: [], unreadable: error.message } };
     throw error;
   }
 }
 
-/** This machine's checks (the Python domain's, then bubblewrap), the albedo kernelspec's and the daemon's. */
-async function localReport(env: NodeJS.ProcessEnv): Promise<DoctorReport> {
-  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages: await settingsPackages(env) });
-  const checks = [...base.checks, checkBubblewrap(env), await checkAlbedoKernelSpec(env), await checkDaemon(env)];
+/** This machine's checks (the Python domain's, then bubblewrap), the albedo kernelspec's, the daemon's and each global MCP server's. */
+async function localReport(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorReport> {
+  const settings = await globalSettings(env);
+  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages: settings.packages });
+  const checks = [...base.checks, checkBubblewrap(env), await checkAlbedoKernelSpec(env), await checkDaemon(env), ...(await checkMcpServers(env, settings.mcp, cwd))];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
 export const doctorCommand: CliCommand = {
   path: ["doctor"],
-  summary: "check Node, Python, ipykernel, the extra packages, kernelspecs (and that the albedo one runs this install), the state dir, bubblewrap and the daemon, each with a fix",
+  summary: "check Node, Python, ipykernel, the extra packages, kernelspecs (and that the albedo one runs this install), the state dir, bubblewrap, the daemon and each configured MCP server (started once), each with a fix",
   usage: "",
   options: [JSON_OPTION, REMOTE_OPTION],
   async run(args, io) {
-    const report = remoteOf(args) ? await remoteReport(args, io) : await localReport(io.env);
+    const report = remoteOf(args) ? await remoteReport(args, io) : await localReport(io.env, io.cwd);
     if (args.options.has("json")) writeJson(io, report);
     else io.stdout.write(render(report, styleFor(io.stdout, io.env)));
     return report.ok ? 0 : 1;

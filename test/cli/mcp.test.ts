@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runAlbedo } from "../support/cli.js";
 import { daemonFixture } from "../daemon/support/fixture.js";
+import { EVERYTHING, raw } from "../mcp/support.js";
 
 const fixture = daemonFixture();
 const SECRET = "sk-cli-test-4242";
@@ -91,5 +92,17 @@ describe("M-1 X albedo mcp approve", () => {
     await fixture.start();
     await albedo(["mcp", "add", "mine", "--", "true"]);
     expect(await albedo(["mcp", "approve", "mine"])).toMatchObject({ code: 1, stderr: expect.stringContaining("mine is in the global settings, which start as configured") });
+  });
+});
+
+describe("M-2 X albedo doctor starts each configured server once", () => {
+  it("reports a running server with its tool count and a broken one with what it said", async () => {
+    await writeFile(globalFile(), JSON.stringify({ mcp: { servers: { everything: { command: EVERYTHING }, broken: raw("exit") } } }));
+    const doctor = await albedo(["doctor", "--json"]);
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.filter((check) => check.name.startsWith("mcp "));
+    expect(checks).toEqual([
+      { name: "mcp broken", status: "warn", detail: expect.stringContaining("raw server: cannot start, missing configuration"), fix: expect.any(String) },
+      { name: "mcp everything", status: "ok", detail: expect.stringMatching(/^running, \d+ tools$/), fix: null },
+    ]);
   });
 });
