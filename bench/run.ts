@@ -14,6 +14,7 @@ import { benchTurns } from "./turns.js";
 import { benchRemote } from "./remote.js";
 import { benchScale } from "./scale.js";
 import { benchImages } from "./images.js";
+import { benchMcp } from "./mcp.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -23,6 +24,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["kernel_bridge", benchKernel],
   ["turns", benchTurns],
   ["images", benchImages],
+  ["mcp", benchMcp],
   ["scale", benchScale],
   ["remote_kernel", benchRemote],
 ];
