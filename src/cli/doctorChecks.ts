@@ -7,7 +7,8 @@ import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import { findRunningDaemon } from "../daemon/index.js";
 import { findKernelSpec } from "../kernel/index.js";
-import { McpApprovals, McpHub, resolveServers, type McpSection } from "../mcp/index.js";
+import type { McpSection } from "../mcp/index.js";
+import { withServersOnce } from "./mcpCommands.js";
 import { detectSandbox } from "../sandbox/index.js";
 import type { DoctorCheck } from "../python/index.js";
 import { DEFAULT_KERNELSPEC_NAME, LAUNCHER_INSTALL_ENV } from "./kernelspec.js";
@@ -70,18 +71,13 @@ export function checkBubblewrap(env: NodeJS.ProcessEnv): DoctorCheck {
  */
 export async function checkMcpServers(env: NodeJS.ProcessEnv, section: McpSection | undefined, workspace: string): Promise<DoctorCheck[]> {
   if (Object.keys(section?.servers ?? {}).length === 0) return [];
-  const approvals = await McpApprovals.load(stateDir(env), workspace);
-  const hub = new McpHub({ log: () => undefined });
-  try {
-    await hub.start(resolveServers({ global: section!, workspace, approvals, env }));
-    return hub.servers().map((server): DoctorCheck => {
+  return withServersOnce(env, { global: section! }, workspace, (hub) =>
+    hub.servers().map((server): DoctorCheck => {
       const name = `mcp ${server.name}`;
       const why = server.diagnostics.join("; ");
       if (server.status === "running") return { name, status: "ok", detail: `running, ${server.tools} tool${server.tools === 1 ? "" : "s"}${why ? ` (${why})` : ""}`, fix: null };
       if (server.status === "disabled") return { name, status: "ok", detail: why || "turned off in the settings", fix: null };
       return { name, status: "warn", detail: `${server.status}: ${why || "no reason given"}`, fix: `check the entry with \`albedo settings get mcp\`; sessions open without it` };
-    });
-  } finally {
-    await hub.close();
-  }
+    }),
+  );
 }

@@ -3,7 +3,8 @@
  * settings change (through the daemon's settings API), and the approvals of project entries, which
  * live in the state dir beside the settings the daemon owns (never in the workspace a kernel writes).
  */
-import { isStdioEntry, McpApprovals, resolveServers, serverNameProblem, type McpServerEntry, type McpValue } from "../mcp/index.js";
+import { isStdioEntry, McpApprovals, McpHub, resolveServers, serverNameProblem, type McpSection, type McpServerEntry, type McpValue } from "../mcp/index.js";
+import { renderMcpServers } from "../turns/index.js";
 import { stateDir } from "../platform/index.js";
 import { visibleControls } from "../text/index.js";
 import { CliFailure, UsageError, stringOption, type ParsedArgs } from "./args.js";
@@ -234,5 +235,44 @@ export const mcpApprove: CliCommand = {
   },
 };
 
+/**
+ * Starts the servers of `sections` once, as a session opened from this environment would (each
+ * within its startup deadline, all in parallel), hands the hub to `use`, and stops them all.
+ */
+export async function withServersOnce<T>(env: NodeJS.ProcessEnv, sections: { global?: McpSection; project?: McpSection }, workspace: string, use: (hub: McpHub) => T): Promise<T> {
+  const approvals = await McpApprovals.load(stateDir(env), workspace);
+  const hub = new McpHub({ log: () => undefined });
+  try {
+    await hub.start(resolveServers({ ...sections, workspace, approvals, env }));
+    return use(hub);
+  } finally {
+    await hub.close();
+  }
+}
+
+export const mcpPrompt: CliCommand = {
+  path: ["mcp", "prompt"],
+  summary: "start the configured MCP servers once and print the <mcp_servers> block exactly as a model receives it",
+  usage: "",
+  options: [WORKSPACE_OPTION],
+  async run(args, io) {
+    if (args.positionals.length > 0) throw new UsageError("takes no arguments");
+    const workspace = await workspaceOf(args, io);
+    const answer = await readAll(await daemonFor(io, "albedo mcp prompt"), workspace);
+    const global = answer.global.settings.mcp;
+    const project = answer.project?.settings.mcp;
+    if (Object.keys({ ...global?.servers, ...project?.servers }).length === 0) {
+      io.stderr.write("albedo mcp prompt: no MCP servers configured, so a model gets no <mcp_servers> block and no word about MCP\n");
+      return 0;
+    }
+    const block = await withServersOnce(io.env, { ...(global ? { global } : {}), ...(project ? { project } : {}) }, workspace, (hub) =>
+      renderMcpServers(hub.servers().filter((server) => server.status === "running").map((server) => ({ name: server.name, tools: hub.tools(server.name) }))),
+    );
+    // Printed as is: the block already shows control characters visibly and escapes markup, as the model gets it.
+    io.stdout.write(block);
+    return 0;
+  },
+};
+
 /** The MCP commands this module contributes to the registry. */
-export const MCP_COMMANDS: readonly CliCommand[] = [mcpList, mcpAdd, mcpRemove, mcpApprove];
+export const MCP_COMMANDS: readonly CliCommand[] = [mcpList, mcpAdd, mcpRemove, mcpApprove, mcpPrompt];

@@ -7,3 +7,4 @@ export { runTurn, type TurnEnd, type TurnRequest } from "./runner.js";
 export type { TurnHost } from "./tools/index.js";
 export { TurnWorker } from "./worker.js";
 export { turnModel } from "./model.js";
+export { renderMcpServers } from "./mcpContext.js";

@@ -106,3 +106,17 @@ describe("M-2 X albedo doctor starts each configured server once", () => {
     ]);
   });
 });
+
+describe("M-4 X albedo mcp prompt", () => {
+  it("prints the <mcp_servers> block a model gets, and says there is none when nothing is configured", async () => {
+    await fixture.start();
+    const none = await albedo(["mcp", "prompt"]);
+    expect(none).toMatchObject({ code: 0, stdout: "", stderr: expect.stringContaining("no MCP servers configured, so a model gets no <mcp_servers> block") });
+    await albedo(["mcp", "add", "everything", "--", EVERYTHING]);
+    const printed = await albedo(["mcp", "prompt"]);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toMatch(/^<mcp_servers>\n<server name="everything" tools="\d+">\n/);
+    expect(printed.stdout).toContain("everything.echo - Echoes back the input string\n");
+    expect(printed.stdout.endsWith("</server>\n</mcp_servers>\n")).toBe(true);
+  });
+});
