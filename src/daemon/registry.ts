@@ -1,4 +1,5 @@
 import { Session, type ExtensionState } from "../session/index.js";
+import { DEFAULT_MCP_CLIENT_INFO, SharedServers } from "../mcp/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import type { RemoteOverride } from "../kernel/index.js";
 import { LiveSession } from "./live.js";
@@ -32,8 +33,11 @@ export class SessionRegistry implements SessionDirectory {
   private opening = 0;
   private closing = false;
   private readonly pool: WarmPool;
+  /** MCP servers whose entries say `"shared": true`: one per identical entry, for every session of the daemon. */
+  private readonly mcpShared: SharedServers;
 
   constructor(private readonly options: RegistryOptions) {
+    this.mcpShared = new SharedServers({ log: options.log ?? (() => undefined), clientInfo: DEFAULT_MCP_CLIENT_INFO });
     this.pool = new WarmPool({
       stateDir: options.stateDir,
       open: (workspace, extensions) => this.openSession(workspace, extensions),
@@ -105,6 +109,7 @@ export class SessionRegistry implements SessionDirectory {
       home: this.options.home,
       stateDir: this.options.stateDir,
       env: this.options.env,
+      mcpShared: this.mcpShared,
       extensions,
       ...(external ? { kernel: "external" as const } : {}),
       ...(this.options.install ? { install: this.options.install } : {}),
@@ -153,5 +158,7 @@ export class SessionRegistry implements SessionDirectory {
     const all = this.list();
     this.sessions.clear();
     await Promise.allSettled([...all.map((live) => live.close()), this.pool.close()]);
+    // Last: every session has released its shared servers by now; this stops any a failed close left.
+    await this.mcpShared.close();
   }
 }

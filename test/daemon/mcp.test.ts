@@ -38,3 +38,20 @@ describe("M-2 D-2 a daemon session's MCP servers", () => {
     expect(JSON.stringify(await call(daemon, "GET", `/sessions/${id}`))).not.toContain(SECRET);
   });
 });
+
+describe("M-2 D-2 shared servers", () => {
+  it("two sessions share one process for an entry marked shared, and each has its own for one that is not", async () => {
+    writeFileSync(join(fixture.dirs.state, "settings.json"), JSON.stringify({ mcp: { servers: { common: raw("normal", { shared: true }), own: raw("normal") } } }));
+    const daemon = await fixture.start();
+    const pids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const created = await call(daemon, "POST", "/sessions", { workspace: fixture.dirs.workspace });
+      expect(created.status).toBe(201);
+      const ran = await call(daemon, "POST", `/sessions/${created.body.id}/execute`, { code: "print(await mcp.common.pid(), await mcp.own.pid())" });
+      pids.push(JSON.stringify(ran.body).match(/"(\d+) (\d+)\\n"/)![0]);
+    }
+    const [first, second] = pids.map((text) => text.match(/\d+/g)!);
+    expect(second![0]).toBe(first![0]);
+    expect(second![1]).not.toBe(first![1]);
+  });
+});
