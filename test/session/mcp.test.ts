@@ -133,6 +133,8 @@ describe("M-4 K-8 no server configured", () => {
     const { session } = await sessions.open();
     expect(session.bridge().extensions).not.toContain("mcp");
     expect(await run(session, "print('mcp' in dir())")).toBe("False\n");
+    const imported = await run(session, "try:\n    from albedo import mcp\nexcept ImportError as error:\n    print(error)");
+    expect(imported).toContain("this session has no MCP servers, so there is no `mcp` namespace");
   });
 });
 
