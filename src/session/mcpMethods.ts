@@ -67,8 +67,20 @@ async function catalog(mcp: SessionMcp, only: string | undefined): Promise<{ ser
   return { servers };
 }
 
+/** The servers as a turn reaches them: the running ones with their tools, calls made `via: "tool"`, and every call observed. */
+export function mcpTurnFace(mcp: SessionMcp, observers: Set<McpCallObserver>) {
+  return {
+    servers: () => mcpTurnServers(mcp),
+    call: (qualified: string, args: Record<string, unknown>, signal: AbortSignal) => observedCall(mcp, qualified, args, "tool", signal, observers),
+    observe: (observer: McpCallObserver) => {
+      observers.add(observer);
+      return { dispose: () => void observers.delete(observer) };
+    },
+  };
+}
+
 /** The running servers with each allowed tool's input schema, for a turn's message[0] and tool mode. */
-export function mcpTurnServers(mcp: SessionMcp) {
+function mcpTurnServers(mcp: SessionMcp) {
   return mcp.hub.servers().filter((status) => status.status === "running").map((status) => ({
     name: status.name,
     tools: mcp.hub.tools(status.name).map((info) => ({

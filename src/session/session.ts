@@ -11,7 +11,7 @@ import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
 import { buildRoutes } from "./rpcMethods.js";
 import { mcpSecretEnvNames, SessionMcp } from "./mcp.js";
-import { mcpTurnServers, observedCall, type McpCallObserver } from "./mcpMethods.js";
+import { mcpTurnFace, type McpCallObserver } from "./mcpMethods.js";
 import type { McpServerStatus, SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
@@ -261,19 +261,7 @@ export class Session implements CommandHost {
 
   /** The MCP servers as a turn reaches them (message[0]'s block, tool mode's function tools); undefined when none is configured. */
   mcpForTurns() {
-    const mcp = this.mcp;
-    if (mcp === undefined) return undefined;
-    return {
-      servers: () => mcpTurnServers(mcp),
-      call: (qualified: string, args: Record<string, unknown>, signal: AbortSignal) => observedCall(mcp, qualified, args, "tool", signal, this.mcpObservers),
-      observe: (observer: McpCallObserver) => this.observeMcpCalls(observer),
-    };
-  }
-
-  /** Calls `observer` after each MCP call the kernel's code makes, until disposed. */
-  observeMcpCalls(observer: McpCallObserver): Disposable {
-    this.mcpObservers.add(observer);
-    return { dispose: () => this.mcpObservers.delete(observer) };
+    return this.mcp && mcpTurnFace(this.mcp, this.mcpObservers);
   }
 
   /**
