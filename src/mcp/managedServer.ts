@@ -81,7 +81,7 @@ export class ManagedServer {
       } catch (error) {
         if (this.current === "stopped") return;
         const start = error instanceof McpStartError ? error : new McpStartError(String(error), false, []);
-        if (!start.retry || !(await this.backoff())) return this.fail(`${this.resolved.name} did not start: ${start.message}`, start.stderr);
+        if (!start.retry || !(await this.backoff())) return this.fail(`${this.resolved.name} did not start${this.restartsText()}: ${start.message}`, start.stderr);
       }
     }
   }
@@ -100,11 +100,15 @@ export class ManagedServer {
     this.current = "starting";
     this.options.log("warn", `mcp ${this.resolved.name}: the server closed its connection`, { server: this.resolved.name, restarts: this.restarts });
     void (async () => {
-      if (!(await this.backoff())) return this.fail(`${this.resolved.name} closed its connection and was restarted ${this.restarts} times (MAX_MCP_RESTARTS = ${MAX_MCP_RESTARTS})`, stderr);
+      if (!(await this.backoff())) return this.fail(`${this.resolved.name} closed its connection${this.restartsText()}`, stderr);
       this.starting = this.run();
       await this.starting;
       if (this.current === "running") this.changed.fire();
     })();
+  }
+
+  private restartsText(): string {
+    return this.restarts === 0 ? "" : ` (restarted ${this.restarts} times, MAX_MCP_RESTARTS = ${MAX_MCP_RESTARTS})`;
   }
 
   private fail(message: string, stderr: readonly string[]): void {
