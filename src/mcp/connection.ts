@@ -4,7 +4,7 @@
  * A connection is never reused after it closed; the server that owns it makes a new one.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPError, type StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AppError } from "../errors/index.js";
@@ -72,8 +72,9 @@ export class Connection {
       connection.list = await connection.readTools(signal);
     } catch (error) {
       await connection.close();
-      // A spawn failure carries a string code (ENOENT, EACCES): trying again cannot help.
-      const retry = !signal.aborted && typeof (error as { code?: unknown }).code !== "string";
+      // A spawn failure carries a string code (ENOENT, EACCES): trying again cannot help; nor
+      // can it for an HTTP server that answered (an error status, a redirect) or is not there.
+      const retry = launch.kind === "stdio" && !signal.aborted && typeof (error as { code?: unknown }).code !== "string";
       throw new McpStartError(connection.startupProblem(error, signal), retry, connection.stderrTail());
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refresh());
@@ -176,6 +177,7 @@ export class Connection {
 
   /** An error's message fit for a diagnostic: redacted and bounded. */
   quote(error: unknown): string {
-    return this.redactor.quote(error instanceof Error ? error.message : String(error));
+    const status = error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0 ? `HTTP ${error.code}: ` : "";
+    return this.redactor.quote(`${status}${error instanceof Error ? error.message : String(error)}`);
   }
 }
