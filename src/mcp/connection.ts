@@ -58,14 +58,15 @@ export class Connection {
     private readonly options: ConnectionOptions,
   ) {}
 
-  /** Connects and reads the tool list within `resolved.startupTimeoutMs`; throws McpStartError (redacted) when it cannot. */
-  static async open(resolved: ResolvedServer, options: ConnectionOptions): Promise<Connection> {
+  /** Connects and reads the tool list within `resolved.startupTimeoutMs` (or until `stop` aborts); throws McpStartError (redacted) when it cannot. */
+  static async open(resolved: ResolvedServer, options: ConnectionOptions, stop: AbortSignal): Promise<Connection> {
     const redactor = new Redactor(resolved.secrets);
     const { launch } = resolved;
     const transport = launch.kind === "stdio" ? new StdioTransport({ server: resolved.name, launch, log: options.log, redactor }) : httpTransport(launch);
     const client = new Client({ name: options.clientInfo.name, version: options.clientInfo.version }, { capabilities: {} });
     const connection = new Connection(resolved, redactor, client, transport, options);
-    const signal = AbortSignal.timeout(resolved.startupTimeoutMs);
+    const deadline = AbortSignal.timeout(resolved.startupTimeoutMs);
+    const signal = AbortSignal.any([deadline, stop]);
     try {
       await client.connect(transport, { signal, timeout: resolved.startupTimeoutMs });
       client.onclose = () => connection.closed();
@@ -75,7 +76,7 @@ export class Connection {
       // A spawn failure carries a string code (ENOENT, EACCES): trying again cannot help; nor
       // can it for an HTTP server that answered (an error status, a redirect) or is not there.
       const retry = launch.kind === "stdio" && !signal.aborted && typeof (error as { code?: unknown }).code !== "string";
-      throw new McpStartError(connection.startupProblem(error, signal), retry, connection.stderrTail());
+      throw new McpStartError(connection.startupProblem(error, deadline), retry, connection.stderrTail());
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refresh());
     return connection;

@@ -23,6 +23,8 @@ export class ManagedServer {
   private problem: string[] = [];
   private starting: Promise<void> | undefined;
   private readonly changed = new Emitter<void>();
+  /** Aborts a start or a backoff in progress when the server is stopped. */
+  private readonly stopping = new AbortController();
 
   constructor(
     readonly resolved: ResolvedServer,
@@ -59,8 +61,10 @@ export class ManagedServer {
   /** Stops the server for good: its connection is closed (the stdio ladder). */
   async stop(): Promise<void> {
     this.current = "stopped";
-    const connection = this.connection;
-    await connection?.close();
+    this.stopping.abort();
+    await this.connection?.close();
+    // A start in flight ends (its process with it) before stop() resolves.
+    await this.starting;
     this.changed.clear();
   }
 
@@ -72,7 +76,7 @@ export class ManagedServer {
           clientInfo: this.options.clientInfo,
           onClosed: () => this.closedByItself(),
           onToolsChanged: () => this.changed.fire(),
-        });
+        }, this.stopping.signal);
         if (this.current === "stopped") return await connection.close();
         this.connection = connection;
         this.current = "running";
@@ -89,7 +93,7 @@ export class ManagedServer {
   /** Waits before the next restart; false when restarts are used up or the server was stopped meanwhile. */
   private async backoff(): Promise<boolean> {
     if (this.restarts >= MAX_MCP_RESTARTS) return false;
-    await sleep(MCP_RESTART_BACKOFF_MS * 2 ** this.restarts);
+    await sleep(MCP_RESTART_BACKOFF_MS * 2 ** this.restarts, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     this.restarts += 1;
     return this.current !== "stopped";
   }

@@ -2,9 +2,13 @@
  * A session's servers over their life (M-1, M-2): the tools filter, secrets kept out of every
  * text, reload restarting only a changed entry, shared servers, and close() leaving no process.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SharedServers, type McpServerEntry } from "../../src/mcp/index.js";
+import { MAX_MCP_STARTUP_TIMEOUT_MS } from "../../src/mcp/limits.js";
 import { groupGone } from "../../src/mcp/stdioTransport.js";
+import { poll } from "../support/poll.js";
 import { tempDirs } from "../support/tempDirs.js";
 import { hubs, logSink, NEVER, raw, resolved } from "./support.js";
 
@@ -97,5 +101,18 @@ describe("M-2 close() leaves no process", () => {
     await hub.close();
     for (const pid of pids) expect(groupGone(pid)).toBe(true);
     expect(hub.servers()).toEqual([]);
+  });
+
+  // Without the abort, close() would wait out the startup deadline (10 minutes here) and the test time out.
+  it("a server still starting is ended too: close() aborts its start and waits for its process group", async () => {
+    const record = join(temps.make(), "record.txt");
+    const hub = made.make();
+    const started = hub.start(await resolved(temps, { slow: raw("silent", { env: { RECORD: record }, startup_timeout_ms: MAX_MCP_STARTUP_TIMEOUT_MS }) }));
+    await poll(() => existsSync(record) && readFileSync(record, "utf8").startsWith("pid "), { what: "the silent server's pid" });
+    const pid = Number(readFileSync(record, "utf8").split("\n")[0]!.slice(4));
+    expect(hub.servers()[0]!.status).toBe("starting");
+    await hub.close();
+    await started;
+    expect(groupGone(pid)).toBe(true);
   });
 });
