@@ -4,7 +4,7 @@
  * A connection is never reused after it closed; the server that owns it makes a new one.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPError, type StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AppError } from "../errors/index.js";
@@ -58,23 +58,25 @@ export class Connection {
     private readonly options: ConnectionOptions,
   ) {}
 
-  /** Connects and reads the tool list within `resolved.startupTimeoutMs`; throws McpStartError (redacted) when it cannot. */
-  static async open(resolved: ResolvedServer, options: ConnectionOptions): Promise<Connection> {
+  /** Connects and reads the tool list within `resolved.startupTimeoutMs` (or until `stop` aborts); throws McpStartError (redacted) when it cannot. */
+  static async open(resolved: ResolvedServer, options: ConnectionOptions, stop: AbortSignal): Promise<Connection> {
     const redactor = new Redactor(resolved.secrets);
     const { launch } = resolved;
     const transport = launch.kind === "stdio" ? new StdioTransport({ server: resolved.name, launch, log: options.log, redactor }) : httpTransport(launch);
     const client = new Client({ name: options.clientInfo.name, version: options.clientInfo.version }, { capabilities: {} });
     const connection = new Connection(resolved, redactor, client, transport, options);
-    const signal = AbortSignal.timeout(resolved.startupTimeoutMs);
+    const deadline = AbortSignal.timeout(resolved.startupTimeoutMs);
+    const signal = AbortSignal.any([deadline, stop]);
     try {
       await client.connect(transport, { signal, timeout: resolved.startupTimeoutMs });
       client.onclose = () => connection.closed();
       connection.list = await connection.readTools(signal);
     } catch (error) {
       await connection.close();
-      // A spawn failure carries a string code (ENOENT, EACCES): trying again cannot help.
-      const retry = !signal.aborted && typeof (error as { code?: unknown }).code !== "string";
-      throw new McpStartError(connection.startupProblem(error, signal), retry, connection.stderrTail());
+      // A spawn failure carries a string code (ENOENT, EACCES): trying again cannot help; nor
+      // can it for an HTTP server that answered (an error status, a redirect) or is not there.
+      const retry = launch.kind === "stdio" && !signal.aborted && typeof (error as { code?: unknown }).code !== "string";
+      throw new McpStartError(connection.startupProblem(error, deadline), retry, connection.stderrTail());
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.refresh());
     return connection;
@@ -176,6 +178,7 @@ export class Connection {
 
   /** An error's message fit for a diagnostic: redacted and bounded. */
   quote(error: unknown): string {
-    return this.redactor.quote(error instanceof Error ? error.message : String(error));
+    const status = error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0 ? `HTTP ${error.code}: ` : "";
+    return this.redactor.quote(`${status}${error instanceof Error ? error.message : String(error)}`);
   }
 }

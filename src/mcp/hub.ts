@@ -57,6 +57,8 @@ export class McpHub {
   private resolved: ResolvedServers = { servers: [], inactive: [], diagnostics: [] };
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Aborted by close(): a start in flight stops being waited for, so close() need not wait out its deadline. */
+  private readonly closing = new AbortController();
   private readonly changed = new Emitter<McpToolsChanged>();
   private readonly clientInfo: McpClientInfo;
 
@@ -120,6 +122,7 @@ export class McpHub {
   /** Stops every server of this hub (the stdio ladder) and releases shared ones; later calls find nothing. */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     await this.reload({ servers: [], inactive: [], diagnostics: [] });
     this.changed.clear();
   }
@@ -130,7 +133,8 @@ export class McpHub {
     await Promise.all(stops.map(([name, slot]) => this.drop(name, slot)));
     this.resolved = resolved;
     const starts = [...wanted.values()].filter((server) => !this.slots.has(server.name)).map((server) => this.add(server));
-    await Promise.all(starts.map((server) => server.start()));
+    const closing = new Promise<void>((resolve) => this.closing.signal.addEventListener("abort", () => resolve(), { once: true }));
+    await Promise.race([Promise.all(starts.map((server) => server.start())), closing]);
   }
 
   private add(resolved: ResolvedServer): ManagedServer {

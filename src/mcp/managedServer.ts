@@ -23,6 +23,8 @@ export class ManagedServer {
   private problem: string[] = [];
   private starting: Promise<void> | undefined;
   private readonly changed = new Emitter<void>();
+  /** Aborts a start or a backoff in progress when the server is stopped. */
+  private readonly stopping = new AbortController();
 
   constructor(
     readonly resolved: ResolvedServer,
@@ -59,8 +61,10 @@ export class ManagedServer {
   /** Stops the server for good: its connection is closed (the stdio ladder). */
   async stop(): Promise<void> {
     this.current = "stopped";
-    const connection = this.connection;
-    await connection?.close();
+    this.stopping.abort();
+    await this.connection?.close();
+    // A start in flight ends (its process with it) before stop() resolves.
+    await this.starting;
     this.changed.clear();
   }
 
@@ -72,7 +76,7 @@ export class ManagedServer {
           clientInfo: this.options.clientInfo,
           onClosed: () => this.closedByItself(),
           onToolsChanged: () => this.changed.fire(),
-        });
+        }, this.stopping.signal);
         if (this.current === "stopped") return await connection.close();
         this.connection = connection;
         this.current = "running";
@@ -81,7 +85,7 @@ export class ManagedServer {
       } catch (error) {
         if (this.current === "stopped") return;
         const start = error instanceof McpStartError ? error : new McpStartError(String(error), false, []);
-        if (!start.retry || !(await this.backoff())) return this.fail(`${this.resolved.name} did not start: ${start.message}`, start.stderr);
+        if (!start.retry || !(await this.backoff())) return this.fail(`${this.resolved.name} did not start${this.restartsText()}: ${start.message}`, start.stderr);
       }
     }
   }
@@ -89,7 +93,7 @@ export class ManagedServer {
   /** Waits before the next restart; false when restarts are used up or the server was stopped meanwhile. */
   private async backoff(): Promise<boolean> {
     if (this.restarts >= MAX_MCP_RESTARTS) return false;
-    await sleep(MCP_RESTART_BACKOFF_MS * 2 ** this.restarts);
+    await sleep(MCP_RESTART_BACKOFF_MS * 2 ** this.restarts, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     this.restarts += 1;
     return this.current !== "stopped";
   }
@@ -100,11 +104,15 @@ export class ManagedServer {
     this.current = "starting";
     this.options.log("warn", `mcp ${this.resolved.name}: the server closed its connection`, { server: this.resolved.name, restarts: this.restarts });
     void (async () => {
-      if (!(await this.backoff())) return this.fail(`${this.resolved.name} closed its connection and was restarted ${this.restarts} times (MAX_MCP_RESTARTS = ${MAX_MCP_RESTARTS})`, stderr);
+      if (!(await this.backoff())) return this.fail(`${this.resolved.name} closed its connection${this.restartsText()}`, stderr);
       this.starting = this.run();
       await this.starting;
       if (this.current === "running") this.changed.fire();
     })();
+  }
+
+  private restartsText(): string {
+    return this.restarts === 0 ? "" : ` (restarted ${this.restarts} times, MAX_MCP_RESTARTS = ${MAX_MCP_RESTARTS})`;
   }
 
   private fail(message: string, stderr: readonly string[]): void {

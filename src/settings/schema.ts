@@ -18,8 +18,8 @@ import {
   MODEL_PROVIDERS,
 } from "../model/index.js";
 import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/index.js";
-import { MAX_EXTRA_PACKAGES, packageProblem } from "../python/index.js";
 import { McpSection } from "../mcp/index.js";
+import { MAX_EXTRA_PACKAGES, packageProblem } from "../python/index.js";
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";

@@ -22,9 +22,8 @@ export function logSink(): { readonly log: Log; readonly lines: string[] } {
   return { lines, log: (level, message, data) => lines.push(`${level} ${message} ${data === undefined ? "" : JSON.stringify(data)}`) };
 }
 
-/** The servers of a global section, resolved as a session would (state dir and workspace in temp dirs). */
-export async function resolved(temps: TempDirs, servers: Record<string, McpServerEntry>, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedServers> {
-  const workspace = temps.make();
+/** The servers of a global section, resolved as a session in `workspace` would (by default a new temp dir; the state dir is one). */
+export async function resolved(temps: TempDirs, servers: Record<string, McpServerEntry>, env: NodeJS.ProcessEnv = process.env, workspace = temps.make()): Promise<ResolvedServers> {
   const approvals = await McpApprovals.load(temps.make(), workspace);
   return resolveServers({ global: { servers }, workspace, approvals, env });
 }

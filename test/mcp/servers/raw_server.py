@@ -8,7 +8,7 @@ Usage: raw_server.py MODE. MODE decides how it starts:
   flood    writes many stderr lines before answering
   many     lists 10,000 tools
 Tools (normal, garbage, flood): ok, big (argument bytes), hang (never answers; a cancellation is
-appended to $RECORD), fail (isError), secret (echoes $SECRET), change (adds tool "added" and sends
+appended to $RECORD, as is the server's pid at start), fail (isError), secret (echoes $SECRET), change (adds tool "added" and sends
 tools/list_changed), bad_schema, my-tool, has.dot, a 200-character name, pid.
 """
 import json
@@ -94,6 +94,7 @@ def answer(request):
 
 
 def main():
+    record(f"pid {os.getpid()}")
     if MODE == "exit":
         sys.stderr.write("raw server: cannot start, missing configuration\n")
         sys.exit(3)
