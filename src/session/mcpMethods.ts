@@ -57,10 +57,10 @@ async function catalog(mcp: SessionMcp, only: string | undefined): Promise<{ ser
     if (only !== undefined && status.name !== only) continue;
     const tools = status.status !== "running" ? [] : mcp.hub.tools(status.name).map((info) => {
       const detail = mcp.hub.describe(info.name);
-      const bytes = Buffer.byteLength(JSON.stringify([detail.description, detail.input_schema ?? null]));
+      const bytes = Buffer.byteLength(JSON.stringify([detail.full_description, detail.input_schema ?? null]));
       if (bytes > budget) return { tool: info.tool, description: info.description };
       budget -= bytes;
-      return { tool: info.tool, description: detail.description, input_schema: detail.input_schema };
+      return { tool: info.tool, description: detail.full_description, input_schema: detail.input_schema };
     });
     servers.push({ name: status.name, status: status.status, tools });
   }
