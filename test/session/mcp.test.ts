@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpServerEntry } from "../../src/mcp/index.js";
 import { poll } from "../support/poll.js";
-import { EVERYTHING, raw } from "../mcp/support.js";
+import { resolve } from "node:path";
+import { EVERYTHING, PYTHON, raw } from "../mcp/support.js";
 import { run, sessionsPerTest, type SessionDirs } from "./fixtures.js";
 
 const sessions = sessionsPerTest();
@@ -125,6 +126,25 @@ describe("M-3 the mcp namespace in a sandboxed kernel", () => {
       "print(found, 'MCP_TEST_SECRET' in os.environ)",
     ].join("\n"));
     expect(out).toBe("[] False\n");
+  });
+});
+
+describe("M-3 M-5 a server written with the official Python SDK", () => {
+  it("is called by a typed method whose signature comes from its schema, and a cancelled call reaches it", async () => {
+    const record = (dirs: SessionDirs) => join(dirs.root, "sdk-record.txt");
+    const { session, dirs } = await sessions.open((d) => configure(d, { sdk: { command: PYTHON, args: [resolve("test/mcp/servers/sdk_server.py")], env: { RECORD: record(d) } } }));
+    const out = await run(session, [
+      "import inspect",
+      "print(inspect.signature(mcp.sdk.shout))",
+      "print(await mcp.sdk.shout('hi', times=2))",
+    ].join("\n"));
+    // The SDK gives a str-returning tool an output schema: its structured content is the value.
+    expect(out).toBe("(text: str, *, times: int = 1)\n{'result': 'HI HI'}\n");
+    const future = session.execute("await mcp.sdk.nap(100)");
+    await poll(() => readFileSync(record(dirs), { encoding: "utf8", flag: "a+" }).includes("napping"), { what: "the SDK server to start the nap" });
+    await session.interrupt();
+    expect(await future.done).toMatchObject({ status: "error", ename: "CancelledError" });
+    await poll(() => readFileSync(record(dirs), { encoding: "utf8", flag: "a+" }).includes("cancelled"), { what: "the SDK server to record the cancellation" });
   });
 });
 
