@@ -120,3 +120,14 @@ describe("M-4 X albedo mcp prompt", () => {
     expect(printed.stdout.endsWith("</server>\n</mcp_servers>\n")).toBe(true);
   });
 });
+
+describe("M-3 X albedo exec calls MCP tools", () => {
+  it("runs a script file and a -c cell that await tools, in the sandboxed kernel it starts", async () => {
+    await writeFile(globalFile(), JSON.stringify({ mcp: { servers: { everything: { command: EVERYTHING } } } }));
+    await writeFile(join(fixture.dirs.workspace, "script.py"), "from albedo import mcp\nprint(await mcp.everything.echo(message='from a script'))\n");
+    const script = await albedo(["exec", "script.py"]);
+    expect(script.stdout, script.stderr).toBe("Echo: from a script\n");
+    const cell = await albedo(["exec", "-c", "print(await mcp.call('everything.echo', {'message': 'from a cell'}))"]);
+    expect(cell.stdout, cell.stderr).toBe("Echo: from a cell\n");
+  });
+});
