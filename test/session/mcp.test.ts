@@ -65,6 +65,15 @@ describe("M-3 the mcp namespace in a sandboxed kernel", () => {
     expect(lines.slice(7)).toEqual(["['raw.bad_schema', 'raw.big', 'raw.change']", "['text']", ""]);
   });
 
+  it("shows a tool's image as an image: the cell's result carries image/png", async () => {
+    const { session } = await sessions.open(twoServers);
+    const future = session.execute("from albedo import McpImage\n[part for part in await mcp.everything.get_tiny_image() if isinstance(part, McpImage)][0]");
+    const bundles: Record<string, string>[] = [];
+    future.onOutput((output) => output.header.msg_type === "execute_result" && bundles.push((output.content as { data: Record<string, string> }).data));
+    expect((await future.done).status).toBe("ok");
+    expect(bundles).toEqual([{ "image/png": expect.stringMatching(/^iVBORw0KGgo/), "text/plain": expect.stringMatching(/^<McpImage image\/png, \d+ bytes>$/) }]);
+  });
+
   it("answers without await where no event loop runs, as a plain script calls it", async () => {
     const { session } = await sessions.open(twoServers);
     const out = await run(session, [
