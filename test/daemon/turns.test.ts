@@ -8,6 +8,7 @@ import { call, killDaemon, outcomeOf, openStream, type DaemonProcess, type Dirs 
 import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 import { writeSkill } from "../support/skills.js";
+import { EVERYTHING } from "../mcp/support.js";
 
 let server: FakeOpenAI;
 
@@ -121,5 +122,34 @@ describe("O-2 O-9 a daemon killed mid-turn", () => {
     const rows = (await call(again, "GET", `/sessions/${session}/transcript`)).body.rows;
     expect(rows.map((row: { kind: string }) => row.kind)).toEqual(["user", "code"]);
     expect(server.requests.length).toBe(requestsBefore);
+  });
+});
+
+describe("M-5 O-9 MCP calls in a daemon conversation", () => {
+  it("stores and streams an mcp row for a function-tool call and one for a call the model's code makes", async () => {
+    const { dirs } = fixture;
+    const settings = {
+      model: { provider: "openai", base_url: server.baseUrl, name: "fake", api_key_env: KEY_ENV, mode: "tool" },
+      mcp: { servers: { everything: { command: EVERYTHING } } },
+    };
+    await writeFile(join(dirs.state, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+    const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id as string;
+    const stream = await openStream(daemon, session);
+    server.enqueue(
+      toolCall("mcp__everything__echo", { message: "as a tool" }),
+      toolCall("python", { code: "print(await mcp.everything.echo(message='from code'))" }),
+      prose("Echoed twice."),
+    );
+    const admitted = await say(daemon, session, { type: "message", text: "echo" });
+    expect((await outcomeOf(daemon, admitted.body.operation_id)).outcome).toMatchObject({ result: "completed" });
+    const rows = (await call(daemon, "GET", `/sessions/${session}/transcript`)).body.rows as { kind: string; via?: string; text?: string }[];
+    const mcpRows = rows.filter((row) => row.kind === "mcp");
+    expect(mcpRows).toMatchObject([
+      { server: "everything", tool: "echo", via: "tool", is_error: false, text: expect.stringMatching(/^used everything\.echo · /) },
+      { server: "everything", tool: "echo", via: "python", is_error: false },
+    ]);
+    await poll(() => stream.events.filter((e) => e.type === "row" && (e as { row: { kind: string } }).row.kind === "mcp").length === 2, { what: "two mcp rows on the stream" });
+    await stream.close();
   });
 });
