@@ -4,6 +4,7 @@ import { visibleControls } from "../text/index.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
 import { interruptRunning } from "./interrupt.js";
+import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
 import { renderOutput, renderPages } from "./render.js";
 import { styleFor } from "./style.js";
@@ -56,10 +57,9 @@ class Console {
       terminal: this.terminal,
       history,
       historySize: MAX_HISTORY_LINES,
-      completer: (line: string, callback: (error: null, result: [string[], string]) => void) => {
-        void this.complete(line).then((result) => callback(null, result));
-      },
+      completer: serialCompleter(() => this.rl, (line) => this.complete(line)),
     });
+    if (this.terminal) completeTabOnlyReads(this.rl, io.stdin);
   }
 
   /** The lines typed this run and before, most recent first (readline's order). */
@@ -67,10 +67,10 @@ class Console {
     return (this.rl as unknown as { history?: string[] }).history ?? [];
   }
 
-  /** Completions as readline shows them in its menu: control characters visible. */
-  private async complete(line: string): Promise<[string[], string]> {
+  /** Completions as readline shows them in its menu: control characters visible, but a Tab the line already holds kept. */
+  private async complete(line: string): Promise<Completion> {
     const [matches, completed] = await this.matches(line);
-    return [matches.map((match) => visibleControls(match)), completed];
+    return [matches.map((match) => visibleControls(match, "\t")), completed];
   }
 
   private async matches(line: string): Promise<[string[], string]> {
@@ -104,7 +104,8 @@ class Console {
   private prompt(): void {
     if (!this.io.stdin.isTTY || this.ended) return;
     this.rl.setPrompt(this.buffer.length === 0 ? ">>> " : "... ");
-    this.rl.prompt();
+    // Keep the cursor where it is: text typed while a cell ran stays editable at its end.
+    this.rl.prompt(true);
   }
 
   private onInterrupt(): void {
@@ -114,6 +115,7 @@ class Console {
       return;
     }
     this.buffer = [];
+    discardLine(this.rl);
     this.io.stdout.write("^C\n");
     this.prompt();
   }
