@@ -1,0 +1,55 @@
+/** What a new user meets on a terminal (issue 29): each case through the real binary on a pseudo-terminal. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { testPython } from "../kernel/python.js";
+import { cleanEnv, MAIN_VENV_PYTHON } from "../python/helpers.js";
+import { runOnPty, type PtyStep } from "../support/pty.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
+const temps = tempDirs("alb-new-");
+afterEach(() => temps.cleanup());
+
+/** A home, a state dir (0700), a workspace and an empty PATH directory: a machine without bubblewrap. */
+function freshMachine(settings?: object) {
+  const root = temps.make();
+  const [home, state, workspace, bin] = ["home", "state", "ws", "bin"].map((name) => join(root, name)) as [string, string, string, string];
+  for (const dir of [home, workspace, bin]) mkdirSync(dir);
+  mkdirSync(state, { mode: 0o700 });
+  if (settings !== undefined) writeFileSync(join(state, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
+  const env = cleanEnv({ HOME: home, ALBEDO_HOME: state, JUPYTER_DATA_DIR: join(root, "jupyter"), PATH: bin, ALBEDO_PYTHON: MAIN_VENV_PYTHON });
+  return { root, home, state, workspace, env };
+}
+
+/** Runs `albedo ARGS` on a pseudo-terminal. */
+function albedoOnPty(args: readonly string[], steps: readonly PtyStep[], env: NodeJS.ProcessEnv, cwd: string) {
+  return runOnPty(testPython(), [process.execPath, BIN, ...args], steps, env, cwd);
+}
+
+/** Terminal text without colour and cursor codes, each line as the terminal leaves it. */
+export function screen(transcript: string): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = transcript.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+  return plain.split("\n").map((line) => line.split("\r").filter((part) => part !== "").at(-1) ?? "").join("\n");
+}
+
+/** Doctor's table with each check on one line: wrapped continuation lines joined back. */
+const doctorLines = (transcript: string): string => screen(transcript).replace(/\n {10,}/g, " ");
+
+describe("X K-10 albedo doctor reads the sandbox setting", () => {
+  it("without bubblewrap: under sandbox required the check fails (exit 1), under off it is ok and says why, under auto it warns naming the command", { timeout: 120_000 }, async () => {
+    const required = freshMachine({ sandbox: "required" });
+    const failed = await albedoOnPty(["doctor"], [{ expect: "albedo doctor: \\d+ failed" }], required.env, required.workspace);
+    expect(doctorLines(failed.transcript)).toMatch(/^fail +bubblewrap +bubblewrap \(bwrap\) not found on PATH: no kernel can start \(setting sandbox: required\)/m);
+    expect(failed.exit).toBe(1);
+    const off = freshMachine({ sandbox: "off" });
+    const quiet = await albedoOnPty(["doctor"], [{ expect: "albedo doctor: \\d+ failed" }], off.env, off.workspace);
+    expect(doctorLines(quiet.transcript)).toMatch(/^ok +bubblewrap +not checked: the sandbox setting is off/m);
+    expect(quiet.exit).toBe(0);
+    const auto = freshMachine();
+    const warned = await albedoOnPty(["doctor"], [{ expect: "albedo doctor: \\d+ failed" }], auto.env, auto.workspace);
+    expect(doctorLines(warned.transcript)).toMatch(/^warn +bubblewrap +.*\(setting sandbox: auto\)/m);
+    expect(doctorLines(warned.transcript)).toContain("`albedo settings set sandbox off`");
+  });
+});
