@@ -13,6 +13,7 @@ import { benchKernel } from "./kernel.js";
 import { benchTurns } from "./turns.js";
 import { benchRemote } from "./remote.js";
 import { benchScale } from "./scale.js";
+import { benchImages } from "./images.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -21,6 +22,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["reads_1000_small", benchReads],
   ["kernel_bridge", benchKernel],
   ["turns", benchTurns],
+  ["images", benchImages],
   ["scale", benchScale],
   ["remote_kernel", benchRemote],
 ];

@@ -23,11 +23,12 @@ export const REQUIREMENTS = [
   ["K-8", "Extensions"], ["K-9", "Supervision"], ["K-10", "Sandbox"], ["K-11", "Warm start"], ["K-12", "Remote kernels"], ["K-13", "Notebook users"],
   ["D-1", "Daemon"], ["D-2", "Sessions"], ["D-3", "Management catalog"], ["D-4", "Preferences"], ["D-5", "Embedded default"],
   ["O-1", "Operation ids"], ["O-2", "Restart"], ["O-3", "Turns"], ["O-4", "Catalog in context"], ["O-5", "Tool mode"], ["O-6", "Visible pulls, loaded once"],
-  ["O-7", "Adapters"], ["O-8", "Compaction"], ["O-9", "Transcript"], ["X", "Command line"], ["B", "Bad input and limits"],
+  ["O-7", "Adapters"], ["O-8", "Compaction"], ["O-9", "Transcript"],
+  ["I-1", "Kept, bounded"], ["I-2", "To the model"], ["I-3", "To people"], ["X", "Command line"], ["B", "Bad input and limits"],
 ];
 const KNOWN = new Set(REQUIREMENTS.map(([id]) => id));
 /** A describe name starts with the ids it proves: "K-10 K-6 planted links …", "X albedo chat", "B deep nesting". */
-const ID = /^(?:[SRCKDO]-\d+|X|B)$/;
+const ID = /^(?:[SRCKDOI]-\d+|X|B)$/;
 
 function testFiles(dir) {
   return readdirSync(dir).flatMap((name) => {

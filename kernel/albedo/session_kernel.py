@@ -14,7 +14,8 @@ to drop it (docs/kernel.md "Quiet logger").
 
 Its kernel also answers an interrupt that lands in ipykernel's own code just before a cell's first
 line as that cell's KeyboardInterrupt, where ipykernel alone would send no reply (docs/kernel.md
-"Interrupt").
+"Interrupt"): one that lands before `do_execute` is held until it begins, one that lands in it is
+caught there.
 
 Everything else is ipykernel's own app (options, config files, signals, the control thread). When
 the installed ipykernel has no shell channel thread, or a config file picks another kernel class,
@@ -24,6 +25,7 @@ the app runs unchanged.
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 from typing import Any, Dict, List
 
@@ -54,9 +56,25 @@ class SessionKernel(IPythonKernel):
     """IPython's kernel, saying it has no subshells (so it never reaches for the thread's manager),
     and answering a cell interrupted before its first line."""
 
+    _interrupt_held = False
+
     @property
     def _supports_kernel_subshells(self) -> bool:
         return False
+
+    def pre_handler_hook(self) -> None:
+        """ipykernel's, except that for an execute_request a SIGINT is held until `do_execute` begins.
+
+        ipykernel puts in the handler that raises KeyboardInterrupt before it publishes
+        `execute_input`, and the runtime signals once it has seen that message. Raised in
+        `execute_request` (while it publishes, or before it calls `do_execute`), the interrupt would
+        escape every cell's handling and cost the reply; held, `do_execute` raises it where it is
+        answered.
+        """
+        super().pre_handler_hook()
+        self._interrupt_held = False
+        if self._parent_type() == "execute_request":
+            signal.signal(signal.SIGINT, self._hold_interrupt)
 
     async def do_execute(self, code: str, silent: bool, *args: Any, **kwargs: Any) -> Any:
         """ipykernel's execute, with an interrupt that lands in its own code answered as one.
@@ -66,12 +84,27 @@ class SessionKernel(IPythonKernel):
         cell's first line (input transformers, parsing) it escapes, ipykernel logs it and sends no
         `execute_reply` at all. The runtime interrupts once it has seen `execute_input`, so on a
         busy machine that gap is real: here it becomes the cell's KeyboardInterrupt, as the person
-        who pressed Ctrl-C expects.
+        who pressed Ctrl-C expects, and so does one held since the request began.
         """
         try:
+            self._take_interrupts()
             return await super().do_execute(code, silent, *args, **kwargs)
         except KeyboardInterrupt:
             return self._interrupted_reply(silent)
+
+    def _parent_type(self) -> Any:
+        return (self.get_parent("shell") or {}).get("header", {}).get("msg_type")
+
+    def _hold_interrupt(self, signum: int, frame: Any) -> None:
+        self._interrupt_held = True
+
+    def _take_interrupts(self) -> None:
+        # From here on SIGINT raises again, as ipykernel set it up; one that came meanwhile is raised now.
+        if signal.getsignal(signal.SIGINT) == self._hold_interrupt:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if self._interrupt_held:
+            self._interrupt_held = False
+            raise KeyboardInterrupt
 
     def _interrupted_reply(self, silent: bool) -> Dict[str, Any]:
         shell = self.shell

@@ -1,12 +1,12 @@
 import { JSON_OPTION, REMOTE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { remoteDoctor, resolveRemoteKernel } from "../kernel/index.js";
-import { globalSettingsTarget, readSettings } from "../settings/index.js";
+import { globalSettingsTarget, readSettings, SettingsFileError } from "../settings/index.js";
 import { remoteOf } from "./session.js";
 import type { ParsedArgs } from "./args.js";
 import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon } from "./doctorChecks.js";
 import { styleFor, type Style } from "./style.js";
 import { listKernelSpecs } from "../kernel/index.js";
-import { runDoctor, type CheckStatus, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
+import { runDoctor, type CheckStatus, type DoctorPackages, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
 import { visibleControls, wrap, TERMINAL_COLUMNS } from "../text/index.js";
 import { stateDir } from "../platform/index.js";
 
@@ -43,16 +43,27 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
+/** The global settings' `python.packages`; a settings file that cannot be read is reported, not thrown. */
+async function settingsPackages(env: NodeJS.ProcessEnv): Promise<DoctorPackages> {
+  try {
+    const { settings } = await readSettings(globalSettingsTarget(stateDir(env)));
+    return { requirements: settings.python?.packages ?? [] };
+  } catch (error) {
+    if (error instanceof SettingsFileError) return { requirements: [], unreadable: error.message };
+    throw error;
+  }
+}
+
 /** This machine's checks (the Python domain's, then bubblewrap), the albedo kernelspec's and the daemon's. */
 async function localReport(env: NodeJS.ProcessEnv): Promise<DoctorReport> {
-  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary });
+  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages: await settingsPackages(env) });
   const checks = [...base.checks, checkBubblewrap(env), await checkAlbedoKernelSpec(env), await checkDaemon(env)];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
 export const doctorCommand: CliCommand = {
   path: ["doctor"],
-  summary: "check Node, Python, ipykernel, kernelspecs (and that the albedo one runs this install), the state dir, bubblewrap and the daemon, each with a fix",
+  summary: "check Node, Python, ipykernel, the extra packages, kernelspecs (and that the albedo one runs this install), the state dir, bubblewrap and the daemon, each with a fix",
   usage: "",
   options: [JSON_OPTION, REMOTE_OPTION],
   async run(args, io) {

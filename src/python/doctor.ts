@@ -5,11 +5,13 @@ import {
   fixFor,
   ipykernelMeetsMinimum,
   label,
+  probePython,
+  pythonCandidate,
   PythonUnavailableError,
-  resolvePython,
   type PythonSettings,
   type PythonStatus,
 } from "./interpreter.js";
+import { judgePackages, packageName } from "./packages.js";
 import { compareVersions, MIN_IPYKERNEL_MAJOR } from "./requirements.js";
 import { stateDir } from "../platform/index.js";
 
@@ -38,9 +40,16 @@ export interface KernelSpecSummary {
   readonly problems: readonly string[];
 }
 
+/** The extra packages the global settings ask for (`python.packages`), or why they could not be read. */
+export interface DoctorPackages {
+  readonly requirements: readonly string[];
+  readonly unreadable?: string;
+}
+
 export interface DoctorOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly settings?: PythonSettings;
+  readonly packages?: DoctorPackages;
   readonly kernelSpecs: (env: NodeJS.ProcessEnv) => Promise<KernelSpecSummary>;
   /** Node version to judge; default the running one. */
   readonly nodeVersion?: string;
@@ -52,7 +61,7 @@ const problem = (name: string, status: "warn" | "fail", detail: string, fix: str
 /** Runs every check in a fixed order; never throws for a failed check (it is reported). */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [checkNode(options.nodeVersion ?? process.versions.node)];
-  checks.push(...(await checkPython(options.env, options.settings)));
+  checks.push(...(await checkPython(options.env, options.settings, options.packages ?? { requirements: [] })));
   checks.push(await checkKernelSpecs(options));
   checks.push(checkStateDir(stateDir(options.env)));
   return { ok: checks.every((check) => check.status !== "fail"), checks };
@@ -63,14 +72,15 @@ function checkNode(version: string): DoctorCheck {
   return problem("node", "fail", `Node.js ${version} is older than ${MIN_NODE_VERSION}`, `install Node.js ${MIN_NODE_VERSION} or newer`);
 }
 
-async function checkPython(env: NodeJS.ProcessEnv, settings?: PythonSettings): Promise<DoctorCheck[]> {
+async function checkPython(env: NodeJS.ProcessEnv, settings: PythonSettings | undefined, packages: DoctorPackages): Promise<DoctorCheck[]> {
   let status: PythonStatus;
   try {
-    status = await resolvePython(env, settings);
+    status = await probePython(pythonCandidate(env, settings), env, packages.requirements.map(packageName));
   } catch (error) {
     if (!(error instanceof PythonUnavailableError)) throw error;
     const skipped = "not checked: no usable Python interpreter";
-    return [problem("python", "fail", error.message, error.fix), problem("ipykernel", "fail", skipped, error.fix), problem("pyzmq", "fail", skipped, error.fix)];
+    const extras = packages.requirements.length === 0 ? checkPackages(undefined, packages) : problem("packages", "warn", skipped, error.fix);
+    return [problem("python", "fail", error.message, error.fix), problem("ipykernel", "fail", skipped, error.fix), problem("pyzmq", "fail", skipped, error.fix), extras];
   }
   const python = ok("python", `${label(status)} (Python ${status.pythonVersion})`);
   const ipykernel = ipykernelMeetsMinimum(status.ipykernel)
@@ -79,7 +89,18 @@ async function checkPython(env: NodeJS.ProcessEnv, settings?: PythonSettings): P
   const pyzmq = status.pyzmq.importable
     ? ok("pyzmq", `pyzmq ${status.pyzmq.version ?? "?"}`)
     : problem("pyzmq", "fail", `pyzmq ${describeModule(status.pyzmq)}`, fixFor(status));
-  return [python, ipykernel, pyzmq];
+  return [python, ipykernel, pyzmq, checkPackages(status, packages)];
+}
+
+/** Each extra package with its installed version; a missing one is a warning (kernels run without it). */
+function checkPackages(status: PythonStatus | undefined, packages: DoctorPackages): DoctorCheck {
+  if (packages.unreadable !== undefined) return problem("packages", "warn", `python.packages not read: ${packages.unreadable}`, "correct the global settings file");
+  if (packages.requirements.length === 0) return ok("packages", "none named in python.packages (global settings)");
+  const states = judgePackages(packages.requirements, status?.distributions ?? {});
+  const detail = states.map((state) => (state.met ? `${state.name} ${state.version}` : state.version === null ? `${state.requirement} not installed` : `${state.requirement} wanted, ${state.version} installed`)).join(", ");
+  if (states.every((state) => state.met)) return ok("packages", detail);
+  const fix = status?.source === "managed" ? "run `albedo setup` to install them" : `run \`albedo setup\` for the managed environment, or install them into ${status?.path ?? "the interpreter"} with pip`;
+  return problem("packages", "warn", detail, fix);
 }
 
 async function checkKernelSpecs(options: DoctorOptions): Promise<DoctorCheck> {

@@ -38,7 +38,8 @@ export function readRequirements(file: string): Requirement[] {
 
 const SIMPLE = /^([A-Za-z0-9][A-Za-z0-9._-]*)\s*((?:(?:>=|<=|==|!=|>|<)\s*[0-9][0-9A-Za-z.]*\s*,?\s*)*)$/;
 
-function parseRequirement(line: string): Requirement {
+/** One requirement line as this checker reads it; `checkable` is false for syntax it does not judge. */
+export function parseRequirement(line: string): Requirement {
   const match = SIMPLE.exec(line);
   if (match === null) return { name: line.toLowerCase(), constraints: [], text: line, checkable: false };
   const constraints = [...match[2]!.matchAll(/(>=|<=|==|!=|>|<)\s*([0-9][0-9A-Za-z.]*)/g)].map((m) => ({

@@ -24,6 +24,17 @@ export const PASS_ENV_NAMES: readonly string[] = [
   "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE",
   "JPY_SESSION_NAME", ...BRIDGE_ENV_NAMES,
 ];
+/**
+ * Set for every sandboxed kernel, whatever the host says: matplotlib draws with ipykernel's inline
+ * backend (there is no display, and a host's MPLBACKEND or DISPLAY is not passed in), and keeps its
+ * config and font cache in the session's scratch /tmp. The home is scratch too, except when the
+ * workspace is the home: then ~/.config and ~/.cache are the user's real ones, which a kernel's
+ * font cache has no business writing, and a per-session place costs only the cache's rebuild.
+ */
+export const SANDBOX_PLOT_ENV: Readonly<Record<string, string>> = {
+  MPLBACKEND: "module://matplotlib_inline.backend_inline",
+  MPLCONFIGDIR: "/tmp/matplotlib",
+};
 /** Kept visible under the hidden /run when network is allowed, so DNS through systemd-resolved works. */
 export const RESOLVER_RUN_DIR = "/run/systemd/resolve";
 /** Where the kernel reads its connection file: a 0600 file in the sandbox's private /run, never on the host's disk. */
@@ -56,7 +67,7 @@ export function checkProfile(profile: SandboxProfile): void {
   }
 }
 
-/** The environment bwrap and the kernel start with: defaults, then allow-listed spawn variables, then `profile.env`; nothing else. */
+/** The environment bwrap and the kernel start with: defaults, then allow-listed spawn variables, SANDBOX_PLOT_ENV, then `profile.env`; nothing else. */
 export function sandboxEnv(profile: SandboxProfile, spawnEnv: Readonly<Record<string, string | undefined>> = {}): Record<string, string> {
   const env: Record<string, string> = { PATH: DEFAULT_SANDBOX_PATH, LANG: DEFAULT_SANDBOX_LANG };
   for (const [name, value] of Object.entries(spawnEnv)) {
@@ -64,7 +75,7 @@ export function sandboxEnv(profile: SandboxProfile, spawnEnv: Readonly<Record<st
     if (PASS_ENV_NAMES.includes(name)) env[name] = value;
   }
   env.HOME = profile.home;
-  return { ...env, ...(profile.env ?? {}) };
+  return { ...env, ...SANDBOX_PLOT_ENV, ...(profile.env ?? {}) };
 }
 
 /** The bwrap command line of one launch, and the descriptors it binds from (fds 3 on). */

@@ -18,6 +18,7 @@ import {
   MODEL_PROVIDERS,
 } from "../model/index.js";
 import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/index.js";
+import { MAX_EXTRA_PACKAGES, packageProblem } from "../python/index.js";
 
 export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
@@ -123,6 +124,21 @@ const KernelSection = section("kernel", {
   remote: RemoteSection.optional(),
 });
 
+/** `python.packages`: pip requirements `albedo setup` installs into the managed environment; each bad entry is its own problem. */
+const PackageRequirement = z.string(says((got) => `must be a pip requirement string such as numpy or pandas>=2, got ${got}`)).superRefine((value, ctx) => {
+  const message = packageProblem(value);
+  if (message !== undefined) ctx.addIssue({ code: "custom", message });
+});
+const PackageList = z
+  .array(PackageRequirement, says((got) => `must be a list of pip requirements, got ${got}`))
+  .max(MAX_EXTRA_PACKAGES, { error: (issue) => `lists ${(issue.input as unknown[]).length} packages; at most ${MAX_EXTRA_PACKAGES} (MAX_EXTRA_PACKAGES)` });
+
+/** `python` of one scope: only the global file may name packages, since they go into the one environment every session shares. */
+function pythonSection(scope: SettingsScope) {
+  const notHere = z.never({ error: () => `only the global settings may name packages, not the ${scope} scope` });
+  return section("python", { packages: (scope === "global" ? PackageList : notHere).optional() });
+}
+
 /** `daemon`: bounds of the daemon itself (D-1); only the global file's are honoured. */
 const DaemonSection = section("daemon", { max_sessions: integer(1, MAX_SESSIONS_LIMIT).optional() });
 
@@ -178,6 +194,7 @@ function settingsShape(scope: SettingsScope) {
   return z.looseObject(
     {
       skills: skillsSection(scope).optional(),
+      python: pythonSection(scope).optional(),
       sandbox: REPLACED_SECTIONS.sandbox.optional(),
       kernel: REPLACED_SECTIONS.kernel.optional(),
       daemon: REPLACED_SECTIONS.daemon.optional(),

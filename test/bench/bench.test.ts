@@ -9,8 +9,8 @@ import { goal, goalsIn, limitGoal, targetBound } from "../../bench/goals.js";
 import { installDir } from "../../src/platform/index.js";
 
 const run = promisify(execFile);
-/** The two quick benches (files only, no kernel): enough to prove the runner's output shape. */
-const QUICK = ["discovery_128_skills", "reads_1000_small"];
+/** The quick benches (files and images in memory, no kernel): enough to prove the runner's output shape. */
+const QUICK = ["discovery_128_skills", "reads_1000_small", "images"];
 /** Liveness bound for the quick benches: far above their expected second or two. */
 const QUICK_BENCH_TIMEOUT_MS = 120_000;
 
@@ -20,7 +20,7 @@ describe("bench output: one JSON document, a ratio and a target for each measure
     const report = JSON.parse(stdout) as { node: string; results: Record<string, unknown> };
     expect(report.node).toBe(process.version);
     expect(Object.keys(report.results)).toEqual(QUICK);
-    expect(goalsIn(report.results).map((g) => g.name)).toEqual(QUICK);
+    expect(goalsIn(report.results).map((g) => g.name)).toEqual(["discovery_128_skills", "reads_1000_small", "images.step_ms"]);
     for (const { goal: found } of goalsIn(report.results)) {
       expect(found.ratio).toBeGreaterThan(0);
       expect(targetBound(found.target)).toBeGreaterThan(0);

@@ -2,10 +2,12 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, ROOT, startDaemon, writeSkill as writeRootSkill } from "../daemon/support/daemon.js";
+import { call, ROOT } from "../daemon/support/daemon.js";
+import { daemonFixture } from "../daemon/support/fixture.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
-import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 const BIN = join(ROOT, "bin", "albedo");
 /** Bound on one CLI run (kernel boot included). */
@@ -24,7 +26,7 @@ afterAll(async () => {
 beforeEach(async () => {
   dirs = await sessionDirs();
   server.requests.length = 0;
-  await writeSkill(dirs.workspace, "pdf-processing", BODY);
+  writeSkill(roots.wsAgents(dirs.workspace), "pdf-processing", { body: `${BODY}\n` });
 });
 afterEach(async () => {
   await dirs?.cleanup();
@@ -187,35 +189,29 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 describe("X D-5 albedo chat attached to a running daemon", () => {
+  const fixture = daemonFixture();
+
   it("sends the input to the daemon's session; rows come from its stream; the session closes afterwards", async () => {
-    const daemonDirs = await makeDirs();
-    try {
-      await writeRootSkill(join(daemonDirs.workspace, ".agents", "skills"), "pdf-processing", BODY);
-      await writeFile(join(daemonDirs.state, "settings.json"), JSON.stringify(openaiModel()), { mode: 0o600 });
-      const daemon = await startDaemon(daemonDirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
-      try {
-        server.enqueue(skillCall, answer("Filled on the daemon."));
-        const child = spawn(process.execPath, [BIN, "chat", "--json", "fill the form"], {
-          cwd: daemonDirs.workspace,
-          env: { ...process.env, HOME: daemonDirs.home, ALBEDO_HOME: daemonDirs.state },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-        const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-        expect(code, stderr).toBe(0);
-        const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; text?: string });
-        expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant"]);
-        expect(rows[2]!.text).toBe("Filled on the daemon.");
-        expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
-      } finally {
-        await killDaemon(daemon, "SIGTERM");
-      }
-    } finally {
-      await daemonDirs.cleanup();
-    }
+    const daemonDirs = fixture.dirs;
+    writeSkill(join(daemonDirs.workspace, ".agents", "skills"), "pdf-processing", { body: `${BODY}\n` });
+    await writeFile(join(daemonDirs.state, "settings.json"), JSON.stringify(openaiModel()), { mode: 0o600 });
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+    server.enqueue(skillCall, answer("Filled on the daemon."));
+    const child = spawn(process.execPath, [BIN, "chat", "--json", "fill the form"], {
+      cwd: daemonDirs.workspace,
+      env: { ...process.env, HOME: daemonDirs.home, ALBEDO_HOME: daemonDirs.state },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, stderr).toBe(0);
+    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; text?: string });
+    expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant"]);
+    expect(rows[2]!.text).toBe("Filled on the daemon.");
+    expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
   });
 });
 

@@ -4,10 +4,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testPython } from "../kernel/python.js";
-import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { runAlbedo } from "../support/cli.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
 import { INTERRUPT_NOTICE_MS } from "../../src/cli/interrupt.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
 /** What the terminal shows once the console waits for input. */
@@ -17,7 +18,7 @@ let dirs: SessionDirs;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  await writeSkill(dirs.workspace, "demo", "# Demo\n\nTidy up.");
+  writeSkill(roots.wsAgents(dirs.workspace), "demo", { body: "# Demo\n\nTidy up.\n" });
   const broken = join(dirs.workspace, ".agents", "skills", "broken");
   await mkdir(broken, { recursive: true });
   await writeFile(join(broken, "SKILL.md"), "---\nname: broken\ndescription: Use this: badly\n---\n");

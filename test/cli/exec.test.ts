@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT_INTERRUPTED } from "../../src/cli/exec.js";
 import { INTERRUPT_NOTICE_MS } from "../../src/cli/interrupt.js";
 import { MAX_OUTPUT_MESSAGE_BYTES } from "../../src/kernel/index.js";
-import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { ALBEDO_BIN, CLI_PROCESS_TIMEOUT_MS, runAlbedo, type CliRun } from "../support/cli.js";
 import { withoutSandboxWarning } from "../support/sandbox.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 
 let dirs: SessionDirs;
@@ -16,7 +17,7 @@ const STEP_WAIT_MS = 20_000;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  await writeSkill(dirs.workspace, "demo");
+  writeSkill(roots.wsAgents(dirs.workspace), "demo");
 });
 
 afterAll(() => dirs?.cleanup());
@@ -169,7 +170,7 @@ describe("X albedo console", () => {
       "print((await commands.invoke('/status'))['skills'] > 0)",
       "",
     ].join("\n");
-    await writeSkill(dirs.workspace, "late");
+    writeSkill(roots.wsAgents(dirs.workspace), "late");
     const ran = await albedo(["console"], input);
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain("22\n");

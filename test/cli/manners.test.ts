@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { COMMANDS } from "../../src/cli/registry.js";
 import { PROGRESS_DELAY_MS, startProgress } from "../../src/cli/progress.js";
 import { TOPICS } from "../../src/cli/help.js";
-import { killDaemon, startDaemon, type DaemonProcess } from "../daemon/support/daemon.js";
+import { daemonFixture } from "../daemon/support/fixture.js";
 import { testPython } from "../kernel/python.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { runAlbedo } from "../support/cli.js";
@@ -170,11 +170,7 @@ describe("X albedo completion bash|zsh", () => {
 });
 
 describe("X albedo doctor reports the daemon and the albedo kernelspec", () => {
-  let daemon: DaemonProcess | undefined;
-  afterEach(async () => {
-    if (daemon) await killDaemon(daemon, "SIGTERM");
-    daemon = undefined;
-  });
+  const fixture = daemonFixture();
 
   it("says when the kernelspec runs another install, when it runs this one, and whether a daemon runs", async () => {
     const doctor = async () => JSON.parse((await albedo(["doctor", "--json"])).stdout) as { checks: { name: string; status: string; detail: string; fix: string | null }[] };
@@ -187,7 +183,7 @@ describe("X albedo doctor reports the daemon and the albedo kernelspec", () => {
     expect(await check("albedo-kernelspec")).toMatchObject({ status: "warn", detail: expect.stringContaining("/opt/old-albedo, not this one"), fix: expect.stringContaining("albedo kernelspec install") });
     expect((await albedo(["kernelspec", "install"], { ALBEDO_PYTHON: testPython() })).code).toBe(0);
     expect(await check("albedo-kernelspec")).toMatchObject({ status: "ok", detail: expect.stringContaining("runs this install") });
-    daemon = await startDaemon({ root: dirs.root, workspace: dirs.workspace, home: dirs.home, state: dirs.stateDir, cleanup: async () => undefined });
+    const daemon = await fixture.start(undefined, undefined, { dirs: { root: dirs.root, workspace: dirs.workspace, home: dirs.home, state: dirs.stateDir, cleanup: async () => undefined } });
     expect(await check("daemon")).toMatchObject({ status: "ok", detail: expect.stringContaining(`running at ${daemon.url}`) });
     const text = await albedo(["doctor"]);
     expect(text.stdout).toMatch(/\nok {4}daemon +running at /);

@@ -8,43 +8,39 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readDaemonInfo } from "../../src/daemon/index.js";
 import { runAlbedo } from "../support/cli.js";
-import { killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { daemonFixture } from "../daemon/support/fixture.js";
 import { isSameProcessAlive } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
 
 
-let dirs: Dirs;
-let daemon: DaemonProcess | undefined;
+const fixture = daemonFixture();
 
-beforeEach(async () => {
-  dirs = await makeDirs();
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing");
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "research");
+beforeEach(() => {
+  writeSkill(join(fixture.dirs.workspace, ".agents", "skills"), "pdf-processing");
+  writeSkill(join(fixture.dirs.workspace, ".agents", "skills"), "research");
 });
 
 afterEach(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  daemon = undefined;
   // A daemon a command started on demand belongs to this test too.
-  const info = await readDaemonInfo(dirs.state);
+  const info = await readDaemonInfo(fixture.dirs.state);
   if (info !== undefined && isSameProcessAlive(info)) {
     process.kill(info.pid, "SIGTERM");
     await poll(() => !isSameProcessAlive(info), { what: "the on-demand daemon to exit" });
   }
-  await dirs.cleanup();
 });
 
 function albedo(args: readonly string[]) {
-  return runAlbedo(args, { cwd: dirs.workspace, env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.state, NO_COLOR: "1" } });
+  return runAlbedo(args, { cwd: fixture.dirs.workspace, env: { ...process.env, HOME: fixture.dirs.home, ALBEDO_HOME: fixture.dirs.state, NO_COLOR: "1" } });
 }
 
 const json = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"));
-const globalFile = () => join(dirs.state, "settings.json");
-const projectFile = () => join(dirs.workspace, ".albedo", "settings.json");
+const globalFile = () => join(fixture.dirs.state, "settings.json");
+const projectFile = () => join(fixture.dirs.workspace, ".albedo", "settings.json");
 
 describe("D-4 X albedo skills on|off|clear through the daemon", () => {
   it("writes the scope asked for, shows who decides, and warns with the closest skill for an unknown name", async () => {
-    daemon = await startDaemon(dirs);
+    await fixture.start();
     const off = await albedo(["skills", "off", "pdf-processing", "reserch"]);
     expect(off.code).toBe(0);
     expect(off.stdout).toBe(`albedo skills off: wrote ${globalFile()} (global)\n  pdf-processing: off here (global)\n  reserch: off here (global)\n`);
@@ -65,12 +61,12 @@ describe("D-4 X albedo skills on|off|clear through the daemon", () => {
   });
 
   it("starts a daemon for the call when none runs, which `albedo daemon stop` ends", async () => {
-    expect(await readDaemonInfo(dirs.state)).toBeUndefined();
+    expect(await readDaemonInfo(fixture.dirs.state)).toBeUndefined();
     const off = await albedo(["skills", "off", "research"]);
     expect(off.code).toBe(0);
     expect(off.stderr).toMatch(/albedo skills off: started a daemon at http:\/\/127\.0\.0\.1:\d+; it exits after 15 min without sessions/);
     expect(json(globalFile())).toEqual({ skills: { off: ["research"] } });
-    const info = (await readDaemonInfo(dirs.state))!;
+    const info = (await readDaemonInfo(fixture.dirs.state))!;
     expect(isSameProcessAlive(info)).toBe(true);
     const status = await albedo(["daemon", "status"]);
     expect(status.code).toBe(0);
@@ -78,13 +74,13 @@ describe("D-4 X albedo skills on|off|clear through the daemon", () => {
     const stopped = await albedo(["daemon", "stop"]);
     expect(stopped).toMatchObject({ code: 0, stdout: `stopped the daemon at ${info.url} (pid ${info.pid})\n` });
     expect(isSameProcessAlive(info)).toBe(false);
-    expect(await albedo(["daemon", "status"])).toMatchObject({ code: 1, stdout: expect.stringContaining(`no daemon runs for ${dirs.state}`) });
+    expect(await albedo(["daemon", "status"])).toMatchObject({ code: 1, stdout: expect.stringContaining(`no daemon runs for ${fixture.dirs.state}`) });
     expect((await albedo(["daemon", "stop"])).code).toBe(0);
   });
 
   it("a malformed settings file fails the command with the daemon's words and stays as it was", async () => {
-    daemon = await startDaemon(dirs);
-    await mkdir(join(dirs.workspace, ".albedo"), { recursive: true });
+    await fixture.start();
+    await mkdir(join(fixture.dirs.workspace, ".albedo"), { recursive: true });
     await writeFile(projectFile(), "{ not json");
     const ran = await albedo(["skills", "off", "research", "--project"]);
     expect(ran.code).toBe(1);
@@ -95,7 +91,7 @@ describe("D-4 X albedo skills on|off|clear through the daemon", () => {
 
 describe("D-4 X albedo settings get|set through the daemon", () => {
   it("sets sandbox, network, kernel.pool and model.* in the scope asked for, keeping the section's other fields", async () => {
-    daemon = await startDaemon(dirs);
+    await fixture.start();
     expect((await albedo(["settings", "set", "sandbox", "required"])).stdout).toBe(`albedo settings set: sandbox = "required" in ${globalFile()} (global)\n`);
     await albedo(["settings", "set", "network", "true"]);
     await albedo(["settings", "set", "model.provider", "stub"]);
@@ -116,11 +112,11 @@ describe("D-4 X albedo settings get|set through the daemon", () => {
     expect(key.stderr.split("\n")[0]).toBe("albedo settings set: no setting sandbx; did you mean sandbox?");
     const value = await albedo(["settings", "set", "kernel.pool", "many"]);
     expect(value.stderr.split("\n")[0]).toBe('albedo settings set: kernel.pool takes a whole number, got "many"');
-    expect(await readDaemonInfo(dirs.state)).toBeUndefined();
+    expect(await readDaemonInfo(fixture.dirs.state)).toBeUndefined();
   });
 
   it("a value the schema refuses comes back as the daemon's problem, and nothing is written", async () => {
-    daemon = await startDaemon(dirs);
+    await fixture.start();
     const ran = await albedo(["settings", "set", "kernel.pool", "99"]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(/the daemon refused: .*kernel\.pool.*\(invalid_body\)/);

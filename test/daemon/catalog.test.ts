@@ -2,8 +2,9 @@ import { readFileSync, statSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, makeDirs, writeSkill, type Dirs } from "./support/daemon.js";
+import { call, makeDirs, type Dirs } from "./support/daemon.js";
 import { startInProcess, type InProcessDaemon } from "./support/inProcess.js";
+import { writeSkill } from "../support/skills.js";
 
 let dirs: Dirs;
 let daemon: InProcessDaemon;
@@ -15,10 +16,10 @@ beforeAll(async () => {
   dirs = await makeDirs();
   const albedoRoot = join(dirs.workspace, ".albedo", "skills");
   const agentsRoot = join(dirs.workspace, ".agents", "skills");
-  await writeSkill(albedoRoot, "dup", "winner body");
-  await writeSkill(agentsRoot, "dup", "loser body");
-  await writeSkill(join(dirs.home, ".agents", "skills"), "dup", "user body");
-  await writeSkill(agentsRoot, "demo");
+  writeSkill(albedoRoot, "dup", { body: "winner body\n" });
+  writeSkill(agentsRoot, "dup", { body: "loser body\n" });
+  writeSkill(join(dirs.home, ".agents", "skills"), "dup", { body: "user body\n" });
+  writeSkill(agentsRoot, "demo");
   await mkdir(join(agentsRoot, "broken"));
   await writeFile(join(agentsRoot, "broken", "SKILL.md"), "---\nname: other\n---\nno description\n");
   await writeFile(join(dirs.workspace, "AGENTS.md"), "Be brief.\n");
@@ -173,7 +174,7 @@ describe("D-4 preferences through /settings", () => {
 describe("D-2 when the session resource walks files", () => {
   it("rereads settings on every GET but walks skill files only on a catalog read or a reload", async () => {
     const before = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "later");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "later");
     const unwalked = (await call(daemon, "GET", `/sessions/${sessionId}`)).body;
     expect(unwalked.revision).toBe(before.revision);
     expect(unwalked.selection.effective.later).toBeUndefined();

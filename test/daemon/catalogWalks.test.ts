@@ -4,8 +4,9 @@ import { LiveSession } from "../../src/daemon/live.js";
 import type { StreamEvent } from "../../src/daemon/sessionPort.js";
 import { HttpProblem } from "../../src/daemon/problem.js";
 import type { Session } from "../../src/session/index.js";
-import { openSession, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { fileCounts as counts, resetFileCounts } from "../support/fileCounts.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 // Every walk of the files goes through `discoverEverything`, every settings read through `readSettings`: both counted, both real.
 vi.mock("../../src/skills/index.js", async (original) => (await import("../support/fileCounts.js")).countingSkills(await original()));
@@ -16,8 +17,8 @@ let session: Session;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  await writeSkill(dirs.workspace, "demo");
-  await writeSkill(dirs.workspace, "other");
+  writeSkill(roots.wsAgents(dirs.workspace), "demo");
+  writeSkill(roots.wsAgents(dirs.workspace), "other");
   // The catalog routes' work without HTTP around it, on a session with no kernel of its own.
   session = await openSession(dirs, { kernel: "external" });
 });
@@ -60,7 +61,7 @@ describe("D-3 GET and PATCH /sessions/{id}/catalog walk the files once", () => {
 
   it("the read's walk sets needs_reload when the files moved on, and never reloads", async () => {
     const revision = session.view.snapshot.revision;
-    await writeSkill(dirs.workspace, "added");
+    writeSkill(roots.wsAgents(dirs.workspace), "added");
     const catalog = await readSessionCatalog(session);
     expect(catalog.skills.map((row) => row.name)).toContain("added");
     expect(session.needsReload).toBe(true);

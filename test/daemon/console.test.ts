@@ -1,18 +1,11 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { describe, expect, it } from "vitest";
+import { call, envFor, ROOT } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
+import { writeSkill } from "../support/skills.js";
 
-let dirs: Dirs | undefined;
-let daemon: DaemonProcess | undefined;
-
-
-afterEach(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  daemon = undefined;
-  await dirs?.cleanup();
-  dirs = undefined;
-});
+const fixture = daemonFixture();
 
 /** Runs `albedo console` with `input` on a pipe; resolves with its output once it exits. */
 function runConsole(env: NodeJS.ProcessEnv, workspace: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -35,9 +28,9 @@ const SCRIPT = "print(6 * 7)\n/reload session\n/demo tidy up\n/nope\nlen?\n";
 
 describe("D-5 console: attached to a running daemon, or embedded", () => {
   it("attaches to the daemon named in daemon.json; cells, /reload session and slash skills go through it", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
-    daemon = await startDaemon(dirs);
+    const { dirs } = fixture;
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    const daemon = await fixture.start();
     const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`(daemon ${daemon.url})`);
@@ -53,8 +46,8 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
   });
 
   it("runs embedded when daemon.json names no live daemon", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    const { dirs } = fixture;
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("(embedded)");

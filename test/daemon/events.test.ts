@@ -3,9 +3,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { MAX_QUEUED_INPUTS, newOperationId } from "../../src/operations/index.js";
-import { call, openStream, writeSkill } from "./support/daemon.js";
+import { call, openStream } from "./support/daemon.js";
 import { poll } from "../support/poll.js";
 import { inProcessDaemonSession } from "../support/daemonSession.js";
+import { writeSkill } from "../support/skills.js";
 
 const shared = inProcessDaemonSession({ demoSkill: "Merge the inputs." });
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -115,7 +116,7 @@ describe("C-6 user activation through the events route", () => {
       expect(reloaded.body.removed).toEqual(["demo"]);
       expect(await post(body, other)).toMatchObject({ status: 202, body: admitted.body });
       expect((await post({ ...body, operation_id: newOperationId() }, other)).body).toMatchObject({ code: "command_not_found" });
-      await writeSkill(join(shared.dirs.workspace, ".agents", "skills"), "demo", "Merge the inputs.");
+      writeSkill(join(shared.dirs.workspace, ".agents", "skills"), "demo", { body: "Merge the inputs.\n" });
 
       // A built-in runs at once; its turn records the result as a JSON value, not as JSON text.
       const reloadOp = newOperationId();

@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { call, writeSkill } from "./support/daemon.js";
+import { call } from "./support/daemon.js";
 import { daemonProcessSession } from "../support/daemonSession.js";
+import { writeSkill } from "../support/skills.js";
 
 const shared = daemonProcessSession({ demoSkill: true });
 /** Upgrade requests reset by the client in the attack test; one is often enough, more make the race certain. */
@@ -50,7 +51,7 @@ describe("D-1 a peer cannot take the daemon down", () => {
 
 describe("D-2 needs_reload follows the session, whoever reloads it", () => {
   it("is true after a catalog read finds a new skill, and false once Python reloads the session", async () => {
-    await writeSkill(join(shared.dirs.workspace, ".agents", "skills"), "later");
+    writeSkill(join(shared.dirs.workspace, ".agents", "skills"), "later");
     expect((await call(shared.daemon, "GET", `/sessions/${shared.sessionId}/catalog`)).body.needs_reload).toBe(true);
     expect((await call(shared.daemon, "GET", `/sessions/${shared.sessionId}`)).body.needs_reload).toBe(true);
     const run = await call(shared.daemon, "POST", `/sessions/${shared.sessionId}/execute`, { code: "r = await commands.invoke('/reload', 'session')\nprint('reloaded')" });

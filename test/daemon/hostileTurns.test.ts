@@ -10,12 +10,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
-import { call, killDaemon, makeDirs, openStream, outcomeOf, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, openStream, outcomeOf, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 
 let server: FakeOpenAI;
-const running: DaemonProcess[] = [];
-const made: Dirs[] = [];
+// SIGKILL: a daemon whose main thread is stuck in a system call never runs a SIGTERM handler.
+const fixture = daemonFixture({ signal: "SIGKILL" });
 /** FIFOs a test planted: opened for writing before cleanup, so a reader blocked on one (the bug) gets its end of file. */
 const fifos: string[] = [];
 
@@ -27,19 +28,14 @@ afterAll(async () => {
 });
 afterEach(async () => {
   for (const fifo of fifos.splice(0)) if (existsSync(fifo)) closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
-  // SIGKILL: a daemon whose main thread is stuck in a system call never runs a SIGTERM handler.
-  for (const daemon of running.splice(0)) await killDaemon(daemon, "SIGKILL");
-  for (const dirs of made.splice(0)) await dirs.cleanup();
   server.requests.length = 0;
 });
 
 async function daemonWith(): Promise<{ dirs: Dirs; daemon: DaemonProcess; session: string }> {
-  const dirs = await makeDirs();
-  made.push(dirs);
+  const { dirs } = fixture;
   const settings = { model: { provider: "openai", base_url: server.baseUrl, name: "fake", api_key_env: KEY_ENV, mode: "tool" } };
   await writeFile(join(dirs.state, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
-  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
-  running.push(daemon);
+  const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
   const session = (await call(daemon, "POST", `/sessions`, { workspace: dirs.workspace })).body.id as string;
   return { dirs, daemon, session };
 }

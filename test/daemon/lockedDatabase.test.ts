@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { STORAGE_BUSY_RETRY_AFTER_S } from "../../src/daemon/limits.js";
 import { newOperationId, OperationsStore } from "../../src/operations/index.js";
-import { BIN, call, envFor, makeDirs } from "./support/daemon.js";
+import { BIN, call, envFor } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { daemonProcessSession } from "../support/daemonSession.js";
 import { poll } from "../support/poll.js";
 
@@ -24,6 +25,7 @@ const HEALTH_READS = 5;
 const REFUSAL_TIMEOUT_MS = 30_000;
 
 const fixture = daemonProcessSession();
+const perTest = daemonFixture();
 const holders: ChildProcess[] = [];
 
 afterEach(async () => {
@@ -90,17 +92,13 @@ describe("B D-1 O-1 another process holding albedo.db's write lock does not stal
   });
 
   it("albedo serve started while the lock is held waits for it a while, then exits 1 naming albedo.db and what to do", { timeout: 120_000 }, async () => {
-    const dirs = await makeDirs();
-    try {
-      const file = join(dirs.state, "albedo.db");
-      OperationsStore.open(file).close();
-      const lock = await holdLock(file);
-      const run = spawnSync(process.execPath, [BIN, "serve", "--listen", "127.0.0.1:0", "--pool", "0"], { env: envFor(dirs), encoding: "utf8", timeout: REFUSAL_TIMEOUT_MS, killSignal: "SIGKILL" });
-      expect(run.status).toBe(1);
-      expect(run.stderr).toContain(`${file} is locked by another process (SQLITE_BUSY) — stop what holds it (an sqlite3 shell, a backup tool), then start again`);
-      await lock.release();
-    } finally {
-      await dirs.cleanup();
-    }
+    const { dirs } = perTest;
+    const file = join(dirs.state, "albedo.db");
+    OperationsStore.open(file).close();
+    const lock = await holdLock(file);
+    const run = spawnSync(process.execPath, [BIN, "serve", "--listen", "127.0.0.1:0", "--pool", "0"], { env: envFor(dirs), encoding: "utf8", timeout: REFUSAL_TIMEOUT_MS, killSignal: "SIGKILL" });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${file} is locked by another process (SQLITE_BUSY) — stop what holds it (an sqlite3 shell, a backup tool), then start again`);
+    await lock.release();
   });
 });

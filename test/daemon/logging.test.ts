@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RPC_MAX_REFUSAL_PEERS } from "../../src/rpc/index.js";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, type DaemonProcess } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
 
 /** Requests that each make the daemon log an error (503 kernel_unavailable: the interpreter does not exist). */
 const FAILING_REQUESTS = 20;
@@ -23,15 +25,7 @@ const REPLY_WAIT_MS = 20_000;
 const KERNEL_TEST_MS = 120_000;
 const NO_PYTHON = { ALBEDO_PYTHON: "/nonexistent/albedo-test/python" };
 
-let dirs: Dirs | undefined;
-let daemon: DaemonProcess | undefined;
-
-afterEach(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  daemon = undefined;
-  await dirs?.cleanup();
-  dirs = undefined;
-});
+const fixture = daemonFixture();
 
 /** Sends FAILING_REQUESTS requests that the daemon answers 503 and logs as errors. */
 async function makeErrors(running: DaemonProcess, workspace: string): Promise<void> {
@@ -42,8 +36,8 @@ async function makeErrors(running: DaemonProcess, workspace: string): Promise<vo
 
 describe("D-1 B the daemon survives a log it cannot write", () => {
   it("--log-file /dev/full: every request is answered, the daemon keeps running, GET /health counts the dropped writes", async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", "--log-file", "/dev/full"], NO_PYTHON);
+    const { dirs } = fixture;
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0", "--log-file", "/dev/full"], NO_PYTHON);
     await makeErrors(daemon, dirs.workspace);
     const health = (await call(daemon, "GET", "/health")).body;
     expect(health).toMatchObject({ ok: true, log: { file: "/dev/full", last_error: "ENOSPC" } });
@@ -52,8 +46,8 @@ describe("D-1 B the daemon survives a log it cannot write", () => {
   });
 
   it("stderr whose reader went away (EPIPE): the daemon keeps serving and counts the failed writes", async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], NO_PYTHON);
+    const { dirs } = fixture;
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], NO_PYTHON);
     daemon.process.stderr!.destroy();
     await makeErrors(daemon, dirs.workspace);
     const health = (await call(daemon, "GET", "/health")).body;
@@ -123,11 +117,11 @@ function tokenLines(file: string): { line: string; count: number }[] {
 
 describe("B K-6 a kernel flooding its RPC socket with wrong tokens grows the daemon log by a bounded number of lines", () => {
   it(`${FLOOD_FRAMES} frames from one socket and one each from ${FLOOD_PEERS} more: at most 2 × RPC_MAX_REFUSAL_PEERS + 1 lines, every refusal counted, the session keeps serving`, async () => {
-    dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    const { dirs } = fixture;
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const logFile = join(dirs.state, "daemon.log");
     // No sandbox: what is under test is the daemon's log, and the kernel needs no confinement to send frames.
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", "--sandbox", "off", "--log-file", logFile]);
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0", "--sandbox", "off", "--log-file", logFile]);
     const created = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;

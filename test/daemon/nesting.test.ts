@@ -1,26 +1,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_BODY_DEPTH } from "../../src/daemon/limits.js";
 import { MAX_SETTINGS_DEPTH } from "../../src/settings/index.js";
-import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 
 /** Opens tried against a broken settings file: more than MAX_SESSIONS, so a leak would fill the daemon. */
 const FAILING_OPENS = 20;
 /** Nesting the adversarial probe used: far past any bound, deep enough to overflow JSON.stringify. */
 const HOSTILE_DEPTH = 20_000;
 
-let dirs: Dirs | undefined;
-let daemon: DaemonProcess | undefined;
-
-afterEach(async () => {
-  // SIGTERM: the daemon closes whatever sessions it holds, so a failing test leaves no kernel behind.
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  daemon = undefined;
-  await dirs?.cleanup();
-  dirs = undefined;
-});
+const fixture = daemonFixture();
 
 /** JSON text of `depth` nested lists, e.g. 2 → `[[]]`. */
 function nestedList(depth: number): string {
@@ -55,11 +47,11 @@ function descendants(pid: number): number[] {
 
 describe("D-2 D-4 B a project settings file nested too deep fails the open and leaves nothing behind", () => {
   it(`${FAILING_OPENS} opens each fail with 422 naming the file and MAX_SETTINGS_DEPTH; no session or kernel is left; a fixed file opens`, { timeout: 180_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const file = join(dirs.workspace, ".albedo", "settings.json");
     await mkdir(join(dirs.workspace, ".albedo"));
     await writeFile(file, `{"theme": ${nestedList(HOSTILE_DEPTH)}}`);
-    daemon = await startDaemon(dirs);
+    const daemon = await fixture.start();
     for (let attempt = 0; attempt < FAILING_OPENS; attempt += 1) {
       const answer = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace });
       expect(answer.status).toBe(422);
@@ -79,8 +71,8 @@ describe("D-2 D-4 B a project settings file nested too deep fails the open and l
 
 describe("D-1 D-4 B a request body nested too deep is refused with 400 too_deep", () => {
   it("PATCH /settings, POST /sessions/{id}/events and POST /sessions answer too_deep naming MAX_BODY_DEPTH, and the daemon keeps answering", async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs);
+    const { dirs } = fixture;
+    const daemon = await fixture.start();
     const deep = nestedList(HOSTILE_DEPTH);
     const answers = [
       await call(daemon, "PATCH", "/settings", `{"scope": "global", "kernel": ${deep}}`, { "if-match": '"absent"' }),
@@ -97,8 +89,7 @@ describe("D-1 D-4 B a request body nested too deep is refused with 400 too_deep"
   });
 
   it("a body exactly MAX_BODY_DEPTH deep is read (and judged on its fields); one level more is too_deep", async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs);
+    const daemon = await fixture.start();
     // The body object is one level; `kernel` holds the rest.
     const atBound = await call(daemon, "PATCH", "/settings", `{"scope": "global", "kernel": ${nestedList(MAX_BODY_DEPTH - 1)}}`, { "if-match": '"absent"' });
     expect(atBound.body.code).not.toBe("too_deep");

@@ -1,10 +1,12 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NO_SANDBOX } from "../support/sandbox.js";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
 
 interface Spare {
   readonly workspace: string;
@@ -13,20 +15,12 @@ interface Spare {
   readonly pid: number | null;
 }
 
-const running: DaemonProcess[] = [];
-const made: Dirs[] = [];
-
-afterEach(async () => {
-  for (const daemon of running.splice(0)) await killDaemon(daemon, "SIGTERM");
-  for (const dirs of made.splice(0)) await dirs.cleanup();
-});
+const fixture = daemonFixture();
 
 async function daemonWith(args: readonly string[] = [], globalSettings?: unknown): Promise<{ dirs: Dirs; daemon: DaemonProcess }> {
-  const dirs = await makeDirs();
-  made.push(dirs);
+  const dirs = await fixture.makeDirs();
   if (globalSettings !== undefined) await writeFile(join(dirs.state, "settings.json"), JSON.stringify(globalSettings), { mode: 0o600 });
-  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", ...args]);
-  running.push(daemon);
+  const daemon = await fixture.start(["--listen", "127.0.0.1:0", ...args], undefined, { dirs });
   return { dirs, daemon };
 }
 
@@ -54,7 +48,7 @@ async function open(daemon: DaemonProcess, workspace: string, extensions?: { ski
 describe("K-11 warm start from the daemon's kernel pool", () => {
   it("boots a spare after an open; the next open for that workspace takes it, reloaded, and a new spare follows", async () => {
     const { dirs, daemon } = await daemonWith();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "early");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "early");
     const first = await open(daemon, dirs.workspace);
     expect(first.kernel.warm).toBe(false);
     const spare = await readySpare(daemon, dirs.workspace);
@@ -62,7 +56,7 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     expect(spare.pid).not.toBe(first.kernel.pid);
 
     // Written after the spare booted: taking the spare must reload it.
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "late");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "late");
     const second = await open(daemon, dirs.workspace);
     expect(second.kernel).toMatchObject({ warm: true, pid: spare.pid });
     const listed = await call(daemon, "POST", `/sessions/${second.id}/execute`, { code: "print(sorted(s['name'] for s in (await skills.list())['skills'] if s['name'] in ('early', 'late')))" });
@@ -84,7 +78,7 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
 
     // A workspace link to a skill elsewhere is never bound into a sandbox (the kernel could have planted it): the spare still fits.
     const second = await readySpare(daemon, dirs.workspace);
-    const store = await writeSkill(join(dirs.root, "store"), "linked");
+    const store = writeSkill(join(dirs.root, "store"), "linked");
     await mkdir(join(dirs.workspace, ".agents", "skills"), { recursive: true });
     await symlink(store, join(dirs.workspace, ".agents", "skills", "linked"));
     expect((await open(daemon, dirs.workspace)).kernel).toMatchObject({ warm: true, pid: second.pid });
@@ -93,7 +87,7 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
     // sandbox there are no mounts, so nothing about the spare is outdated.
     if (NO_SANDBOX) return;
     const third = await readySpare(daemon, dirs.workspace);
-    const userStore = await writeSkill(join(dirs.root, "user-store"), "user-linked");
+    const userStore = writeSkill(join(dirs.root, "user-store"), "user-linked");
     await mkdir(join(dirs.home, ".agents", "skills"), { recursive: true });
     await symlink(userStore, join(dirs.home, ".agents", "skills", "user-linked"));
     expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
@@ -120,8 +114,6 @@ describe("K-11 warm start from the daemon's kernel pool", () => {
       expect((await open(daemon, dirs.workspace)).kernel.warm).toBe(false);
       expect(await spares(daemon)).toEqual([]);
     }
-    const dirs = await makeDirs();
-    made.push(dirs);
-    await expect(startDaemon(dirs, ["--pool", "9"])).rejects.toThrow(/--pool takes a whole number from 0 to 8/);
+    await expect(fixture.start(["--pool", "9"])).rejects.toThrow(/--pool takes a whole number from 0 to 8/);
   });
 });

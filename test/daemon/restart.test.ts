@@ -6,29 +6,20 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DaemonClient, readDaemonInfo } from "../../src/daemon/index.js";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI } from "../model/fakeOpenAI.js";
-import { call, envFor, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, envFor, killDaemon, ROOT } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { spawnSync } from "node:child_process";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
 
-const daemons: DaemonProcess[] = [];
+const fixture = daemonFixture({ signal: "SIGKILL" });
 const kernels: number[] = [];
-let dirs: Dirs | undefined;
 
-
-afterEach(async () => {
-  for (const daemon of daemons.splice(0)) await killDaemon(daemon);
+afterEach(() => {
   for (const pid of kernels.splice(0)) if (alive(pid)) process.kill(pid, "SIGKILL");
-  await dirs?.cleanup();
-  dirs = undefined;
 });
-
-async function started(args?: readonly string[]): Promise<DaemonProcess> {
-  const daemon = await startDaemon(dirs!, args);
-  daemons.push(daemon);
-  return daemon;
-}
 
 function rowCounts(file: string): Record<string, number> {
   const db = new Database(file, { readonly: true });
@@ -41,13 +32,13 @@ function rowCounts(file: string): Record<string, number> {
 
 describe("O-2 restart", () => {
   it("after kill -9 every admitted input is there once, the running and the queued turns are abandoned with their reasons, replays answer as before", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
-    const skillDir = await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "original steps");
+    const { dirs } = fixture;
+    const skillDir = writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "original steps\n" });
     // A model that never answers: the first turn is still running when the daemon dies, the others wait.
     const model = await startFakeOpenAI();
     model.enqueue({ kind: "hang" });
     await writeFile(join(dirs.state, "settings.json"), JSON.stringify({ model: { provider: "openai", base_url: model.baseUrl, name: "fake" } }), { mode: 0o600 });
-    const first = await started();
+    const first = await fixture.start();
     const session = (await call(first, "POST", "/sessions", { workspace: dirs.workspace })).body;
     kernels.push(session.kernel.pid);
     const inputs = [
@@ -68,7 +59,7 @@ describe("O-2 restart", () => {
     await writeFile(join(skillDir, "SKILL.md"), "---\nname: demo\ndescription: The demo skill.\n---\nchanged steps\n");
     const before = rowCounts(dbFile);
 
-    const second = await started();
+    const second = await fixture.start();
     expect(second.stdout()).toContain("abandoned 1 running and 2 queued turns of the sessions before the restart");
     for (const [index, input] of inputs.entries()) {
       const replay = await call(second, "POST", `/sessions/${session.id}/events`, input);
@@ -90,8 +81,8 @@ describe("O-2 restart", () => {
 
 describe("D-1 daemon lifecycle", () => {
   it("SIGTERM closes every session's kernel and removes daemon.json; exit code 0", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
-    const daemon = await started();
+    const { dirs } = fixture;
+    const daemon = await fixture.start();
     const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;
     kernels.push(session.kernel.pid);
     // The default mode, auto: a sandbox where bubblewrap works, none (with a warning) where it does not.
@@ -103,9 +94,9 @@ describe("D-1 daemon lifecycle", () => {
   });
 
   it("refuses to start beside a live daemon for the same state dir, and listens on a Unix socket", { timeout: 60_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const socket = join(dirs.root, "d.sock");
-    const daemon = await started(["--socket", socket]);
+    const daemon = await fixture.start(["--socket", socket]);
     const info = (await readDaemonInfo(dirs.state))!;
     expect(info).toMatchObject({ socket, pid: daemon.process.pid });
     const client = new DaemonClient(info, daemon.token);
@@ -126,11 +117,11 @@ describe("D-1 daemon lifecycle", () => {
   });
 
   it("K-10 --sandbox overrides the sandbox setting for every session it opens; a bad mode is a usage error", { timeout: 60_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const bad = spawnSync(process.execPath, [join(ROOT, "bin", "albedo"), "serve", "--sandbox", "sometimes"], { env: envFor(dirs), encoding: "utf8", timeout: 30_000 });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--sandbox must be one of auto, required, off");
-    const daemon = await started(["--listen", "127.0.0.1:0", "--sandbox", "off"]);
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--sandbox", "off"]);
     const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;
     kernels.push(session.kernel.pid);
     expect(session.kernel.sandbox).toBe("none");

@@ -1,28 +1,22 @@
 /** `albedo serve` as a person starting it meets it: where the token is, a request to try, request logging, and exiting when idle. */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { describe, expect, it } from "vitest";
+import { call } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
 
-let dirs: Dirs | undefined;
-let daemon: DaemonProcess | undefined;
-
-afterEach(async () => {
-  if (daemon) await killDaemon(daemon);
-  daemon = undefined;
-  await dirs?.cleanup();
-  dirs = undefined;
-});
+const fixture = daemonFixture({ signal: "SIGKILL" });
 
 describe("D-1 albedo serve tells a person how to reach it", () => {
   it("prints where the token is and one request that works as printed", async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs);
+    const { dirs } = fixture;
+    const daemon = await fixture.start();
     const token = join(dirs.state, "daemon.token");
     // The lines after "listening" may come in a later chunk of the pipe.
-    await poll(() => /\n {2}curl .*\/health\n/.test(daemon!.stdout()), { what: "the example request line" });
+    await poll(() => /\n {2}curl .*\/health\n/.test(daemon.stdout()), { what: "the example request line" });
     expect(daemon.stdout()).toContain(`albedo serve: the bearer token is in ${token} (mode 0600); try:\n`);
     const example = /\n {2}(curl .*\/health)\n/.exec(daemon.stdout())![1]!;
     expect(example).toBe(`curl -H "Authorization: Bearer $(cat ${token})" ${daemon.url}/health`);
@@ -31,11 +25,10 @@ describe("D-1 albedo serve tells a person how to reach it", () => {
   });
 
   it("--verbose logs each request's method, path, status and time, and never the token", async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--verbose"]);
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--verbose"]);
     await call(daemon, "GET", `/health?token=${daemon.token}`);
     await call(daemon, "GET", "/nowhere");
-    await poll(() => /GET \/nowhere 404/.test(daemon!.stderr()), { what: "the request log line" });
+    await poll(() => /GET \/nowhere 404/.test(daemon.stderr()), { what: "the request log line" });
     expect(daemon.stderr()).toMatch(/^albedo serve: GET \/health 200 \d+ ms$/m);
     expect(daemon.stderr()).toMatch(/^albedo serve: GET \/nowhere 404 \d+ ms$/m);
     expect(daemon.stdout() + daemon.stderr()).not.toContain(daemon.token);
@@ -44,10 +37,11 @@ describe("D-1 albedo serve tells a person how to reach it", () => {
 
 describe("D-1 K-13 a daemon started on demand exits after a named idle period with no sessions", () => {
   it("--idle-exit: stays while a session is open, exits (status 0) once none has been for the period", { timeout: 90_000 }, async () => {
-    dirs = await makeDirs();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--idle-exit", "2", "--pool", "0", "--sandbox", "off"]);
-    expect(daemon.stdout()).toContain("albedo serve: exits after 2 s without sessions\n");
+    const { dirs } = fixture;
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--idle-exit", "2", "--pool", "0", "--sandbox", "off"]);
+    // The lines after "listening" may come in a later chunk of the pipe.
+    await poll(() => daemon.stdout().includes("albedo serve: exits after 2 s without sessions\n"), { what: "the idle-exit line" });
     const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body;
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(alive(daemon.process.pid!)).toBe(true);

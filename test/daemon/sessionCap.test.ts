@@ -1,22 +1,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_SESSIONS } from "../../src/daemon/index.js";
 import { MAX_SESSIONS_LIMIT } from "../../src/settings/index.js";
-import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 
 // Sessions of a notebook's kernel (K-13) boot nothing, so a cap can be filled in milliseconds; they count like any other.
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const fixture = daemonFixture();
 
 async function daemonWith(args: readonly string[] = [], settings?: object): Promise<{ dirs: Dirs; daemon: DaemonProcess }> {
-  const dirs = await makeDirs();
-  cleanups.push(() => dirs.cleanup());
+  const dirs = await fixture.makeDirs();
   if (settings !== undefined) writeFileSync(join(dirs.state, "settings.json"), JSON.stringify(settings));
-  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", ...args]);
-  cleanups.push(() => killDaemon(daemon, "SIGTERM"));
+  const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0", ...args], undefined, { dirs });
   return { dirs, daemon };
 }
 

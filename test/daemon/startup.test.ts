@@ -3,7 +3,8 @@ import { readFileSync, statSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { BIN, call, envFor, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 import { isSameProcessAlive, processStartTime } from "../../src/platform/index.js";
 import { descendants, OWN_PID_NAMESPACE } from "../support/pidNamespace.js";
@@ -13,12 +14,10 @@ import { NO_SANDBOX } from "../support/sandbox.js";
 /** How long a refused `albedo serve` may take to exit; it never gets as far as listening. */
 const REFUSAL_TIMEOUT_MS = 30_000;
 
-const daemons: DaemonProcess[] = [];
+const fixture = daemonFixture({ signal: "SIGKILL" });
 const children: ChildProcess[] = [];
-let dirs: Dirs | undefined;
 
 afterEach(async () => {
-  for (const daemon of daemons.splice(0)) await killDaemon(daemon);
   for (const child of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null) {
       const gone = new Promise((resolve) => child.once("exit", resolve));
@@ -26,8 +25,6 @@ afterEach(async () => {
       await gone;
     }
   }
-  await dirs?.cleanup();
-  dirs = undefined;
 });
 
 /** A spawned `albedo serve` whose output and exit the test watches. */
@@ -77,7 +74,7 @@ function serveUnderOwnPid(target: Dirs, lock: string): Serve {
 
 describe("D-1 one daemon per state dir", () => {
   it("of two concurrent `albedo serve`, exactly one listens and the other exits 1; the lock goes with a kill -9 and the next start takes it", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const both = [spawnServe(dirs), spawnServe(dirs)];
     await poll(() => both.every((serve) => listening(serve) !== undefined || serve.exit !== undefined), { what: "both to listen or exit" });
     const winners = both.filter((serve) => serve.exit === undefined);
@@ -94,8 +91,7 @@ describe("D-1 one daemon per state dir", () => {
     const gone = new Promise((resolve) => winner.child.once("exit", resolve));
     winner.child.kill("SIGKILL");
     await gone;
-    const next = await startDaemon(dirs);
-    daemons.push(next);
+    const next = await fixture.start();
     next.process.kill("SIGTERM");
     expect(await next.exited).toEqual({ code: 0, signal: null });
     expectKernelLockFile(dirs);
@@ -111,7 +107,7 @@ function serveProcessUnder(pid: number): number {
 
 describe.skipIf(NO_SANDBOX)("D-1 one daemon per state dir across pid namespaces (containers sharing a home)", () => {
   it("a daemon whose pid the next one cannot see still holds the state dir: the next refuses, naming it; after a kill -9 of the first it starts", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const argv = [...OWN_PID_NAMESPACE, process.execPath, BIN, "serve", "--listen", "127.0.0.1:0", "--pool", "0"];
     const first = watch(spawn(argv[0]!, argv.slice(1), { env: envFor(dirs), stdio: ["ignore", "pipe", "pipe"] }));
     await poll(() => listening(first) !== undefined || first.exit !== undefined, { what: "the first daemon to listen or exit" });
@@ -131,18 +127,16 @@ describe.skipIf(NO_SANDBOX)("D-1 one daemon per state dir across pid namespaces 
 
     process.kill(firstPid, "SIGKILL");
     await poll(() => !alive(firstPid) && first.exit !== undefined, { what: "the first daemon and its namespace to be gone" });
-    const next = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
-    daemons.push(next);
+    const next = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
     expect((await call(next, "GET", "/health")).body).toMatchObject({ ok: true, pid: next.process.pid });
   });
 });
 
 describe("D-1 a kernel that cannot start is 503 kernel_unavailable", () => {
   it("POST /sessions with ALBEDO_PYTHON naming no interpreter answers 503 with the reason, and the daemon lives on", { timeout: 60_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const missing = join(dirs.root, "no-such-python");
-    const daemon = await startDaemon(dirs, undefined, { ALBEDO_PYTHON: missing });
-    daemons.push(daemon);
+    const daemon = await fixture.start(undefined, { ALBEDO_PYTHON: missing });
     const res = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace });
     expect(res.status).toBe(503);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -154,7 +148,7 @@ describe("D-1 a kernel that cannot start is 503 kernel_unavailable", () => {
 
 describe("D-1 an earlier albedo's daemon.lock names a process (pid and start time), not just a pid", () => {
   it("a lock naming the daemon's own pid (a restarted container) does not stop it, with or without a start time", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     for (const lock of ["$$", '{"pid": $$, "start_time": "1"}']) {
       const serve = serveUnderOwnPid(dirs, lock);
       await poll(() => listening(serve) !== undefined || serve.exit !== undefined, { what: "the daemon to listen or exit" });
@@ -166,18 +160,17 @@ describe("D-1 an earlier albedo's daemon.lock names a process (pid and start tim
   });
 
   it("a lock naming a live unrelated process with another start time is stale: the daemon starts", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     await mkdir(dirs.state, { recursive: true });
     // The test runner is alive, but it did not start at clock tick 1.
     await writeFile(join(dirs.state, "daemon.lock"), `${JSON.stringify({ pid: process.pid, start_time: "1" })}\n`);
-    const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
-    daemons.push(daemon);
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
     expectKernelLockFile(dirs);
     expect(JSON.parse(readFileSync(join(dirs.state, "daemon.json"), "utf8"))).toMatchObject({ pid: daemon.process.pid, start_time: expect.stringMatching(/^\d+$/) });
   });
 
   it("a lock naming a process that still runs refuses the start, naming its pid", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     await mkdir(dirs.state, { recursive: true });
     const earlier = spawn("sleep", ["600"], { stdio: "ignore" });
     children.push(earlier);
@@ -189,9 +182,8 @@ describe("D-1 an earlier albedo's daemon.lock names a process (pid and start tim
   });
 
   it("a lock held by a daemon that really runs still refuses a second one, even when daemon.json is gone", { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
-    const first = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
-    daemons.push(first);
+    const { dirs } = fixture;
+    const first = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
     await rm(join(dirs.state, "daemon.json"));
     const second = spawnServe(dirs);
     await poll(() => second.exit !== undefined, { what: "the second daemon to exit" });

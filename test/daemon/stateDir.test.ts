@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_STATE_DIR_ENTRIES } from "../../src/daemon/index.js";
 import { makeStateDirPrivate } from "../../src/daemon/state.js";
 import { newOperationId } from "../../src/operations/index.js";
-import { BIN, call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { BIN, call, envFor, killDaemon, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 
 /** How long a refused `albedo serve` may take to exit; it never gets as far as listening. */
 const REFUSAL_TIMEOUT_MS = 30_000;
@@ -14,15 +15,7 @@ const CONCURRENT_PATCHES = 20;
 /** Rounds, each against the file the round before left. */
 const ROUNDS = 5;
 
-let dirs: Dirs | undefined;
-let daemon: DaemonProcess | undefined;
-
-afterEach(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  daemon = undefined;
-  await dirs?.cleanup();
-  dirs = undefined;
-});
+const fixture = daemonFixture();
 
 /** Every regular file and directory under `dir` except the session run dirs (made private where they are created), with its mode. */
 function modes(dir: string, prefix = ""): Record<string, number> {
@@ -39,14 +32,14 @@ function modes(dir: string, prefix = ""): Record<string, number> {
 
 describe("D-1 every file the daemon keeps in the state dir is 0600 and every directory 0700, whatever the umask", () => {
   it.each(["022", "000"])("umask %s and a state dir made 0755 beforehand, with a 0644 log from the old launcher", async (umask) => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     chmodSync(dirs.state, 0o755);
     writeFileSync(join(dirs.state, "daemon.log"), "from the launcher's redirect\n", { mode: 0o644 });
     writeFileSync(join(dirs.state, "daemon.log.1"), "older\n", { mode: 0o644 });
     chmodSync(join(dirs.state, "daemon.log"), 0o644);
     chmodSync(join(dirs.state, "daemon.log.1"), 0o644);
     const args = ["--listen", "127.0.0.1:0", "--pool", "0", "--log-file", join(dirs.state, "daemon.log")];
-    daemon = await startDaemon(dirs, args, {}, ["sh", "-c", `umask ${umask}; exec "$0" "$@"`]);
+    const daemon = await fixture.start(args, {}, { wrap: ["sh", "-c", `umask ${umask}; exec "$0" "$@"`] });
     const session = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace, kernel: "external", kernel_pid: process.pid });
     expect(session.status).toBe(201);
     expect((await call(daemon, "POST", `/sessions/${session.body.id}/events`, { operation_id: newOperationId(), type: "message", text: "hi" })).status).toBe(202);
@@ -65,7 +58,7 @@ describe("D-1 every file the daemon keeps in the state dir is 0600 and every dir
 
 describe(`D-1 making the state dir private looks at MAX_STATE_DIR_ENTRIES (${MAX_STATE_DIR_ENTRIES}) entries`, () => {
   it("tightens that many entries of a state dir that holds one more, and no more", async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     for (let n = 0; n <= MAX_STATE_DIR_ENTRIES; n += 1) writeFileSync(join(dirs.state, `f${n}`), "", { mode: 0o644 });
     await makeStateDirPrivate(dirs.state);
     const found = Object.values(modes(dirs.state));
@@ -88,7 +81,7 @@ function serveOnce(target: Dirs): { status: number | null; stdout: string; stder
 
 describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corrupt, a directory), naming it and saying what to do", () => {
   it("a 0-byte albedo.db: exit 1, the message names the file and says it was truncated; the file is left as found", async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const db = join(dirs.state, "albedo.db");
     writeFileSync(db, "");
     const run = serveOnce(dirs);
@@ -100,7 +93,7 @@ describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corru
   });
 
   it("a file of garbage: exit 1, the message names the file and says it is not a SQLite database; the file is left as found", async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const db = join(dirs.state, "albedo.db");
     const garbage = Buffer.alloc(8192, "not a database, just bytes\n");
     writeFileSync(db, garbage);
@@ -111,7 +104,7 @@ describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corru
   });
 
   it("a directory at albedo.db: exit 1, the message names it, says it is a directory and what to do; it is left as found", async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const db = join(dirs.state, "albedo.db");
     mkdirSync(db, { recursive: true });
     writeFileSync(join(db, "kept"), "mine");
@@ -123,10 +116,9 @@ describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corru
   });
 
   it("a directory where SQLite keeps albedo.db-wal: exit 1, the message names albedo.db and the files beside it", async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const { dirs } = fixture;
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
     await killDaemon(daemon, "SIGTERM");
-    daemon = undefined;
     const db = join(dirs.state, "albedo.db");
     rmSync(`${db}-wal`, { force: true });
     mkdirSync(`${db}-wal`);
@@ -136,12 +128,12 @@ describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corru
   });
 
   it("with the file moved aside, the next start begins with an empty database", async () => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     writeFileSync(join(dirs.state, "albedo.db"), "");
     expect(serveOnce(dirs).status).toBe(1);
     const db = join(dirs.state, "albedo.db");
     renameSync(db, `${db}.broken`);
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
     expect(daemon.stdout()).toContain("abandoned 0 running and 0 queued turns of the sessions before the restart");
     expect(statSync(db).size).toBeGreaterThan(0);
     expect(statSync(db).mode & 0o777).toBe(0o600);
@@ -150,14 +142,14 @@ describe("O-1 D-1 B albedo serve refuses an unusable albedo.db (truncated, corru
 
 describe("D-4 D-1 concurrent PATCH /settings with one If-Match: the revision check and the write are one step", () => {
   it(`${CONCURRENT_PATCHES} at once, ${ROUNDS} rounds: exactly one 200 and the rest 409 catalog_changed; the file holds exactly that one change`, { timeout: 120_000 }, async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const { dirs } = fixture;
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
     const file = join(dirs.state, "settings.json");
     const kept: string[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const revision = (await call(daemon, "GET", "/settings")).body.global.revision as string;
       const names = Array.from({ length: CONCURRENT_PATCHES }, (_, n) => `r${round}-n${n}`);
-      const answers = await Promise.all(names.map((name) => call(daemon!, "PATCH", "/settings", { scope: "global", skills: { off: [name] } }, { "if-match": `"${revision}"` })));
+      const answers = await Promise.all(names.map((name) => call(daemon, "PATCH", "/settings", { scope: "global", skills: { off: [name] } }, { "if-match": `"${revision}"` })));
       const won = answers.flatMap((answer, n) => (answer.status === 200 ? [names[n]!] : []));
       expect(won).toHaveLength(1);
       expect(answers.filter((answer) => answer.status === 409 && answer.body.code === "catalog_changed")).toHaveLength(CONCURRENT_PATCHES - 1);

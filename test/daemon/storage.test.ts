@@ -3,7 +3,8 @@ import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, wr
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
-import { BIN, call, envFor, makeDirs, type Dirs } from "./support/daemon.js";
+import { BIN, call, envFor, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
 
@@ -18,7 +19,7 @@ function canMountTmpfs(): boolean {
   return probe.status === 0;
 }
 
-let dirs: Dirs | undefined;
+const fixture = daemonFixture();
 let bwrap: ChildProcess | undefined;
 let confinedPid: number | undefined;
 
@@ -32,8 +33,6 @@ afterEach(async () => {
   }
   bwrap = undefined;
   confinedPid = undefined;
-  await dirs?.cleanup();
-  dirs = undefined;
 });
 
 interface Confined {
@@ -95,7 +94,7 @@ describe.skipIf(!canMountTmpfs())("D-1 B O-1 a full disk answers 507 insufficien
     ["its own log (--log-file)", true],
     ["stdout and stderr appended to a file on the full disk (the old launcher)", false],
   ])("with %s: events and settings writes get 507, the log's failed writes are counted, nothing crashes; after the filler is deleted both succeed", async (_name, ownLog) => {
-    dirs = await makeDirs();
+    const { dirs } = fixture;
     const logArgs = ownLog ? ["--log-file", join(dirs.state, "daemon.log")] : [];
     const daemon = await startConfined(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", ...logArgs]);
     const session = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace, kernel: "external", kernel_pid: process.pid });

@@ -4,12 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
-import { call, killDaemon, makeDirs, outcomeOf, openStream, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { call, killDaemon, outcomeOf, openStream, type DaemonProcess, type Dirs } from "./support/daemon.js";
+import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
 
 let server: FakeOpenAI;
-const running: DaemonProcess[] = [];
-const made: Dirs[] = [];
 
 beforeAll(async () => {
   server = await startFakeOpenAI();
@@ -17,21 +17,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-afterEach(async () => {
-  for (const daemon of running.splice(0)) await killDaemon(daemon, "SIGTERM");
-  for (const dirs of made.splice(0)) await dirs.cleanup();
+afterEach(() => {
   server.requests.length = 0;
 });
+// Registered after the hook above, so its afterEach runs first: each daemon is gone before the requests are cleared.
+const fixture = daemonFixture();
 
 /** A daemon whose global settings point the model at the fake server, with one workspace skill. */
 async function daemonWith(model: object = {}): Promise<{ dirs: Dirs; daemon: DaemonProcess; session: string }> {
-  const dirs = await makeDirs();
-  made.push(dirs);
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing", "Fill the form.");
+  const { dirs } = fixture;
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing", { body: "Fill the form.\n" });
   const settings = { model: { provider: "openai", base_url: server.baseUrl, name: "fake", api_key_env: KEY_ENV, mode: "tool", ...model } };
   await writeFile(join(dirs.state, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
-  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
-  running.push(daemon);
+  const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
   const session = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id as string;
   return { dirs, daemon, session };
 }
@@ -110,16 +108,14 @@ describe("O-3 O-9 turns in the daemon", () => {
 
 describe("O-2 O-9 a daemon killed mid-turn", () => {
   it("after kill -9 the turn is abandoned, its input and rows are kept, and nothing runs twice", async () => {
-    const { dirs, daemon, session } = await daemonWith({ mode: "code" });
+    const { daemon, session } = await daemonWith({ mode: "code" });
     server.enqueue(toolCall("python", { code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)" }));
     const stream = await openStream(daemon, session);
     const admitted = await say(daemon, session, { type: "message", text: "sleep forever" });
     await poll(() => stream.events.some((e) => e.type === "row" && (e.row as { kind: string }).kind === "code"), { what: "the code row" });
     await killDaemon(daemon, "SIGKILL");
-    running.splice(running.indexOf(daemon), 1);
     const requestsBefore = server.requests.length;
-    const again = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
-    running.push(again);
+    const again = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
     const turn = (await call(again, "GET", `/operations/${admitted.body.operation_id}`)).body.turn;
     expect(turn).toMatchObject({ state: "abandoned", visible_text: "sleep forever" });
     const rows = (await call(again, "GET", `/sessions/${session}/transcript`)).body.rows;

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discoverCandidates, discoverCatalog, MAX_CANDIDATES, MAX_SKILL_FILE_BYTES, type Candidate } from "../../src/skills/index.js";
 import type { CatalogSnapshot } from "../../src/skills/types.js";
 import {
-  LIVENESS_MS, billionLaughs, junkBytes, linkChain, makeFifo, makeLayout, skillFilePath, skillText, sparseFile, writeSkill, type Layout,
+  LIVENESS_MS, billionLaughs, junkBytes, linkChain, makeFifo, makeLayout, skillFilePath, sparseFile, type Layout,
 } from "./trees.js";
+import { skillText, writeSkill } from "../support/skills.js";
 
 /** Size of the sparse SKILL.md: 50 MiB of holes, far past MAX_SKILL_FILE_BYTES. */
 const HUGE_FILE_BYTES = 50 * 1024 * 1024;
@@ -23,18 +24,18 @@ interface NastyCase {
 }
 
 const CASES: readonly NastyCase[] = [
-  { dir: "laughs", what: "a billion-laughs alias bomb", build: (r) => writeSkill(r, "laughs", skillText("laughs", billionLaughs())), codes: ["yaml_alias_limit"] },
+  { dir: "laughs", what: "a billion-laughs alias bomb", build: (r) => writeSkill(r, "laughs", { frontmatter: billionLaughs() }), codes: ["yaml_alias_limit"] },
   {
     dir: "nest-huge", what: "10^5-deep flow nesting (past the frontmatter bound)",
-    build: (r) => writeSkill(r, "nest-huge", skillText("nest-huge", `x: ${"[".repeat(100_000)}${"]".repeat(100_000)}`)), codes: ["frontmatter_too_large"],
+    build: (r) => writeSkill(r, "nest-huge", { frontmatter: `x: ${"[".repeat(100_000)}${"]".repeat(100_000)}` }), codes: ["frontmatter_too_large"],
   },
   {
     dir: "nest-flow", what: "20,000-deep flow nesting inside the frontmatter bound",
-    build: (r) => writeSkill(r, "nest-flow", skillText("nest-flow", `x: ${"{a: ".repeat(5_000)}${"[".repeat(15_000)}${"]".repeat(15_000)}${"}".repeat(5_000)}`)), codes: ["yaml_depth_limit"],
+    build: (r) => writeSkill(r, "nest-flow", { frontmatter: `x: ${"{a: ".repeat(5_000)}${"[".repeat(15_000)}${"]".repeat(15_000)}${"}".repeat(5_000)}` }), codes: ["yaml_depth_limit"],
   },
   {
     dir: "nest-block", what: "20,000-deep compact block sequences",
-    build: (r) => writeSkill(r, "nest-block", skillText("nest-block", `x:\n  ${"- ".repeat(20_000)}y`)), codes: ["yaml_depth_limit"],
+    build: (r) => writeSkill(r, "nest-block", { frontmatter: `x:\n  ${"- ".repeat(20_000)}y` }), codes: ["yaml_depth_limit"],
   },
   {
     dir: "bad-utf8", what: "invalid UTF-8 in the description",
@@ -70,9 +71,9 @@ const CASES: readonly NastyCase[] = [
   },
   { dir: "broken", what: "SKILL.md linked to nothing", build: (r) => symlinkSync("nowhere.md", skillFilePath(r, "broken")), codes: ["broken_link"] },
   { dir: "раураl", what: "a Cyrillic look-alike directory for the Latin name paypal", build: (r) => writeSkill(r, "раураl", skillText("paypal")), codes: ["name_directory_mismatch"] },
-  { dir: "de\u200bmo", what: "a zero-width space inside the name", build: (r) => writeSkill(r, "de\u200bmo", skillText("de\u200bmo")), codes: ["name_invalid_characters"] },
-  { dir: "İstanbul", what: "a dotted capital I", build: (r) => writeSkill(r, "İstanbul", skillText("İstanbul")), codes: ["name_not_lowercase"] },
-  { dir: "tag-bomb", what: "custom and core-schema tags", build: (r) => writeSkill(r, "tag-bomb", skillText("tag-bomb", "x: !!python/object:os.system ls\ny: !!int 3")), codes: ["yaml_tag"] },
+  { dir: "de\u200bmo", what: "a zero-width space inside the name", build: (r) => writeSkill(r, "de\u200bmo"), codes: ["name_invalid_characters"] },
+  { dir: "İstanbul", what: "a dotted capital I", build: (r) => writeSkill(r, "İstanbul"), codes: ["name_not_lowercase"] },
+  { dir: "tag-bomb", what: "custom and core-schema tags", build: (r) => writeSkill(r, "tag-bomb", { frontmatter: "x: !!python/object:os.system ls\ny: !!int 3" }), codes: ["yaml_tag"] },
 ];
 
 /** Valid skills that must load beside the corpus: confusable and compatibility forms included. */

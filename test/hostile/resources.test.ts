@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import { discoverCatalog, findSkill, listResources, readResource, type SkillEntry } from "../../src/skills/index.js";
-import { LIVENESS_MS, junkBytes, makeFifo, makeLayout, sparseFile, writeSkill, type Layout } from "./trees.js";
+import { LIVENESS_MS, junkBytes, makeFifo, makeLayout, sparseFile, type Layout } from "./trees.js";
+import { writeSkill } from "../support/skills.js";
 
 /** Past MAX_RESOURCE_BYTES (16 MiB), sparse so it costs no disk. */
 const HUGE_RESOURCE_BYTES = 20 * 1024 * 1024;

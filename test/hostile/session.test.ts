@@ -5,10 +5,11 @@ import {
   APP_ERROR_NUMBERS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RPC_HARD_MESSAGE_BYTES, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PARAMS_DEPTH,
 } from "../../src/rpc/index.js";
 import type { Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { makeFifo } from "./trees.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 /** How long a raw probe waits for a reply before calling it "no reply" (only the hard-cap probe should need it). */
 const REPLY_WAIT_MS = 5_000;
@@ -54,8 +55,8 @@ describe("B K-4 K-6 hostile RPC from inside a real session kernel", () => {
 
   beforeAll(async () => {
     dirs = await sessionDirs();
-    await writeSkill(dirs.workspace, "demo");
-    const nasty = await writeSkill(dirs.workspace, "nasty");
+    writeSkill(roots.wsAgents(dirs.workspace), "demo");
+    const nasty = writeSkill(roots.wsAgents(dirs.workspace), "nasty");
     makeFifo(join(nasty, "pipe"));
     symlinkSync("/dev/zero", join(nasty, "zero"));
     writeFileSync(join(nasty, "ok.txt"), "ok\n");

@@ -1,8 +1,8 @@
 /** Small builders for hostile skill trees in temp dirs; nothing here is checked in. */
 import { execFileSync } from "node:child_process";
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, ftruncateSync, mkdirSync, openSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../support/tempDirs.js";
 
 /** Liveness bound for one discovery or listing over a hostile tree: far above normal, far below "hung". */
 export const LIVENESS_MS = 30_000;
@@ -19,26 +19,13 @@ export interface Layout {
 }
 
 export function makeLayout(): Layout {
-  const base = mkdtempSync(join(tmpdir(), "alb-hostile-"));
+  const { dir: base, remove } = tempDir("alb-hostile-");
   const workspace = join(base, "ws");
   const home = join(base, "home");
   const install = join(base, "install");
   const root = join(workspace, ".agents", "skills");
   for (const dir of [home, install, root]) mkdirSync(dir, { recursive: true });
-  return { base, workspace, home, install, root, remove: () => rmSync(base, { recursive: true, force: true }) };
-}
-
-/** A SKILL.md text whose frontmatter holds `name`, `description` and any extra YAML lines. */
-export function skillText(name: string, extra = "", description = `The ${name} skill.`): string {
-  return `---\nname: ${name}\ndescription: ${description}\n${extra}${extra.endsWith("\n") || extra === "" ? "" : "\n"}---\nBody of ${name}.\n`;
-}
-
-/** Writes `<root>/<dirName>/SKILL.md` and returns the skill directory. */
-export function writeSkill(root: string, dirName: string, content: string | Buffer = skillText(dirName)): string {
-  const dir = join(root, dirName);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "SKILL.md"), content);
-  return dir;
+  return { base, workspace, home, install, root, remove };
 }
 
 /** Makes `<root>/<dirName>/` and returns the path its SKILL.md would have. */

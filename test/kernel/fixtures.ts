@@ -1,9 +1,8 @@
 /** Real kernels in short-lived temp dirs; every test removes what it made. */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startKernel, type KernelClient, type KernelLaunchSpec, type StartKernelOptions, type StatusEvent } from "../../src/kernel/index.js";
 import { testPython } from "./python.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 export interface LogRecord {
   readonly level: string;
@@ -17,9 +16,9 @@ export function ipykernelSpec(interruptMode: KernelLaunchSpec["interruptMode"] =
 
 /** A temp dir (short, for IPC paths) removed by `cleanup`. */
 export async function tempDir(cleanups: Array<() => Promise<void>>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "ak-"));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+  const dirs = tempDirs("ak-");
+  cleanups.push(async () => dirs.cleanup());
+  return dirs.make();
 }
 
 export interface TestKernel {

@@ -1,14 +1,16 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findKernelSpec, type KernelClient } from "../../src/kernel/index.js";
-import { call, killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, makeDirs, ROOT, type Dirs } from "../daemon/support/daemon.js";
+import { daemonFixture } from "../daemon/support/fixture.js";
 import { testPython } from "../kernel/python.js";
 import { albedo, installSpec, run, startSpecKernel as startSpecKernelWith } from "./support.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
+import { tempDir } from "../support/tempDirs.js";
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
@@ -16,9 +18,9 @@ afterEach(async () => {
 });
 
 async function tempRoot(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), "nb-"));
-  cleanups.push(() => rm(root, { recursive: true, force: true }));
-  return root;
+  const { dir, remove } = tempDir("nb-");
+  cleanups.push(async () => remove());
+  return dir;
 }
 
 async function dirsFor(): Promise<Dirs> {
@@ -70,16 +72,13 @@ describe("K-13 albedo kernelspec install", () => {
 });
 
 describe("K-13 a kernel started from the kernelspec joins a daemon session", () => {
-  let daemon: DaemonProcess | undefined;
-  afterEach(async () => {
-    if (daemon) await killDaemon(daemon);
-    daemon = undefined;
-  });
+  // The daemon serves dirs made by dirsFor, removed by the file's cleanups after this kill.
+  const fixture = daemonFixture({ signal: "SIGKILL" });
 
   it("gets skills and commands backed by an external session that closes when the kernel exits", async () => {
     const dirs = await dirsFor();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "Demo instructions here.");
-    daemon = await startDaemon(dirs);
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "Demo instructions here.\n" });
+    const daemon = await fixture.start(undefined, undefined, { dirs });
     const env = installSpec(dirs.root);
     const { kernel } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state });
 
@@ -101,15 +100,15 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
     expect(refused.status).toBe(409);
 
     await kernel.shutdown();
-    await poll(async () => (await call(daemon!, "GET", "/sessions")).body.sessions.length === 0, { what: "the daemon to close the external session" });
+    await poll(async () => (await call(daemon, "GET", "/sessions")).body.sessions.length === 0, { what: "the daemon to close the external session" });
     // The registry forgets the session first, then closes it: its run dir goes a moment later.
     await poll(() => !existsSync(join(dirs.state, "run", id)), { what: "the external session's run dir to go" });
   });
 
   it("POST /sessions validates kernel and kernel_pid", async () => {
     const dirs = await dirsFor();
-    daemon = await startDaemon(dirs);
-    const post = (extra: Record<string, unknown>) => call(daemon!, "POST", "/sessions", { workspace: dirs.workspace, ...extra });
+    const daemon = await fixture.start(undefined, undefined, { dirs });
+    const post = (extra: Record<string, unknown>) => call(daemon, "POST", "/sessions", { workspace: dirs.workspace, ...extra });
     for (const [extra, field] of [
       [{ kernel: "external" }, "kernel_pid"],
       [{ kernel: "external", kernel_pid: -1 }, "kernel_pid"],
@@ -132,7 +131,7 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
 describe("K-13 the launcher starts a daemon when none runs", () => {
   it("starts `albedo serve` for the state dir, detached, and joins it", async () => {
     const dirs = await dirsFor();
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const env = installSpec(dirs.root);
     // Registered before the kernel, so it runs after the kernel's shutdown: the daemon is then no one's child.
     cleanups.push(async () => {

@@ -2,13 +2,14 @@
  * Slash commands, results and errors as a notebook user meets them: a real ipykernel started from
  * the albedo kernelspec (or a plain one after `%load_ext albedo`), backed by a real daemon.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { KernelClient } from "../../src/kernel/index.js";
-import { killDaemon, makeDirs, ROOT, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { killDaemon, makeDirs, ROOT, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { installSpec, runCell, startSpecKernel } from "./support.js";
+import { writeSkill } from "../support/skills.js";
+import { tempDir } from "../support/tempDirs.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 let dirs: Dirs;
@@ -17,7 +18,7 @@ let kernel: KernelClient;
 
 beforeAll(async () => {
   dirs = await makeDirs();
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", "# Demo\n\nTidy the *workspace*.");
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "# Demo\n\nTidy the *workspace*.\n" });
   daemon = await startDaemon(dirs);
   const env = installSpec(dirs.root);
   ({ kernel } = await startSpecKernel(env, dirs.workspace, join(dirs.root, "k"), { HOME: dirs.home, ALBEDO_HOME: dirs.state }, cleanups));
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 describe("K-13 C-2 slash commands in a notebook cell on the albedo kernel", () => {
   it("/help and /reload session run as commands, each readable, and every slash line of a cell answers", async () => {
-    await writeSkill(join(dirs.workspace, ".agents", "skills"), "sql-review");
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "sql-review");
     const cell = await runCell(kernel, "/reload session\nx = (6\n/3)\n/help reload");
     expect(cell.status).toBe("ok");
     const texts = cell.displays.map((data) => data["text/plain"]);
@@ -123,8 +124,8 @@ describe("K-13 %load_ext albedo in a kernel albedo did not start", () => {
   });
 
   it("joins a daemon session for the kernel's directory and gets skills, commands and slash lines", async () => {
-    const root = await mkdtemp(join(tmpdir(), "nb-plain-"));
-    local.push(() => rm(root, { recursive: true, force: true }));
+    const { dir: root, remove } = tempDir("nb-plain-");
+    local.push(async () => remove());
     const plain = join(root, "share", "jupyter", "kernels", "plain");
     await mkdir(plain, { recursive: true });
     const python = join(ROOT, ".venv", "bin", "python");

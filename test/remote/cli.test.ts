@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { call, killDaemon, startDaemon, type DaemonProcess } from "../daemon/support/daemon.js";
 import { HAVE_JUPYTER_SERVER, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
 import { runAlbedo, type CliRun } from "../support/cli.js";
 import { poll } from "../support/poll.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 /** Liveness bound for one CLI process in this file. */
 const PROCESS_TIMEOUT_MS = 90_000;
@@ -24,7 +25,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 --remote for exec, doctor and the da
   beforeAll(async () => {
     server = await startJupyterServer();
     dirs = await sessionDirs();
-    await writeSkill(dirs.workspace, "demo");
+    writeSkill(roots.wsAgents(dirs.workspace), "demo");
   }, 120_000);
 
   afterAll(async () => {

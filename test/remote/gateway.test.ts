@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { HAVE_ENTERPRISE_GATEWAY, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 /** Enterprise Gateway refuses kernel starts without KERNEL_USERNAME when it runs as root. */
 const USERNAME = "albedo-test";
@@ -15,7 +16,7 @@ describe.skipIf(!HAVE_ENTERPRISE_GATEWAY)("K-12 remote kernels on Jupyter Enterp
   beforeAll(async () => {
     gateway = await startJupyterServer({ kind: "gateway", logLevel: "DEBUG" });
     dirs = await sessionDirs();
-    await writeSkill(dirs.workspace, "demo");
+    writeSkill(roots.wsAgents(dirs.workspace), "demo");
     session = await openSession(dirs, {
       env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, JUPYTER_TOKEN: gateway.token },
       remote: { url: gateway.url, username: USERNAME },

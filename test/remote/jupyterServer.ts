@@ -6,13 +6,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openSync, closeSync } from "node:fs";
 import { installDir } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
+import { tempDir, type TempDir } from "../support/tempDirs.js";
 
 /** The venv .ci/run makes with jupyter-server and ipykernel; override with ALBEDO_TEST_JUPYTER_VENV. */
 export const JUPYTER_VENV = resolve(process.env.ALBEDO_TEST_JUPYTER_VENV ?? ".venv-jupyter");
@@ -55,16 +55,16 @@ export interface JupyterServer {
 
 /** Starts a server; throws with its log when it does not answer in SERVER_READY_TIMEOUT_MS. */
 export async function startJupyterServer(options: JupyterServerOptions = {}): Promise<JupyterServer> {
-  const root = await mkdtemp(join(tmpdir(), "alb-jsv-"));
+  const root = tempDir("alb-jsv-");
   try {
     return await launch(root, options);
   } catch (error) {
-    await rm(root, { recursive: true, force: true });
+    root.remove();
     throw error;
   }
 }
 
-async function launch(root: string, options: JupyterServerOptions): Promise<JupyterServer> {
+async function launch({ dir: root, remove }: TempDir, options: JupyterServerOptions): Promise<JupyterServer> {
   const dirs = { config: join(root, "config"), data: join(root, "data"), runtime: join(root, "runtime"), notebooks: join(root, "nb") };
   await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })));
   for (const [name, spec] of Object.entries(options.kernelspecs ?? {})) {
@@ -101,7 +101,7 @@ async function launch(root: string, options: JupyterServerOptions): Promise<Jupy
     get: async (path) => (await fetch(`${url}${path}`, { headers: { Authorization: `token ${token}` } })).json(),
     stop: async () => {
       await stopGroup(child);
-      await rm(root, { recursive: true, force: true });
+      remove();
     },
   };
   try {

@@ -3,10 +3,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteKernelError } from "../../src/kernel/index.js";
 import type { Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { collect } from "./harness.js";
 import { HAVE_JUPYTER_SERVER, JUPYTER_VENV, startJupyterServer, type JupyterServer } from "./jupyterServer.js";
 import { poll } from "../support/poll.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 /** The variable the global settings name for the token (not the default, to prove token_env is read). */
 const TOKEN_ENV = "ALBEDO_TEST_JUPYTER_TOKEN";
@@ -79,7 +80,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
         },
       },
     });
-    await writeSkill(dirs.workspace, "demo");
+    writeSkill(roots.wsAgents(dirs.workspace), "demo");
     // The server comes from the global settings file, as a user would configure it.
     await writeFile(join(dirs.stateDir, "settings.json"), JSON.stringify({ kernel: { remote: { url: server.url, token_env: TOKEN_ENV } } }));
     env = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, [TOKEN_ENV]: server.token };
@@ -108,7 +109,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
   });
 
   it("the runtime reads for a remote kernel only what a sandbox would show: a link into the state dir is refused", async () => {
-    const skill = await writeSkill(dirs.workspace, "linked");
+    const skill = writeSkill(roots.wsAgents(dirs.workspace), "linked");
     await writeFile(join(skill, "notes.txt"), "plain notes\n");
     await symlink(join(dirs.stateDir, "settings.json"), join(skill, "leak.txt"));
     await session.reload();
@@ -143,7 +144,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
   it("K-7 reload swaps the catalog without restarting the remote kernel", async () => {
     await run(session, "import os\nkept = 42\npid_before = os.getpid()");
     const id = (await kernels())[0]!.id;
-    await writeSkill(dirs.workspace, "added-later");
+    writeSkill(roots.wsAgents(dirs.workspace), "added-later");
     const result = await session.reload();
     expect(result.added).toContain("added-later");
     const out = await run(session, [

@@ -1,10 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { bridgeEnv, EXTENSION_NAMES, type KernelBridge } from "../../src/bridge/index.js";
 import type { RpcServer } from "../../src/rpc/index.js";
 import type { Log } from "../../src/platform/index.js";
+import { tempDir, type TempDir } from "../support/tempDirs.js";
 
 /** The interpreter with ipykernel and pyzmq; override with ALBEDO_TEST_PYTHON. */
 export const PYTHON = process.env.ALBEDO_TEST_PYTHON ?? path.resolve(".venv/bin/python");
@@ -31,9 +30,8 @@ export function kernelEnv(server: RpcServer, overrides: Partial<KernelBridge> = 
 }
 
 /** A short private temp dir (Unix socket paths are limited); returns it and a remover. */
-export function makeRunDir(): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "alb-rpc-"));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+export function makeRunDir(): TempDir {
+  return tempDir("alb-rpc-");
 }
 
 export interface PythonResult {

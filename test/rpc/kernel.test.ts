@@ -4,6 +4,7 @@ import { type FakeCall, declaration, fakeRoutes } from "./fake-session.js";
 import { kernelEnv, makeRunDir } from "./helpers.js";
 import { KernelHarness } from "./kernel-harness.js";
 import { poll } from "../support/poll.js";
+import { seeded } from "../support/seeded.js";
 
 /** Generous bound for an interrupted cell to end, against its 100 s sleep. */
 const CANCELLED_CELL_DEADLINE_S = 10;
@@ -178,25 +179,28 @@ describe("kernel side (real ipykernel)", () => {
       expect(ended).toMatchObject({ finished: true, status: "error", ename: "CancelledError" });
     });
 
-    it("signal and cancel in either order, with jitter, never cost a reply or the next cell", async () => {
-      const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * INTERRUPT_JITTER_MS)));
-      for (let round = 0; round < INTERRUPT_RACE_ROUNDS; round++) {
-        const started = await kernel.start(`import asyncio\nprint("waiting", flush=True)\nawait asyncio.sleep(100)`, "waiting");
-        expect(started.error, `round ${round}`).toBeUndefined();
-        if (round % 2 === 0) {
-          await kernel.interrupt();
-          await jitter();
-          server.cancelCell(started.msg_id);
-        } else {
-          server.cancelCell(started.msg_id);
-          await jitter();
-          await kernel.interrupt();
+    it("signal and cancel in either order, with jitter, never cost a reply or the next cell", () => {
+      const random = seeded();
+      const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.floor(random.next() * INTERRUPT_JITTER_MS)));
+      return random.replayable("test/rpc/kernel.test.ts", async () => {
+        for (let round = 0; round < INTERRUPT_RACE_ROUNDS; round++) {
+          const started = await kernel.start(`import asyncio\nprint("waiting", flush=True)\nawait asyncio.sleep(100)`, "waiting");
+          expect(started.error, `round ${round}`).toBeUndefined();
+          if (round % 2 === 0) {
+            await kernel.interrupt();
+            await jitter();
+            server.cancelCell(started.msg_id);
+          } else {
+            server.cancelCell(started.msg_id);
+            await jitter();
+            await kernel.interrupt();
+          }
+          const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
+          expect(ended, `round ${round}`).toMatchObject({ finished: true, status: "error" });
         }
-        const ended = await kernel.wait(started.msg_id, CANCELLED_CELL_DEADLINE_S);
-        expect(ended, `round ${round}`).toMatchObject({ finished: true, status: "error" });
-      }
-      const after = await kernel.run("print(len(await skills.list()) > 0)");
-      expect(after).toMatchObject({ status: "ok", stdout: "True\n" });
+        const after = await kernel.run("print(len(await skills.list()) > 0)");
+        expect(after).toMatchObject({ status: "ok", stdout: "True\n" });
+      });
     });
   });
 

@@ -4,26 +4,30 @@
  * open, before a restart, in a warm spare's workspace), renames around the read-only skill dirs,
  * and absolute links as workspace skill roots.
  */
-import { mkdtemp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { daemonFixture } from "../daemon/support/fixture.js";
 import { newOperationId } from "../../src/operations/index.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
 /** A shared skills install outside /tmp, the home and the state dir (as /nix/store would be). */
+const sharedDirs = tempDirs("albedo-shared-", "/var/tmp");
 let shared: string;
 
 beforeAll(async () => {
   if (NO_SANDBOX) return;
   dirs = await makeDirs();
-  shared = await mkdtemp("/var/tmp/albedo-shared-");
-  await writeSkill(shared, "shared-skill", "Shared instructions.");
+  shared = sharedDirs.make();
+  writeSkill(shared, "shared-skill", { body: "Shared instructions.\n" });
   await writeFile(join(dirs.state, "settings.json"), JSON.stringify({ sandbox: "required" }), { mode: 0o600 });
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
   await mkdir(join(dirs.home, ".ssh", "keys"), { recursive: true, mode: 0o700 });
   await writeFile(join(dirs.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n", { mode: 0o600 });
   // Shaped like a skill, so a root linked to ~/.ssh puts it in the catalog and the guard must refuse it.
@@ -35,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (daemon) await killDaemon(daemon, "SIGTERM");
   await dirs?.cleanup();
-  if (shared) await rm(shared, { recursive: true, force: true });
+  sharedDirs.cleanup();
 });
 
 /** Opens a session on `workspace` (a new dir under the test root unless given); returns its id. */
@@ -214,24 +218,21 @@ describe.skipIf(NO_SANDBOX)("K-10 K-6 planted skill-root links never widen a san
 });
 
 describe.skipIf(NO_SANDBOX)("K-10 K-11 a link planted in a warm spare's workspace", () => {
+  const fixture = daemonFixture();
+
   it("the spare's sandbox was pinned before the link: whether the next open takes it or boots cold, the kernel sees no run dir but its own", async () => {
-    const other = await makeDirs();
+    const other = fixture.dirs;
     await writeFile(join(other.state, "settings.json"), JSON.stringify({ sandbox: "required" }), { mode: 0o600 });
-    const pooled = await startDaemon(other, ["--listen", "127.0.0.1:0", "--pool", "1"]);
-    try {
-      const workspace = await newWorkspace("warm");
-      const first = await open(pooled, workspace);
-      await poll(async () => ((await call(pooled, "GET", "/health")).body.spares as { state: string }[]).some((s) => s.state === "ready"), { what: "a ready spare" });
-      await symlink(relative(join(workspace, ".albedo"), join(other.state, "run")), join(workspace, ".albedo", "skills"));
-      const second = await open(pooled, workspace);
-      const all = await runDirs(other.state);
-      const seen = JSON.parse(await py(pooled, second, probe(other.state, all))) as Seen;
-      expectContained(seen, all.length - 1);
-      expect(seen.links).toEqual([seen.own]);
-      for (const id of [first, second]) await call(pooled, "DELETE", `/sessions/${id}`);
-    } finally {
-      await killDaemon(pooled, "SIGTERM");
-      await other.cleanup();
-    }
+    const pooled = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "1"]);
+    const workspace = await newWorkspace("warm");
+    const first = await open(pooled, workspace);
+    await poll(async () => ((await call(pooled, "GET", "/health")).body.spares as { state: string }[]).some((s) => s.state === "ready"), { what: "a ready spare" });
+    await symlink(relative(join(workspace, ".albedo"), join(other.state, "run")), join(workspace, ".albedo", "skills"));
+    const second = await open(pooled, workspace);
+    const all = await runDirs(other.state);
+    const seen = JSON.parse(await py(pooled, second, probe(other.state, all))) as Seen;
+    expectContained(seen, all.length - 1);
+    expect(seen.links).toEqual([seen.own]);
+    for (const id of [first, second]) await call(pooled, "DELETE", `/sessions/${id}`);
   });
 });

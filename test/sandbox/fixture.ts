@@ -4,9 +4,8 @@
  * Python inside a sandbox and always reaps it.
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { type ExposureRequest, type SandboxProfile, type Wrap } from "../../src/sandbox/index.js";
@@ -14,6 +13,8 @@ import { childPids } from "../../src/sandbox/pids.js";
 import { installDir } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { writeSkill } from "../support/skills.js";
+import { tempDir } from "../support/tempDirs.js";
 
 /** The managed environment's interpreter of this checkout. */
 export const PYTHON = join(installDir(), ".venv", "bin", "python");
@@ -33,11 +34,13 @@ export interface Tree {
   readonly linkedSkillTarget: string;
   /** A file beside the linked skill target that nothing exposes. */
   readonly unexposedFile: string;
+  /** Deletes the whole tree. */
+  remove(): void;
 }
 
 /** Builds the fixture tree under a new temp dir. */
 export function makeTree(): Tree {
-  const base = mkdtempSync(join(tmpdir(), "albedo-sandbox-"));
+  const { dir: base, remove } = tempDir("albedo-sandbox-");
   const home = join(base, "home");
   const stateDir = join(home, ".albedo");
   const runDir = join(stateDir, "run", "sess-a");
@@ -52,22 +55,16 @@ export function makeTree(): Tree {
   mkdirSync(join(workspace, ".agents", "skills"), { recursive: true });
   writeFileSync(join(workspace, "data.txt"), "workspace data\n");
   const shared = join(base, "shared", "skills");
-  writeSkill(join(shared, "demo"));
+  writeSkill(shared, "demo");
   mkdirSync(join(home, ".agents"));
   const linkedRoot = join(home, ".agents", "skills");
   symlinkSync(shared, linkedRoot);
-  const linkedSkillTarget = join(base, "elsewhere", "linked");
-  writeSkill(linkedSkillTarget);
+  const linkedSkillTarget = writeSkill(join(base, "elsewhere"), "linked");
   const unexposedFile = join(base, "elsewhere", "secret.txt");
   writeFileSync(unexposedFile, "not for the kernel\n");
   symlinkSync(linkedSkillTarget, join(workspace, ".agents", "skills", "linked"));
   chmodSync(stateDir, 0o700);
-  return { base, home, stateDir, runDir, otherRunDir, workspace, linkedRoot, linkedSkillTarget, unexposedFile };
-}
-
-function writeSkill(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "SKILL.md"), `---\nname: ${dir.split("/").pop()}\ndescription: test skill\n---\nbody\n`);
+  return { base, home, stateDir, runDir, otherRunDir, workspace, linkedRoot, linkedSkillTarget, unexposedFile, remove };
 }
 
 /** The read-only requests a session makes for `tree`: the interpreter, a workspace root, a linked user root and a linked workspace skill. */
@@ -121,10 +118,6 @@ export function newServer(): Server {
 
 export async function closeServer(server: Server): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-export function removeTree(tree: Tree): void {
-  rmSync(tree.base, { recursive: true, force: true });
 }
 
 export interface RunResult {

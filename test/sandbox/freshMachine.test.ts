@@ -4,12 +4,12 @@
  * failure. Proven by running those suites again in a nested vitest whose PATH has no bwrap.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, symlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SKIP_BUILD_ENV } from "../support/build.js";
 import { REQUIRE_SANDBOX_ENV } from "../support/sandbox.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 /** The suites that need a sandbox, and those that once failed on a machine without one. */
@@ -22,11 +22,12 @@ const SUITES = [
 const NESTED_RUN_TIMEOUT_MS = 400_000;
 const NOTICE = "albedo tests: sandbox suites skipped: bubblewrap (bwrap) not found on PATH.";
 
+const temps = tempDirs("albedo-nobwrap-");
 let bin: string;
 
 /** A directory holding every program on PATH but bwrap, as links. */
 function pathWithoutBwrap(): string {
-  const dir = mkdtempSync(join(tmpdir(), "albedo-nobwrap-"));
+  const dir = temps.make();
   for (const source of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
     let names: string[] = [];
     try {
@@ -62,7 +63,7 @@ function vitest(files: readonly string[], extra: NodeJS.ProcessEnv): Promise<{ c
 beforeAll(() => {
   bin = pathWithoutBwrap();
 });
-afterAll(() => rmSync(bin, { recursive: true, force: true }));
+afterAll(() => temps.cleanup());
 
 // A nested run must not start another one.
 describe.skipIf(process.env[SKIP_BUILD_ENV] === "1")("K-10 a machine without bubblewrap", () => {

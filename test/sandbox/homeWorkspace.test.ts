@@ -15,9 +15,10 @@ import { EMPTY_CONVERSATION } from "../../src/turns/conversation.js";
 import { runTurn } from "../../src/turns/runner.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../model/fakeOpenAI.js";
 import { openaiAdapter } from "../model/support.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { runAlbedo } from "../support/cli.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 let dirs: SessionDirs;
 let home: string;
@@ -68,7 +69,7 @@ beforeAll(async () => {
   // `skills.default` is allowed only in the global scope: read again as project settings it would fail every open.
   await writeFile(join(stateDir, "settings.json"), JSON.stringify({ sandbox: "required", skills: { default: "on" } }), { mode: 0o600 });
   await writeFile(join(stateDir, "daemon.token"), "not-for-kernels\n", { mode: 0o600 });
-  const skill = await writeSkill(home, "home-skill");
+  const skill = writeSkill(roots.homeAgents(home), "home-skill");
   // A resource link the user laid toward the state dir: the sandbox hides its target, so the runtime must not serve it either.
   await symlink(join(stateDir, "daemon.token"), join(skill, "token.txt"));
 });

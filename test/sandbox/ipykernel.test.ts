@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Writable } from "node:stream";
 import { CONNECTION_FILE_PLACEHOLDER } from "../../src/kernel/index.js";
 import { prepareSandbox, pythonReadPaths, type BwrapSandbox } from "../../src/sandbox/index.js";
-import { killTree, makeTree, profileOf, PYTHON, removeTree, type Tree } from "./fixture.js";
+import { killTree, makeTree, profileOf, PYTHON, type Tree } from "./fixture.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** Upper bound for the whole host-side client conversation. */
@@ -67,7 +67,7 @@ describe.skipIf(NO_SANDBOX)("K-10 a real ipykernel inside the sandbox", () => {
   afterAll(async () => {
     if (kernel) await killTree(kernel);
     await sandbox?.dispose();
-    if (tree) removeTree(tree);
+    tree?.remove();
   });
 
   it("boots over IPC sockets in its run dir, runs code in the workspace and is interrupted by message", async () => {

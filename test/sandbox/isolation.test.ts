@@ -3,7 +3,7 @@ import type { AddressInfo, Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, type BwrapSandbox, type Sandbox } from "../../src/sandbox/index.js";
-import { closeServer, listen, makeTree, newServer, profileOf, PYTHON, removeTree, runPython, type Tree } from "./fixture.js";
+import { closeServer, listen, makeTree, newServer, profileOf, PYTHON, runPython, type Tree } from "./fixture.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** Tries each operation inside the sandbox and prints {name: "ok[:value]" | "error:Type:message"}. */
@@ -92,7 +92,7 @@ describe.skipIf(NO_SANDBOX)("K-10 sandbox isolation (real bwrap, real Python)", 
     await sandbox?.dispose();
     if (otherSocket) await closeServer(otherSocket);
     if (tcpServer) await closeServer(tcpServer);
-    if (tree) removeTree(tree);
+    tree?.remove();
   });
 
   describe("K-10 no view of the state dir or other sessions", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, resolveLimits, type ResourceLimits, type Sandbox } from "../../src/sandbox/index.js";
 import { HIDE_TMPFS_BYTES } from "../../src/sandbox/mounts.js";
-import { killTree, makeTree, profileOf, PYTHON, removeTree, runPython, startPython, type Started, type Tree } from "./fixture.js";
+import { killTree, makeTree, profileOf, PYTHON, runPython, startPython, type Started, type Tree } from "./fixture.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 
 /** Forks the loop may attempt before it stops by itself: far above the test's process cap. */
@@ -46,7 +46,7 @@ describe.skipIf(NO_SANDBOX)("K-10 resource limits", () => {
     for (const sandbox of sandboxes.splice(0)) await sandbox.dispose();
   });
   afterAll(() => {
-    if (tree) removeTree(tree);
+    tree?.remove();
   });
 
   function sandboxWith(limits: Partial<ResourceLimits>, pidsCgroup = true): Sandbox {

@@ -1,21 +1,22 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prepareSandbox, SandboxUnavailableError, type SandboxProfile } from "../../src/sandbox/index.js";
 import { orderMounts, type Mount } from "../../src/sandbox/mounts.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 describe("K-10 sandbox modes", () => {
+  const temps = tempDirs("albedo-modes-");
   let dir: string;
   let profile: SandboxProfile;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "albedo-modes-"));
+    dir = temps.make();
     for (const sub of ["ws", "state/run/s1", "home", "fakebin", "empty"]) mkdirSync(join(dir, sub), { recursive: true });
     profile = { workspace: join(dir, "ws"), runDir: join(dir, "state/run/s1"), stateDir: join(dir, "state"), home: join(dir, "home"), readOnly: [] };
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => temps.cleanup());
 
   const noBwrapEnv = () => ({ PATH: join(dir, "empty") });
 

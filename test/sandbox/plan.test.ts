@@ -1,23 +1,24 @@
-import { fstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { fstatSync, mkdirSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { traceRealPath } from "../../src/sandbox/paths.js";
 import { planKey, SandboxPlan, type ExposureRequest, type SandboxPlaces } from "../../src/sandbox/plan.js";
+import { tempDir, tempDirs } from "../support/tempDirs.js";
 
+const temps = tempDirs("albedo-plan-");
 let base: string;
 let places: SandboxPlaces;
 const plans: SandboxPlan[] = [];
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), "albedo-plan-")));
+  base = realpathSync(temps.make());
   places = { workspace: join(base, "home", "ws"), home: join(base, "home"), stateDir: join(base, "home", ".albedo"), runDir: join(base, "home", ".albedo", "run", "a") };
   for (const dir of [places.workspace, places.runDir, join(places.stateDir, "run", "b"), join(base, "shared", "x"), join(places.home, ".ssh")]) mkdirSync(dir, { recursive: true });
 });
 
 afterEach(() => {
   for (const plan of plans.splice(0)) plan.close();
-  rmSync(base, { recursive: true, force: true });
+  temps.cleanup();
 });
 
 function plan(requests: ExposureRequest[]): SandboxPlan {
@@ -55,14 +56,14 @@ describe("K-10 the sandbox plan decides what is exposed from where a link really
   });
 
   it("a link on the visible system (a venv linked elsewhere) is bound at its target only: it resolves inside by itself", () => {
-    const outside = mkdtempSync("/var/tmp/albedo-plan-");
+    const { dir: outside, remove } = tempDir("albedo-plan-", "/var/tmp");
     try {
       mkdirSync(join(outside, "real-venv"));
       symlinkSync(join(outside, "real-venv"), join(outside, "venv"));
       const made = plan([ro(join(outside, "venv"))]);
       expect(made.pinned.find((pin) => pin.real === join(outside, "real-venv"))?.dests).toEqual([join(outside, "real-venv")]);
     } finally {
-      rmSync(outside, { recursive: true, force: true });
+      remove();
     }
   });
 

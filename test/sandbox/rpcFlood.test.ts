@@ -5,14 +5,16 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_RPC_PEERS_PER_SESSION, RPC_FDS_PER_PEER } from "../../src/rpc/index.js";
 import { descriptorsAtBounds } from "../../src/daemon/descriptors.js";
 import { MAX_SESSIONS } from "../../src/daemon/limits.js";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, makeDirs, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { daemonFixture } from "../daemon/support/fixture.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { alive } from "../support/process.js";
 import { poll } from "../support/poll.js";
+import { writeSkill } from "../support/skills.js";
 
 /**
  * The daemon's open-file limit, soft and hard (Node raises the soft one to the hard one at start):
@@ -29,19 +31,14 @@ const SLACK_FDS = 24;
 const KERNEL_TEST_MS = 180_000;
 
 let dirs: Dirs;
-let daemon: DaemonProcess | undefined;
 let logFile: string;
+const fixture = daemonFixture();
 
 beforeAll(async () => {
   if (NO_SANDBOX) return;
   dirs = await makeDirs();
   logFile = join(dirs.state, "daemon.log");
-  await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
-});
-
-afterEach(async () => {
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  daemon = undefined;
+  writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
 });
 
 afterAll(async () => {
@@ -51,8 +48,7 @@ afterAll(async () => {
 /** Starts the daemon with sandboxed kernels under an open-file limit of `nofile`. */
 async function startWithin(nofile: number): Promise<DaemonProcess> {
   const args = ["--listen", "127.0.0.1:0", "--pool", "0", "--sandbox", "required", "--log-file", logFile];
-  daemon = await startDaemon(dirs, args, {}, ["prlimit", `--nofile=${nofile}:${nofile}`, "--"]);
-  return daemon;
+  return fixture.start(args, {}, { dirs, wrap: ["prlimit", `--nofile=${nofile}:${nofile}`, "--"] });
 }
 
 async function open(on: DaemonProcess): Promise<string> {

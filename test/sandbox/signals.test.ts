@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox, pythonReadPaths, sandboxedPid, signalSandboxed, type Sandbox } from "../../src/sandbox/index.js";
-import { descendants, killTree, makeTree, profileOf, PYTHON, removeTree, startPython, type Started, type Tree } from "./fixture.js";
+import { descendants, killTree, makeTree, profileOf, PYTHON, startPython, type Started, type Tree } from "./fixture.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
@@ -38,7 +38,7 @@ describe.skipIf(NO_SANDBOX)("K-10 signals and process lifetime under bwrap", () 
   });
   afterAll(async () => {
     await sandbox?.dispose();
-    if (tree) removeTree(tree);
+    tree?.remove();
   });
 
   function start(): Started {

@@ -6,7 +6,8 @@ import type { Session } from "../../src/session/index.js";
 import { findSkill, UNSETTLED_FILE_MS } from "../../src/skills/index.js";
 import { fileCounts as counts, resetFileCounts } from "../support/fileCounts.js";
 import { poll } from "../support/poll.js";
-import { openSession, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { openSession, sessionDirs, type SessionDirs } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 // Every walk of the files goes through `discoverEverything`, every settings read through `readSettings`: both counted, both real.
 vi.mock("../../src/skills/index.js", async (original) => (await import("../support/fileCounts.js")).countingSkills(await original()));
@@ -19,7 +20,7 @@ let projectFile: string;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  await writeSkill(dirs.workspace, "demo");
+  writeSkill(roots.wsAgents(dirs.workspace), "demo");
   // No kernel: what is counted here is the session's catalog work, which an external session does in full.
   session = await openSession(dirs, { kernel: "external" });
   globalFile = join(dirs.stateDir, "settings.json");
@@ -89,7 +90,7 @@ describe("D-3 one walk per management catalog read or patch", () => {
 describe("D-2 needs_reload is derived by the session from its last walk", () => {
   it("is set by a walk that finds new files and cleared by a reload from any face", async () => {
     expect(session.needsReload).toBe(false);
-    await writeSkill(dirs.workspace, "later");
+    writeSkill(roots.wsAgents(dirs.workspace), "later");
     await session.walkCatalog();
     expect(session.needsReload).toBe(true);
     await session.invoke("/reload", "session", "model");
@@ -103,7 +104,7 @@ describe("K-7 one chain for reloads, refreshes and catalog walks", () => {
     const swaps: string[] = [];
     const listening = session.onViewChange((view) => swaps.push(view.snapshot.revision));
     try {
-      await writeSkill(dirs.workspace, "racing");
+      writeSkill(roots.wsAgents(dirs.workspace), "racing");
       await Promise.all([session.reload(), session.walkCatalog(), session.reload(), session.walkCatalog(), session.refresh()]);
       expect(counts.walks).toBe(4);
       expect(counts.mostWalking).toBe(1);
@@ -132,7 +133,7 @@ describe("K-7 a session's walks reparse only the SKILL.md files that changed", (
     await session.walkCatalog();
     expect(counts.walks).toBe(2);
     expect(counts.parses).toBe(0);
-    await writeSkill(dirs.workspace, "demo", "Do the demo thing.", "The rewritten demo skill.");
+    writeSkill(roots.wsAgents(dirs.workspace), "demo", { description: "The rewritten demo skill." });
     await session.reload();
     expect(counts.parses).toBe(1);
     expect(findSkill(session.view.snapshot, "demo")?.description).toBe("The rewritten demo skill.");

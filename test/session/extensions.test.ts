@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/index.js";
 import { renderSkillsPrompt } from "../../src/skills/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "./fixtures.js";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { skillCommandName } from "../../src/commands/index.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 let dirs: SessionDirs;
 let session: Session;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  await writeSkill(dirs.workspace, "demo");
+  writeSkill(roots.wsAgents(dirs.workspace), "demo");
   await writeFile(join(dirs.workspace, "AGENTS.md"), "Always answer in French.\n");
   session = await openSession(dirs, { extensions: { skills: false } });
 });

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { Session, type SessionOptions } from "../../src/session/index.js";
+import { tempDir } from "../support/tempDirs.js";
 
 /** A temp workspace, home and state dir for one session test; `cleanup` removes them. */
 export interface SessionDirs {
@@ -15,18 +15,10 @@ export interface SessionDirs {
 
 export async function sessionDirs(): Promise<SessionDirs> {
   // Short prefix: IPC socket paths live under the state dir and Unix limits them to ~107 bytes.
-  const root = await mkdtemp(join(tmpdir(), "alb-"));
+  const { dir: root, remove } = tempDir("alb-");
   const dirs = { root, workspace: join(root, "ws"), home: join(root, "home"), stateDir: join(root, "state") };
-  await Promise.all([mkdir(dirs.workspace), mkdir(dirs.home), mkdir(dirs.stateDir)]);
-  return { ...dirs, cleanup: () => rm(root, { recursive: true, force: true }) };
-}
-
-/** Writes a valid skill under <workspace>/.agents/skills/<name>. */
-export async function writeSkill(workspace: string, name: string, body = `Do the ${name} thing.`, description = `The ${name} skill.`): Promise<string> {
-  const dir = join(workspace, ".agents", "skills", name);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`);
-  return dir;
+  for (const dir of [dirs.workspace, dirs.home, dirs.stateDir]) mkdirSync(dir);
+  return { ...dirs, cleanup: async () => remove() };
 }
 
 /** Opens a session on the dirs, with the test's environment. */
@@ -60,7 +52,7 @@ export async function run(session: Session, code: string): Promise<string> {
  * Sessions opened by `open` in a test are closed, and their dirs removed, after it (this registers
  * the afterEach). `prepare` runs on the fresh dirs before the session opens (to write skills, say).
  */
-export function sessionsPerTest(): { open(prepare?: (dirs: SessionDirs) => Promise<unknown>, extra?: Partial<SessionOptions>): Promise<{ session: Session; dirs: SessionDirs }> } {
+export function sessionsPerTest(): { open(prepare?: (dirs: SessionDirs) => unknown, extra?: Partial<SessionOptions>): Promise<{ session: Session; dirs: SessionDirs }> } {
   const opened: { session?: Session; dirs: SessionDirs }[] = [];
   afterEach(async () => {
     for (const { session, dirs } of opened.splice(0)) {

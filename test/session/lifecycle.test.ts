@@ -3,12 +3,15 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "./fixtures.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 /** Liveness bound for waits in this file: far above the expected time, far below a hung cell (100 s). */
 const WAIT_MS = 20_000;
+/** How long a held request waits for the interrupt: far longer than it can take to arrive, however loaded the machine. */
+const INTERRUPT_ARRIVAL_S = 120;
 
 let dirs: SessionDirs | undefined;
 let session: Session | undefined;
@@ -37,39 +40,80 @@ describe("K-4 interrupt ends an awaiting cell", () => {
   });
 });
 
+/**
+ * Opens a session, runs `setup` (a hook that holds marked cells in ipykernel's own code), then runs
+ * `marked` and interrupts it; returns its reply, the names of its error outputs and what it printed.
+ */
+async function interruptHeld(setup: readonly string[], marked: string): Promise<{ reply: unknown; errors: string[]; printed: string }> {
+  dirs = await sessionDirs();
+  session = await openSession(dirs);
+  await run(session, setup.join("\n"));
+  const future = session.execute(marked);
+  let printed = "";
+  const errors: string[] = [];
+  future.onOutput((output) => {
+    if (output.header.msg_type === "stream") printed += (output.content as { text: string }).text;
+    if (output.header.msg_type === "error") errors.push((output.content as { ename: string }).ename);
+  });
+  await session.interrupt();
+  return { reply: await future.done, errors, printed };
+}
+
 describe("K-2 an interrupt that lands before the cell's first line", () => {
   it("is the cell's KeyboardInterrupt, with a reply, and the session stays usable", async () => {
-    dirs = await sessionDirs();
-    session = await openSession(dirs);
     // An input transformer that dawdles on marked cells: ipykernel's own code, after execute_input and before the cell runs.
     // It waits far longer than the interrupt can take to arrive, however loaded the machine, so the interrupt always lands in it.
-    await run(session, [
+    const { reply, errors, printed } = await interruptHeld([
       "import time",
       "def _dawdle(lines):",
       "    if any('# dawdle' in line for line in lines):",
-      "        time.sleep(120)",
+      `        time.sleep(${INTERRUPT_ARRIVAL_S})`,
       "    return lines",
       "get_ipython().input_transformers_post.append(_dawdle)",
-    ].join("\n"));
-    const future = session.execute("print('ran')  # dawdle");
-    let printed = "";
-    future.onOutput((output) => (printed += output.header.msg_type === "stream" ? (output.content as { text: string }).text : ""));
-    const errors: string[] = [];
-    future.onOutput((output) => output.header.msg_type === "error" && errors.push((output.content as { ename: string }).ename));
-    await session.interrupt();
-    const reply = await future.done;
+    ], "print('ran')  # dawdle");
     // ipykernel alone sends no reply here (the client would report NoExecuteReply after its grace).
     expect(reply).toMatchObject({ status: "error", ename: "KeyboardInterrupt" });
     expect(errors).toEqual(["KeyboardInterrupt"]);
     expect(printed).toBe("");
-    expect(await run(session, "get_ipython().input_transformers_post.clear()\nprint('still here')")).toBe("still here\n");
+    expect(await run(session!, "get_ipython().input_transformers_post.clear()\nprint('still here')")).toBe("still here\n");
+  });
+
+  it("is the cell's KeyboardInterrupt when it lands while ipykernel is still publishing execute_input", async () => {
+    // ipykernel's request code from execute_input to the cell, held open on marked cells until the
+    // interrupt has arrived: whatever handler was in place gets it, then the request goes on.
+    const { reply, errors, printed } = await interruptHeld([
+      "import signal, time",
+      "_kernel = get_ipython().kernel",
+      "_stock_publish = _kernel._publish_execute_input",
+      "def _publish_then_wait(code, parent, execution_count):",
+      "    if '# wait for the interrupt' not in code:",
+      "        return _stock_publish(code, parent, execution_count)",
+      "    handler, arrived = signal.getsignal(signal.SIGINT), []",
+      "    def _note(signum, frame):",
+      "        arrived.append(signum)",
+      "        handler(signum, frame)",
+      "    signal.signal(signal.SIGINT, _note)",
+      "    try:",
+      "        _stock_publish(code, parent, execution_count)",
+      `        end = time.monotonic() + ${INTERRUPT_ARRIVAL_S}`,
+      "        while not arrived and time.monotonic() < end:",
+      "            time.sleep(0.01)",
+      "    finally:",
+      "        signal.signal(signal.SIGINT, handler)",
+      "_kernel._publish_execute_input = _publish_then_wait",
+    ], "print('ran')  # wait for the interrupt");
+    // Raised there, the interrupt escaped ipykernel's request code and no reply came (NoExecuteReply).
+    expect(reply).toMatchObject({ status: "error", ename: "KeyboardInterrupt" });
+    expect(errors).toEqual(["KeyboardInterrupt"]);
+    expect(printed).toBe("");
+    expect(await run(session!, "del _kernel._publish_execute_input\nprint('still here')")).toBe("still here\n");
   });
 });
 
 describe("K-9 supervision", () => {
   it("fails the running execution when the kernel is killed, restarts it and re-injects the namespaces", async () => {
     dirs = await sessionDirs();
-    await writeSkill(dirs.workspace, "demo");
+    writeSkill(roots.wsAgents(dirs.workspace), "demo");
     session = await openSession(dirs);
     const firstPid = session.kernel.pid!;
     const future = session.execute("import time\ntime.sleep(100)");

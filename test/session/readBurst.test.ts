@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RPC_MAX_PENDING_CALLS } from "../../src/rpc/index.js";
-import { run, sessionsPerTest, writeSkill } from "./fixtures.js";
+import { run, sessionsPerTest } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 const sessions = sessionsPerTest();
 
@@ -10,7 +11,7 @@ const BURST = 2 * RPC_MAX_PENDING_CALLS;
 
 describe("K-4 a burst of awaited reads in a cell", () => {
   it("answers every read: the kernel holds back what the runtime would refuse", async () => {
-    const { session } = await sessions.open((dirs) => writeSkill(dirs.workspace, "demo"));
+    const { session } = await sessions.open((dirs) => writeSkill(roots.wsAgents(dirs.workspace), "demo"));
     const out = await run(session, [
       "import asyncio, collections",
       `_pages = await asyncio.gather(*[skills.read('demo', limit=64) for _ in range(${BURST})], return_exceptions=True)`,
@@ -21,7 +22,7 @@ describe("K-4 a burst of awaited reads in a cell", () => {
 
   it("refuses every read the kernel sends after editing SKILL.md, even while earlier reads of the burst are in flight", async () => {
     // A sandboxed kernel sees its skill roots read-only; without the sandbox it can edit a skill and then call.
-    const { session, dirs } = await sessions.open((d) => writeSkill(d.workspace, "demo"), { sandbox: "off" });
+    const { session, dirs } = await sessions.open((d) => writeSkill(roots.wsAgents(d.workspace), "demo"), { sandbox: "off" });
     const skillFile = join(dirs.workspace, ".agents", "skills", "demo", "SKILL.md");
     const out = await run(session, [
       "import asyncio, json, pathlib",

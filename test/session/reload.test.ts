@@ -2,15 +2,16 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELOAD_ROUTE_TIMEOUT_MS, type Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 let dirs: SessionDirs;
 let session: Session;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  await writeSkill(dirs.workspace, "demo");
-  await writeSkill(dirs.workspace, "pdf-processing");
+  writeSkill(roots.wsAgents(dirs.workspace), "demo");
+  writeSkill(roots.wsAgents(dirs.workspace), "pdf-processing");
   session = await openSession(dirs);
 });
 
@@ -102,7 +103,7 @@ describe("K-7 reload swaps snapshot and routes in one step", () => {
     let hammerDone = false;
     void hammer.done.finally(() => (hammerDone = true));
     while (!hammerDone && reloads < 40) {
-      if (reloads % 2 === 0) await writeSkill(dirs.workspace, "extra");
+      if (reloads % 2 === 0) writeSkill(roots.wsAgents(dirs.workspace), "extra");
       else await rm(join(dirs.workspace, ".agents", "skills", "extra"), { recursive: true });
       const result = await session.reload();
       namesByRevision.set(result.revision, session.view.snapshot.skills.map((s) => s.name).join(","));
@@ -117,7 +118,7 @@ describe("K-7 reload swaps snapshot and routes in one step", () => {
   });
 
   it("serves the new snapshot to the first call after a swap, keeps pid, variables and typed bindings", async () => {
-    await writeSkill(dirs.workspace, "added-later");
+    writeSkill(roots.wsAgents(dirs.workspace), "added-later");
     const result = await session.reload();
     expect(result.added).toContain("added-later");
     const out = await run(session, [
@@ -143,7 +144,7 @@ describe("K-7 reload swaps snapshot and routes in one step", () => {
   });
 
   it("reloads from Python through commands.invoke('/reload', 'session')", async () => {
-    await writeSkill(dirs.workspace, "from-python");
+    writeSkill(roots.wsAgents(dirs.workspace), "from-python");
     const out = await run(session, "r = await commands.invoke('/reload', 'session')\nprint(r['added'])");
     expect(out.trim()).toBe("['from-python']");
     expect(session.view.snapshot.skills.map((s) => s.name)).toContain("from-python");

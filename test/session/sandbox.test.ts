@@ -3,8 +3,9 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/index.js";
-import { openSession, run, sessionDirs, writeSkill, type SessionDirs } from "./fixtures.js";
+import { openSession, run, sessionDirs, type SessionDirs } from "./fixtures.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 /** Sandboxed sessions need bubblewrap: without it this suite is skipped (test/support/sandbox.ts says so once), and CI requires it. */
 let dirs: SessionDirs;
@@ -16,7 +17,7 @@ let port: number;
 beforeAll(async () => {
   if (NO_SANDBOX) return;
   dirs = await sessionDirs();
-  await writeSkill(dirs.workspace, "demo");
+  writeSkill(roots.wsAgents(dirs.workspace), "demo");
   await writeFile(join(dirs.stateDir, "daemon.token"), "secret-token\n", { mode: 0o600 });
   await writeFile(join(dirs.stateDir, "settings.json"), JSON.stringify({ sandbox: "required", limits: { processes: 64, memoryMB: 1024 } }));
   session = await openSession(dirs);

@@ -7,9 +7,11 @@ import { prepareActivation } from "../../src/skills/activation.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
 import { readResource } from "../../src/skills/read.js";
 import { listResources } from "../../src/skills/resources.js";
-import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, skillText, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 async function demoSkill(text?: string): Promise<{ entry: SkillEntry; dir: string; base: string }> {
@@ -24,7 +26,7 @@ async function demoSkill(text?: string): Promise<{ entry: SkillEntry; dir: strin
 describe("C-5 activation payload", () => {
   it("returns name, description, installed source, the arguments and the full body", async () => {
     const body = "# Demo\n\nStep one.\n\nStep two uses `references/a.md`.";
-    const { entry, dir } = await demoSkill(skillText("demo", "Demonstrates activation.", "license: MIT\n", `\n${body}\n\n`));
+    const { entry, dir } = await demoSkill(skillText("demo", { description: "Demonstrates activation.", frontmatter: "license: MIT\n", body: `\n${body}\n\n` }));
     const activation = await prepareActivation(entry, "some raw text");
     expect(activation).toEqual({
       name: "demo",
@@ -45,8 +47,8 @@ describe("C-5 activation payload", () => {
 
   it("reads the body at call time", async () => {
     const { entry, dir } = await demoSkill();
-    expect((await prepareActivation(entry, "")).instructions).toBe("# demo\n\nSteps.");
-    writeFileSync(join(dir, "SKILL.md"), skillText("demo", undefined, "", "Rewritten body.\n"));
+    expect((await prepareActivation(entry, "")).instructions).toBe("Do the demo thing.");
+    writeFileSync(join(dir, "SKILL.md"), skillText("demo", { body: "Rewritten body.\n" }));
     expect((await prepareActivation(entry, "")).instructions).toBe("Rewritten body.");
   });
 
@@ -62,7 +64,7 @@ describe("C-5 activation payload", () => {
 describe("R-5 never executes", () => {
   it("lists, reads and activates a skill whose scripts would leave a marker if run, and no marker appears", async () => {
     const { entry, dir, base } = await demoSkill(
-      skillText("demo", undefined, "allowed-tools: Bash(scripts/run.sh)\n", "Run `scripts/run.sh`, import `helper`, see https://example.invalid/x.\n"),
+      skillText("demo", { frontmatter: "allowed-tools: Bash(scripts/run.sh)\n", body: "Run `scripts/run.sh`, import `helper`, see https://example.invalid/x.\n" }),
     );
     const marker = join(base, "marker");
     const script = `#!/bin/sh\ntouch '${marker}'\n`;

@@ -7,10 +7,12 @@ import type { CliIO } from "../../src/cli/command.js";
 import { runCli } from "../../src/cli/main.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
 import { renderSkillsPrompt } from "../../src/skills/prompt.js";
-import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { skillCommandName } from "../../src/commands/index.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 class Capture extends Writable {
@@ -36,8 +38,8 @@ function local(skills: { name: string; scope: string }[]): string[] {
 
 function tree() {
   const t = layout(temps.make());
-  writeSkill(roots.wsAlbedo(t.workspace), "demo", skillText("demo", "Shows things.", "x-extra: 1\n"));
-  writeSkill(roots.homeAgents(t.home), "helper", skillText("helper", "Helps."));
+  writeSkill(roots.wsAlbedo(t.workspace), "demo", { description: "Shows things.", frontmatter: "x-extra: 1\n" });
+  writeSkill(roots.homeAgents(t.home), "helper", { description: "Helps." });
   writeSkill(roots.wsAlbedo(t.workspace), "broken", "no frontmatter");
   return t;
 }
@@ -193,7 +195,7 @@ describe("X albedo skills list --strict", () => {
     expect(dirty.code).toBe(1);
     expect(dirty.stderr).toContain("2 problems make skills invalid");
     const clean = layout(temps.make());
-    writeSkill(roots.wsAlbedo(clean.workspace), "fine", skillText("fine", "Fine."));
+    writeSkill(roots.wsAlbedo(clean.workspace), "fine", { description: "Fine." });
     expect((await run(["skills", "list", "--strict", "--json"], clean.workspace, clean.home)).code).toBe(0);
   });
 });

@@ -6,10 +6,12 @@ import { discoverCandidates } from "../../src/skills/discovery.js";
 import { MAX_CANDIDATES, MAX_DIAGNOSTICS, MAX_SKILL_FILE_BYTES } from "../../src/skills/limits.js";
 import { discoverCatalog, findSkill } from "../../src/skills/snapshot.js";
 import type { CatalogSnapshot } from "../../src/skills/types.js";
-import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, skillText, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { installDir } from "../../src/platform/index.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 function fresh() {
@@ -210,9 +212,9 @@ describe("S-3 S-4 in discovery", () => {
     const root = roots.wsAlbedo(t.workspace);
     writeSkill(root, "crlf", skillText("crlf").replace(/\n/g, "\r\n"));
     writeSkill(root, "bom", `\uFEFF${skillText("bom")}`);
-    writeSkill(root, "tagged", skillText("tagged", "!!python/name:os.system x"));
+    writeSkill(root, "tagged", { description: "!!python/name:os.system x" });
     writeSkill(root, "binary", Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe, 0x0a]));
-    writeSkill(root, "extra", skillText("extra", "d", "x-vendor: keep me\n"));
+    writeSkill(root, "extra", { description: "d", frontmatter: "x-vendor: keep me\n" });
     const snapshot = await discoverCatalog(t);
     expect(names(snapshot)).toEqual(["bom", "crlf", "extra"]);
     expect(snapshot.diagnostics.map((d) => [relative(root, d.path), d.severity, d.code])).toEqual([
@@ -239,7 +241,7 @@ describe("S-3 S-4 in discovery", () => {
     const t = fresh();
     let yaml = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
     for (let i = 1; i < 12; i++) yaml += `a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(", ")}]\n`;
-    writeSkill(roots.wsAlbedo(t.workspace), "bomb", skillText("bomb", "d", yaml));
+    writeSkill(roots.wsAlbedo(t.workspace), "bomb", { description: "d", frontmatter: yaml });
     const snapshot = await discoverCatalog(t);
     expect(snapshot.diagnostics.map((d) => d.code)).toEqual(["yaml_alias_limit"]);
   });
@@ -272,11 +274,11 @@ describe("S-6 bounds", () => {
 describe("S-7 precedence", () => {
   it("workspace beats user beats builtin, silently", async () => {
     const t = fresh();
-    writeSkill(roots.builtin(t.install), "shared", skillText("shared", "builtin copy"));
-    writeSkill(roots.homeAgents(t.home), "shared", skillText("shared", "user copy"));
-    writeSkill(roots.wsAgents(t.workspace), "shared", skillText("shared", "workspace copy"));
-    writeSkill(roots.homeAlbedo(t.home), "mine", skillText("mine", "user copy"));
-    writeSkill(roots.builtin(t.install), "mine", skillText("mine", "builtin copy"));
+    writeSkill(roots.builtin(t.install), "shared", { description: "builtin copy" });
+    writeSkill(roots.homeAgents(t.home), "shared", { description: "user copy" });
+    writeSkill(roots.wsAgents(t.workspace), "shared", { description: "workspace copy" });
+    writeSkill(roots.homeAlbedo(t.home), "mine", { description: "user copy" });
+    writeSkill(roots.builtin(t.install), "mine", { description: "builtin copy" });
     const snapshot = await discoverCatalog(t);
     expect(snapshot.skills.map((s) => [s.name, s.description, s.scope])).toEqual([
       ["mine", "user copy", "user"],
@@ -290,8 +292,8 @@ describe("S-7 precedence", () => {
 
   it("within one scope the earlier root wins and the loser is a collision", async () => {
     const t = fresh();
-    writeSkill(roots.wsAlbedo(t.workspace), "dup", skillText("dup", "first"));
-    writeSkill(roots.wsAgents(t.workspace), "dup", skillText("dup", "second"));
+    writeSkill(roots.wsAlbedo(t.workspace), "dup", { description: "first" });
+    writeSkill(roots.wsAgents(t.workspace), "dup", { description: "second" });
     const snapshot = await discoverCatalog(t);
     expect(snapshot.skills.map((s) => s.description)).toEqual(["first"]);
     expect(snapshot.diagnostics).toMatchObject([{ severity: "warning", code: "collision", path: join(roots.wsAgents(t.workspace), "dup", "SKILL.md") }]);
@@ -299,8 +301,8 @@ describe("S-7 precedence", () => {
 
   it("an invalid workspace copy does not hide a valid user copy", async () => {
     const t = fresh();
-    writeSkill(roots.wsAlbedo(t.workspace), "tool", skillText("tool", ""));
-    writeSkill(roots.homeAlbedo(t.home), "tool", skillText("tool", "works"));
+    writeSkill(roots.wsAlbedo(t.workspace), "tool", { description: "" });
+    writeSkill(roots.homeAlbedo(t.home), "tool", { description: "works" });
     const snapshot = await discoverCatalog(t);
     expect(snapshot.skills.map((s) => [s.name, s.scope])).toEqual([["tool", "user"]]);
     expect(snapshot.diagnostics.map((d) => d.code)).toEqual(["empty_description"]);
@@ -335,7 +337,7 @@ describe("S-7 precedence", () => {
 describe("S-8 S-9 snapshot", () => {
   it("is deep-frozen, pins identities and real paths, and advertises the installed source", async () => {
     const t = fresh();
-    writeSkill(roots.wsAlbedo(t.workspace), "demo", skillText("demo", "d", "license: MIT\n"));
+    writeSkill(roots.wsAlbedo(t.workspace), "demo", { description: "d", frontmatter: "license: MIT\n" });
     writeSkill(roots.wsAlbedo(t.workspace), "help");
     const snapshot = await discoverCatalog(t);
     expect(Object.isFrozen(snapshot) && Object.isFrozen(snapshot.skills) && Object.isFrozen(snapshot.skills[0]!.dirIdentity)).toBe(true);
@@ -350,7 +352,7 @@ describe("S-8 S-9 snapshot", () => {
 
   it("findSkill answers a name as given or in its NFKC form, from each snapshot's own skills", async () => {
     const t = fresh();
-    writeSkill(roots.wsAlbedo(t.workspace), "file-tool", skillText("file-tool", "one"));
+    writeSkill(roots.wsAlbedo(t.workspace), "file-tool", { description: "one" });
     writeSkill(roots.wsAlbedo(t.workspace), "demo");
     const first = await discoverCatalog(t);
     const tool = findSkill(first, "file-tool")!;
@@ -359,7 +361,7 @@ describe("S-8 S-9 snapshot", () => {
     expect(findSkill(first, "\uFB01le-tool")).toBe(tool);
     expect(findSkill(first, "\uFF46ile-tool")).toBe(tool);
     expect(findSkill(first, "File-tool")).toBeUndefined();
-    writeSkill(roots.wsAlbedo(t.workspace), "file-tool", skillText("file-tool", "two"));
+    writeSkill(roots.wsAlbedo(t.workspace), "file-tool", { description: "two" });
     const second = await discoverCatalog(t);
     expect(findSkill(second, "file-tool")!.description).toBe("two");
     expect(findSkill(first, "file-tool")).toBe(tool);
@@ -367,9 +369,9 @@ describe("S-8 S-9 snapshot", () => {
 
   it("the revision changes when content on disk changes", async () => {
     const t = fresh();
-    writeSkill(roots.wsAlbedo(t.workspace), "demo", skillText("demo", "one"));
+    writeSkill(roots.wsAlbedo(t.workspace), "demo", { description: "one" });
     const before = (await discoverCatalog(t)).revision;
-    writeSkill(roots.wsAlbedo(t.workspace), "demo", skillText("demo", "two"));
+    writeSkill(roots.wsAlbedo(t.workspace), "demo", { description: "two" });
     expect((await discoverCatalog(t)).revision).not.toBe(before);
   });
 });

@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MAX_INSTRUCTION_BYTES } from "../../src/skills/limits.js";
 import { renderInstructions } from "../../src/skills/prompt.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
-import { layout, TempDirs, writeFile } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 describe("S-11 instruction files", () => {

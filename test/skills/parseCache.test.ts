@@ -7,9 +7,11 @@ import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
 import { ParseCache } from "../../src/skills/parseCache.js";
 import { discoverCatalog, findSkill } from "../../src/skills/snapshot.js";
 import { poll } from "../support/poll.js";
-import { layout, roots, skillText, TempDirs, writeSkill } from "./fixtures.js";
+import { layout } from "./fixtures.js";
+import { roots, skillText, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 /** A clock an hour ahead: every file written here counts as settled, so only stamps decide. */
@@ -20,7 +22,7 @@ function fresh() {
 }
 
 /** One SKILL.md of the same byte length per version, so only the stamp can tell them apart. */
-const version = (name: string, n: number) => skillText(name, `Version ${n} of ${name}.`);
+const version = (name: string, n: number) => skillText(name, { description: `Version ${n} of ${name}.` });
 
 const ctimeOf = (path: string) => statSync(path, { bigint: true }).ctimeNs;
 
@@ -34,7 +36,7 @@ describe("S-9 K-7 the parse cache reuses the parse of an unchanged SKILL.md only
     const second = await discoverCatalog(t, cache);
     expect(cache.parses).toBe(3);
     expect(second).toEqual(first);
-    writeFileSync(join(roots.wsAlbedo(t.workspace), "beta", "SKILL.md"), skillText("beta", "Changed and longer than before."));
+    writeFileSync(join(roots.wsAlbedo(t.workspace), "beta", "SKILL.md"), skillText("beta", { description: "Changed and longer than before." }));
     const third = await discoverCatalog(t, cache);
     expect(cache.parses).toBe(4);
     expect(findSkill(third, "beta")?.description).toBe("Changed and longer than before.");

@@ -9,9 +9,11 @@ import { checkPinned } from "../../src/skills/pinning.js";
 import { readResource } from "../../src/skills/read.js";
 import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
 import { listResources } from "../../src/skills/resources.js";
-import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, skillText, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 function sandbox() {
@@ -132,7 +134,7 @@ describe("R-4 pinning", () => {
     const dir = writeSkill(box.skills, "demo");
     writeFile(join(dir, "references", "a.md"), "a");
     const entry = await entryOf(box);
-    writeFileSync(join(dir, "SKILL.md"), skillText("demo", "A different description."));
+    writeFileSync(join(dir, "SKILL.md"), skillText("demo", { description: "A different description." }));
     await expectReloadRequired(entry);
     writeFileSync(join(dir, "SKILL.md"), skillText("other"));
     await expectReloadRequired(entry);
@@ -160,7 +162,7 @@ describe("R-4 pinning", () => {
     const box = sandbox();
     const dir = writeSkill(box.skills, "demo");
     const entry = await entryOf(box);
-    const edited = skillText("demo", undefined, "license: MIT\n", "# demo\n\nNew steps, edited in place.\n");
+    const edited = skillText("demo", { frontmatter: "license: MIT\n", body: "# demo\n\nNew steps, edited in place.\n" });
     writeFileSync(join(dir, "SKILL.md"), edited);
     expect((await checkPinned(entry)).ino.toString()).toBe(entry.sourceIdentity.ino);
     expect((await readResource(entry)).content).toBe(edited);

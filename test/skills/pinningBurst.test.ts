@@ -5,7 +5,9 @@ import { AppError } from "../../src/errors/index.js";
 import { discoverCatalog, findSkill } from "../../src/skills/index.js";
 import { checkPinned } from "../../src/skills/pinning.js";
 import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
-import { layout, roots, TempDirs, writeSkill } from "./fixtures.js";
+import { layout } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 // Counts how often SKILL.md is read from disk for a pin check.
 vi.mock("../../src/skills/files.js", async (original) => {
@@ -14,7 +16,7 @@ vi.mock("../../src/skills/files.js", async (original) => {
 });
 const { readBoundedFile } = await import("../../src/skills/files.js");
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 /** Concurrent pin checks of one skill. */

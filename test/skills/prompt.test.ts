@@ -2,16 +2,18 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { humanSize, renderInstructions, renderSkillsPrompt } from "../../src/skills/prompt.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
-import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, skillText, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { skillCommandName } from "../../src/commands/index.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 describe("O-4 S-8 catalog block", () => {
   it("lists name, one-line description, size, command and source, XML-escaped", async () => {
     const t = layout(temps.make());
-    const text = skillText("pdf-processing", ">\n  Fill <forms> & merge\n  \"PDF\" files", "", "x".repeat(3100));
+    const text = skillText("pdf-processing", { description: ">\n  Fill <forms> & merge\n  \"PDF\" files", body: "x".repeat(3100) });
     writeSkill(roots.wsAlbedo(t.workspace), "pdf-processing", text);
     writeSkill(roots.wsAlbedo(t.workspace), "status");
     const snapshot = await discoverCatalog(t);
@@ -29,7 +31,7 @@ describe("O-4 S-8 catalog block", () => {
         "</skill>",
         "<skill>",
         "<name>status</name>",
-        "<description>Does status things.</description>",
+        "<description>The status skill.</description>",
         `<size>${humanSize(Buffer.byteLength(skillText("status")))}</size>`,
         "<command>/skill:status</command>",
         `<location>${join(roots.wsAlbedo(t.workspace), "status", "SKILL.md")}</location>`,
@@ -46,7 +48,7 @@ describe("O-4 S-8 catalog block", () => {
 
   it("never includes the body or optional fields", async () => {
     const t = layout(temps.make());
-    writeSkill(roots.wsAlbedo(t.workspace), "quiet", skillText("quiet", "d", "license: SECRET-LICENSE\n", "BODY-MARKER\n"));
+    writeSkill(roots.wsAlbedo(t.workspace), "quiet", { description: "d", frontmatter: "license: SECRET-LICENSE\n", body: "BODY-MARKER\n" });
     const block = renderSkillsPrompt(await discoverCatalog(t), skillCommandName);
     expect(block).toContain("<name>quiet</name>");
     expect(block).not.toContain("BODY-MARKER");
@@ -61,7 +63,7 @@ describe("O-4 S-8 catalog block", () => {
 describe("O-4 S-8 S-11 B the block a model receives carries no control characters", () => {
   it("shows escapes in a description and an instruction file visibly; instruction lines and tabs stay, CRLF becomes LF", async () => {
     const t = layout(temps.make());
-    writeSkill(roots.wsAlbedo(t.workspace), "evil", skillText("evil", String.raw`"Evil \x1b]0;pwned\x07 \x9b2J \x7f"`));
+    writeSkill(roots.wsAlbedo(t.workspace), "evil", { description: String.raw`"Evil \x1b]0;pwned\x07 \x9b2J \x7f"` });
     writeFile(join(t.workspace, "AGENTS.md"), "Orders:\r\n\tone \x1b[2J\r\n\x07two\n");
     const snapshot = await discoverCatalog(t);
     expect(renderSkillsPrompt(snapshot, skillCommandName)).toContain("<description>Evil ␛]0;pwned␇ \\u009b2J ␡</description>");

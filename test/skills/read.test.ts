@@ -8,9 +8,11 @@ import { readResource, type ReadResult } from "../../src/skills/read.js";
 import { MAX_READ_LIMIT, MAX_RESOURCE_BYTES } from "../../src/skills/limits.js";
 import { checkResourcePath } from "../../src/skills/resourcePath.js";
 import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_PATH_LENGTH } from "../../src/skills/limits.js";
-import { layout, roots, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 /** A discovered skill "demo" with the given extra files; returns its entry and directory. */

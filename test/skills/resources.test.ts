@@ -5,9 +5,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
 import { listResources } from "../../src/skills/resources.js";
 import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_ENTRIES, MAX_RESOURCES } from "../../src/skills/limits.js";
-import { layout, roots, skillText, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, skillText, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 function sandbox() {

@@ -9,10 +9,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors/index.js";
 import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/index.js";
 import { readResource, type ReadResult } from "../../src/skills/read.js";
-import { layout, roots, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { poll } from "../support/poll.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 const PAGE = 16 * 1024;
 const PAGES = 3;
 /** Reads go on until the writer has paused this often (so they meet bursts and pauses alike); this many are under way at once. */

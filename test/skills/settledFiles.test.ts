@@ -6,9 +6,11 @@ import { discoverCatalog, findSkill, type SkillEntry } from "../../src/skills/in
 import { readResource, settledSkillFiles } from "../../src/skills/read.js";
 import { UNSETTLED_FILE_MS } from "../../src/skills/limits.js";
 import { SettledFiles } from "../../src/skills/settledFiles.js";
-import { layout, roots, skillText, TempDirs, writeSkill } from "./fixtures.js";
+import { layout } from "./fixtures.js";
+import { roots, skillText, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 /** A clock far enough ahead that every file on disk has settled. */
@@ -118,7 +120,7 @@ describe("R-4 a kept SKILL.md never hides a change from skills.read", () => {
     expect((await readResource(entry, "SKILL.md", 4, 10)).content).toBe(text.slice(4, 14));
     expect(settledSkillFiles.hits).toBe(hits + 1);
 
-    const edited = skillText("demo", undefined, "", "# demo\n\nEdited in place.\n");
+    const edited = skillText("demo", { body: "# demo\n\nEdited in place.\n" });
     writeFileSync(join(dir, "SKILL.md"), edited);
     expect((await readResource(entry)).content).toBe(edited);
     expect(settledSkillFiles.hits).toBe(hits + 1);

@@ -4,9 +4,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../src/cli/command.js";
 import { runCli } from "../../src/cli/main.js";
 import { closeNames } from "../../src/text/index.js";
-import { layout, roots, TempDirs, writeFile, writeSkill } from "./fixtures.js";
+import { layout, writeFile } from "./fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 interface Captured {

@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { validateSkillPath } from "../../src/skills/check.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../../src/skills/limits.js";
 import { validateSkillFields } from "../../src/skills/validate.js";
-import { TempDirs } from "./fixtures.js";
+import { tempDirs } from "../support/tempDirs.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 
 /** One case ported from skills-ref's test suite: directory name, file content, expected verdict. */

@@ -4,8 +4,9 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { call, killDaemon, makeDirs, startDaemon, writeSkill, type Answer, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, startDaemon, type Answer, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { startInProcess, type InProcessDaemon } from "../daemon/support/inProcess.js";
+import { writeSkill } from "./skills.js";
 
 /** Time to start a real daemon and open a session on a real kernel. */
 const PROCESS_SESSION_SETUP_MS = 120_000;
@@ -63,7 +64,7 @@ function sharedSession<D extends Pick<DaemonProcess, "url" | "token">>(
   beforeAll(async () => {
     dirs = await makeDirs();
     if (options.demoSkill !== undefined && options.demoSkill !== false) {
-      await writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", ...(typeof options.demoSkill === "string" ? [options.demoSkill] : []));
+      writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", typeof options.demoSkill === "string" ? { body: `${options.demoSkill}\n` } : {});
     }
     daemon = await start(dirs);
     await open(daemon, dirs);

@@ -9,12 +9,15 @@ export interface TempDirs {
   cleanup(): void;
 }
 
-/** Makes temp dirs named `<prefix>XXXXXX` (short prefixes keep Unix socket paths under their limit). */
-export function tempDirs(prefix = "albedo-"): TempDirs {
+/**
+ * Makes temp dirs named `<prefix>XXXXXX` in `parent` (short prefixes keep Unix socket paths under
+ * their limit; another parent, such as /var/tmp, for a dir a sandbox's private /tmp must not hide).
+ */
+export function tempDirs(prefix = "albedo-", parent = tmpdir()): TempDirs {
   const made: string[] = [];
   return {
     make(own = prefix) {
-      const dir = mkdtempSync(join(tmpdir(), own));
+      const dir = mkdtempSync(join(parent, own));
       made.push(dir);
       return dir;
     },
@@ -22,4 +25,16 @@ export function tempDirs(prefix = "albedo-"): TempDirs {
       for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** One temp dir with its own remover, for a fixture that owns its dir (a layout, a run dir, a server's root). */
+export interface TempDir {
+  readonly dir: string;
+  remove(): void;
+}
+
+/** Makes one dir named `<prefix>XXXXXX` in `parent`; `remove()` deletes it and everything under it. */
+export function tempDir(prefix = "albedo-", parent = tmpdir()): TempDir {
+  const dirs = tempDirs(prefix, parent);
+  return { dir: dirs.make(), remove: () => dirs.cleanup() };
 }

@@ -2,10 +2,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
 import { loadPrompts, systemPrompt } from "../../src/turns/context.js";
-import { layout, roots, TempDirs, writeFile, writeSkill } from "../skills/fixtures.js";
+import { layout, writeFile } from "../skills/fixtures.js";
+import { roots, writeSkill } from "../support/skills.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { installDir } from "../../src/platform/index.js";
 
-const temps = new TempDirs();
+const temps = tempDirs("albedo-skills-");
 afterEach(() => temps.cleanup());
 const prompts = loadPrompts(installDir());
 

@@ -9,12 +9,14 @@ import { EMPTY_CONVERSATION, type ConversationState } from "../../src/turns/conv
 import { MAX_TOOL_RESULT_BYTES, MAX_TURN_STEPS } from "../../src/turns/limits.js";
 import type { TranscriptRow } from "../../src/turns/rows.js";
 import { runTurn, type TurnEnd, type TurnRequest } from "../../src/turns/runner.js";
+import type { TurnHost } from "../../src/turns/index.js";
 import { createAdapter } from "../../src/model/index.js";
 import { closedPort, startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { ENV, openaiAdapter, openaiSettings } from "../model/support.js";
-import { openSession, sessionDirs, writeSkill, type SessionDirs } from "../session/fixtures.js";
+import { openSession, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { installDir } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 const BODY = "# PDF processing\n\nFill forms with references/forms.md.";
 let dirs: SessionDirs;
@@ -25,7 +27,7 @@ const prompts = loadPrompts(installDir());
 
 beforeAll(async () => {
   dirs = await sessionDirs();
-  const skill = await writeSkill(dirs.workspace, "pdf-processing", BODY);
+  const skill = writeSkill(roots.wsAgents(dirs.workspace), "pdf-processing", { body: `${BODY}\n` });
   await mkdir(join(skill, "references"));
   await writeFile(join(skill, "references", "forms.md"), "Use the form tool.\n");
   await writeFile(join(dirs.workspace, "notes.txt"), "workspace notes\n");
@@ -55,17 +57,39 @@ const call = (name: string, args: unknown, id = `call_${name}`): FakeReply => ({
 const prose = (text: string): FakeReply => ({ kind: "reply", text });
 
 /** Runs one turn with `replies` queued; returns how it ended and every row it drew. */
-async function turn(text: string, replies: FakeReply[], options: { mode?: ToolMode; signal?: AbortSignal; contextTokens?: number; request?: Partial<TurnRequest> } = {}): Promise<{ end: TurnEnd; rows: TranscriptRow[] }> {
+async function turn(text: string, replies: FakeReply[], options: { mode?: ToolMode; signal?: AbortSignal; contextTokens?: number; request?: Partial<TurnRequest>; host?: TurnHost } = {}): Promise<{ end: TurnEnd; rows: TranscriptRow[] }> {
   server.enqueue(...replies);
   const rows: TranscriptRow[] = [];
   const done = await runTurn(
     { turnId: `t${Math.random()}`, visibleText: text, modelInput: text, ...options.request },
     state,
-    { adapter, mode: options.mode ?? "tool", contextTokens: options.contextTokens ?? 32_768, prompts, host: session, emit: (row) => rows.push(row) },
+    { adapter, mode: options.mode ?? "tool", contextTokens: options.contextTokens ?? 32_768, prompts, host: options.host ?? session, emit: (row) => rows.push(row) },
     options.signal ?? new AbortController().signal,
   );
   state = done.state;
   return { end: done.end, rows };
+}
+
+/** The session as a turn's host, adding the stream text of every cell the turn runs to `printed` as it comes. */
+function printingHost(printed: string[]): TurnHost {
+  return {
+    workspace: session.workspace,
+    stateDir: session.stateDir,
+    get view() {
+      return session.view;
+    },
+    execute(code) {
+      const future = session.execute(code);
+      future.onOutput((output) => {
+        if (output.header.msg_type === "stream") printed.push((output.content as { text: string }).text);
+      });
+      return future;
+    },
+    interrupt: () => session.interrupt(),
+    activate: (skill, text) => session.activate(skill, text),
+    resources: (skill) => session.resources(skill),
+    observeActivations: (observer) => session.observeActivations(observer),
+  };
 }
 
 const toolResults = (index: number) => (server.requests[index]!.body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool").map((m) => m.content);
@@ -146,9 +170,10 @@ describe("O-3 the python tool", () => {
 
   it("an interrupt ends the turn as interrupted and the cell stops; the conversation stays well formed", async () => {
     const controller = new AbortController();
-    const running = turn("sleep", [call("python", { code: "import time\nprint('sleeping', flush=True)\ntime.sleep(30)" })], { mode: "code", signal: controller.signal });
-    await poll(() => server.requests.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const printed: string[] = [];
+    const code = "import time\nprint('sleeping', flush=True)\ntime.sleep(30)";
+    const running = turn("sleep", [call("python", { code })], { mode: "code", signal: controller.signal, host: printingHost(printed) });
+    await poll(() => printed.join("").includes("sleeping"), { what: "the cell to print 'sleeping'" });
     controller.abort();
     const { end, rows } = await running;
     expect(end).toEqual({ result: "interrupted" });

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { sessionDirs } from "../../session/fixtures.js";
@@ -25,14 +24,6 @@ export interface Dirs {
 export async function makeDirs(): Promise<Dirs> {
   const dirs = await sessionDirs();
   return { root: dirs.root, workspace: dirs.workspace, home: dirs.home, state: dirs.stateDir, cleanup: dirs.cleanup };
-}
-
-/** Writes a valid skill under `<root>/<name>/SKILL.md`; returns its directory. */
-export async function writeSkill(root: string, name: string, body = `Do the ${name} thing.`): Promise<string> {
-  const dir = join(root, name);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: The ${name} skill.\n---\n${body}\n`);
-  return dir;
 }
 
 export function envFor(dirs: Dirs): NodeJS.ProcessEnv {

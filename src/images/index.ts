@@ -1,0 +1,5 @@
+/** The images domain: a cell's images checked by their bytes, bounded, scaled, and labelled (I-1). */
+export { checkImage, scaleDown, type CheckedImage, type ImageCheck } from "./check.js";
+export { collectImages } from "./collect.js";
+export { imageLabel } from "./label.js";
+export { MAX_IMAGE_BYTES, MAX_IMAGE_EDGE_PX, MAX_IMAGE_PIXELS, MAX_IMAGES_PER_EXECUTION } from "./limits.js";
