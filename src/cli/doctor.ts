@@ -9,6 +9,7 @@ import { listKernelSpecs } from "../kernel/index.js";
 import { runDoctor, type CheckStatus, type DoctorPackages, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
 import { visibleControls, wrap, TERMINAL_COLUMNS } from "../text/index.js";
 import { stateDir } from "../platform/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
 
 async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
   const listing = await listKernelSpecs(env);
@@ -43,21 +44,25 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
-/** The global settings' `python.packages`; a settings file that cannot be read is reported, not thrown. */
-async function settingsPackages(env: NodeJS.ProcessEnv): Promise<DoctorPackages> {
+/**
+ * What doctor takes from the global settings: `python.packages`, and the `sandbox` mode a kernel start
+ * would use. A settings file that cannot be read is reported, not thrown (the sandbox is then "auto").
+ */
+async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; sandbox: SandboxMode }> {
   try {
     const { settings } = await readSettings(globalSettingsTarget(stateDir(env)));
-    return { requirements: settings.python?.packages ?? [] };
+    return { packages: { requirements: settings.python?.packages ?? [] }, sandbox: settings.sandbox ?? "auto" };
   } catch (error) {
-    if (error instanceof SettingsFileError) return { requirements: [], unreadable: error.message };
+    if (error instanceof SettingsFileError) return { packages: { requirements: [], unreadable: error.message }, sandbox: "auto" };
     throw error;
   }
 }
 
-/** This machine's checks (the Python domain's, then bubblewrap), the albedo kernelspec's and the daemon's. */
+/** This machine's checks (the Python domain's, then bubblewrap under the sandbox setting), the albedo kernelspec's and the daemon's. */
 async function localReport(env: NodeJS.ProcessEnv): Promise<DoctorReport> {
-  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages: await settingsPackages(env) });
-  const checks = [...base.checks, checkBubblewrap(env), await checkAlbedoKernelSpec(env), await checkDaemon(env)];
+  const { packages, sandbox } = await doctorSettings(env);
+  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages });
+  const checks = [...base.checks, checkBubblewrap(env, sandbox), await checkAlbedoKernelSpec(env), await checkDaemon(env)];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
