@@ -12,6 +12,8 @@ import { stateDir } from "../platform/index.js";
 
 /** Lines that open a block: the console keeps reading until a blank line closes it. */
 const OPENS_BLOCK = /[:\\([{,]\s*$/;
+/** Exit status of a console whose session ended under it (its daemon stopped). */
+const EXIT_SESSION_LOST = 1;
 /** A close that takes longer than this says so, so a slow kernel shutdown does not look like a hang. */
 export const CLOSE_NOTICE_MS = 1_000;
 
@@ -46,6 +48,8 @@ class Console {
   private running: Promise<unknown> | undefined;
   /** Set once readline closed (Ctrl-D, end of input): a prompt after that would resume stdin and keep the process alive. */
   private ended = false;
+  /** Set when the session ended under the console (its daemon stopped): the line said, once. */
+  private lostLine: string | undefined;
   private readonly rl: Interface;
   private readonly terminal: boolean;
 
@@ -87,18 +91,30 @@ class Console {
     stream.write(visibleControls(text, "\n\t"));
   }
 
-  async run(): Promise<void> {
+  /** Reads and runs lines until Ctrl-D or the end of input (true), or until the session is lost under it (false). */
+  async run(): Promise<boolean> {
     this.show(this.io.stdout, banner(this.session));
     this.rl.on("SIGINT", () => this.onInterrupt());
     this.rl.on("close", () => (this.ended = true));
+    void this.session.lost?.then((line) => this.onLost(line));
     this.prompt();
     for await (const line of this.rl) {
+      if (this.lostLine !== undefined) break;
       await this.onLine(line);
       this.prompt();
     }
+    if (this.lostLine !== undefined) return false;
     // Ctrl-D leaves the cursor after the prompt; the shell's prompt belongs on a line of its own.
     if (this.terminal) this.io.stdout.write("\n");
     if (this.buffer.length > 0) await this.runCell(this.buffer.splice(0).join("\n"));
+    return true;
+  }
+
+  /** Every later input would fail the same way, so the console says what happened once and ends. */
+  private onLost(line: string): void {
+    this.lostLine = line;
+    this.io.stderr.write(`${this.terminal ? "\n" : ""}${line}\n`);
+    this.rl.close();
   }
 
   private prompt(): void {
@@ -140,7 +156,7 @@ class Console {
       const result = await cell;
       renderPages(result.pages, this.io);
     } catch (error) {
-      this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
+      if (this.lostLine === undefined) this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
     } finally {
       this.running = undefined;
     }
@@ -150,6 +166,7 @@ class Console {
     try {
       this.show(this.io.stdout, await this.session.runSlash(name, text));
     } catch (error) {
+      if (this.lostLine !== undefined) return;
       const style = styleFor(this.io.stderr, this.io.env);
       this.io.stderr.write(`${style.red(`${visibleControls(name)}:`)} ${visibleControls(error instanceof Error ? error.message : String(error), "\n\t")}\n`);
     }
@@ -183,8 +200,7 @@ export const consoleCommand: CliCommand = {
     const session = await openConsoleSession(args, io);
     const console = new Console(session, io, await loadHistory(state));
     try {
-      await console.run();
-      return 0;
+      return (await console.run()) ? 0 : EXIT_SESSION_LOST;
     } finally {
       console.close();
       if (io.stdin.isTTY) await saveHistory(state, console.history).catch(() => undefined);

@@ -6,6 +6,9 @@ import { testPython } from "../kernel/python.js";
 import { cleanEnv, MAIN_VENV_PYTHON } from "../python/helpers.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
 import { tempDirs } from "../support/tempDirs.js";
+import { call, envFor, killDaemon, makeDirs, startDaemon } from "../daemon/support/daemon.js";
+import { runAlbedo } from "../support/cli.js";
+import { poll } from "../support/poll.js";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
 const temps = tempDirs("alb-new-");
@@ -51,5 +54,30 @@ describe("X K-10 albedo doctor reads the sandbox setting", () => {
     const warned = await albedoOnPty(["doctor"], [{ expect: "albedo doctor: \\d+ failed" }], auto.env, auto.workspace);
     expect(doctorLines(warned.transcript)).toMatch(/^warn +bubblewrap +.*\(setting sandbox: auto\)/m);
     expect(doctorLines(warned.transcript)).toContain("`albedo settings set sandbox off`");
+  });
+});
+
+describe("X D-5 an attached console whose daemon stops", () => {
+  it("says in one line that the daemon stopped and what to run, and ends (exit 1), instead of failing every input", { timeout: 180_000 }, async () => {
+    const dirs = await makeDirs();
+    const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    try {
+      const env = { ...envFor(dirs), TERM: "xterm" };
+      const console = albedoOnPty(["console"], [
+        { expect: ">>> ", timeout: 90 },
+        { expect: "the daemon at \\S+ stopped", timeout: 90 },
+      ], env, dirs.workspace);
+      await poll(async () => ((await call(daemon, "GET", "/sessions")).body.sessions as unknown[]).length > 0, { what: "the console's session on the daemon", timeoutMs: 90_000 });
+      expect((await runAlbedo(["daemon", "stop"], { cwd: dirs.workspace, env })).code).toBe(0);
+      const ran = await console;
+      expect(ran.failed, JSON.stringify(ran.transcript.slice(-1500))).toBeNull();
+      const text = screen(ran.transcript);
+      expect(text).toMatch(/^albedo console: the daemon at http:\/\/127\.0\.0\.1:\d+ stopped \(or closed this session\), so the console ends; run `albedo console` again/m);
+      expect(text).not.toContain("ECONNREFUSED");
+      expect(ran.exit).toBe(1);
+    } finally {
+      await killDaemon(daemon);
+      await dirs.cleanup();
+    }
   });
 });
