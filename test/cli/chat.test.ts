@@ -255,5 +255,22 @@ describe("X albedo chat interactive (through a pty)", () => {
     expect(run.ok, `step ${run.failed_step}: ${JSON.stringify(run.output.slice(-1500))}`).toBe(true);
     expect(run.exit).toBe(0);
   });
-});
 
+  it("a long python call shows a ticker with the elapsed seconds until its output row comes", async () => {
+    await globalSettings(openaiModel());
+    server.enqueue({ kind: "reply", toolCalls: [{ id: "p", name: "python", arguments: JSON.stringify({ code: "import time\ntime.sleep(4)\nprint('wo' + 'ke')" }) }] }, answer("Slept well."));
+    const run = await interactive([
+      { expect: "› " },
+      { send: "take a nap\r" },
+      { expect: "python: running \\(Ctrl-C interrupts\\) [1-9]\\.\\ds", timeout: 30 },
+      { expect: "  woke\r?\n", timeout: 30 },
+      { expect: "Slept well\\." },
+      { send: "\u0003" },
+      { send: "\u0003" },
+      { wait_exit: true, timeout: 20 },
+    ]);
+    expect(run.ok, `step ${run.failed_step}: ${JSON.stringify(run.output.slice(-1500))}`).toBe(true);
+    // The ticker's line is cleared before the output row, which starts a line of its own.
+    expect(run.output).toMatch(/\r\u001b\[2K {2}woke\r?\n/);
+  });
+});
