@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliFailure, parseArgs, UsageError } from "./args.js";
-import type { CliCommand, CliIO } from "./command.js";
+import { failureText, type CliCommand, type CliIO } from "./command.js";
 import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./help.js";
 import { COMMANDS } from "./registry.js";
 import { styleFor } from "./style.js";
@@ -129,7 +129,7 @@ if (isMain) {
     },
     (error: unknown) => {
       const style = styleFor(process.stderr, process.env);
-      process.stderr.write(`${style.red(style.bold("albedo:"))} ${visibleControls(error instanceof Error ? error.message : String(error))}\n`);
+      process.stderr.write(`${style.red(style.bold("albedo:"))} ${failureText(error)}`);
       process.exitCode = 1;
     },
   );

@@ -104,7 +104,7 @@ export function label(candidate: PythonCandidate): string {
 
 /** The fix line for an interpreter that is missing or lacks the kernel requirements. */
 export function fixFor(candidate: PythonCandidate): string {
-  if (candidate.source === "managed") return "run `albedo setup` to create the managed environment";
+  if (candidate.source === "managed") return "run `albedo setup`: it creates or repairs the managed environment and, when it cannot, says what to change; `albedo doctor` shows what is missing";
   return `install the requirements into it (\`${candidate.path} -m pip install 'ipykernel>=${MIN_IPYKERNEL_MAJOR}' pyzmq\`), or unset ${candidate.source === "ALBEDO_PYTHON" ? "ALBEDO_PYTHON" : "it"} to use the managed environment (\`albedo setup\`)`;
 }
 

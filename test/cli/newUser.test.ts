@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { testPython } from "../kernel/python.js";
-import { cleanEnv, MAIN_VENV_PYTHON } from "../python/helpers.js";
+import { bareVenv, cleanEnv, MAIN_VENV_PYTHON } from "../python/helpers.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
 import { tempDirs } from "../support/tempDirs.js";
 import { call, envFor, killDaemon, makeDirs, startDaemon } from "../daemon/support/daemon.js";
@@ -79,5 +79,19 @@ describe("X D-5 an attached console whose daemon stops", () => {
       await killDaemon(daemon);
       await dirs.cleanup();
     }
+  });
+});
+
+describe("X a Python without ipykernel", () => {
+  it("albedo exec and the console (npm start) name what is missing and the fix", { timeout: 120_000 }, async () => {
+    const machine = freshMachine();
+    const bare = bareVenv(join(machine.root, "bare"));
+    const ran = await albedoOnPty(["exec", "--sandbox", "off", "-c", "print(1)"], [{ expect: "fix: " }], { ...machine.env, ALBEDO_PYTHON: bare }, machine.workspace);
+    const text = screen(ran.transcript);
+    expect(text).toMatch(/cannot run a kernel: missing ipykernel/);
+    expect(text).toMatch(/^fix: install the requirements into it \(`.*-m pip install 'ipykernel>=7' pyzmq`\), or unset ALBEDO_PYTHON/m);
+    expect(ran.exit).toBe(1);
+    const console = await albedoOnPty(["console", "--sandbox", "off"], [{ expect: "fix: " }], { ...machine.env, ALBEDO_PYTHON: bare }, machine.workspace);
+    expect(screen(console.transcript)).toMatch(/^fix: install the requirements into it/m);
   });
 });
