@@ -58,7 +58,7 @@ function help(words: readonly string[], io: CliIO): number {
     return 0;
   }
   const known = [...Object.keys(TOPICS), ...firstWords(), ...COMMANDS.map((c) => c.path.join(" "))];
-  return usageFailure(io, "albedo help", `no help topic "${words.join(" ")}"${didYouMean(words.join(" "), known)}`, "Run `albedo --help` for the commands and topics.\n");
+  return usageFailure(io, "albedo help", `no help topic "${words.join(" ")}"${didYouMean(words.join(" "), known)}`, `Topics: ${Object.keys(TOPICS).join(", ")}. Run \`albedo --help\` for the commands.\n`);
 }
 
 /** A first word that is no command, or a group's second word that is none of its commands. */

@@ -150,7 +150,7 @@ export async function probePython(candidate: PythonCandidate, env: NodeJS.Proces
   }
   const result = await runProcess(candidate.path, ["-c", PROBE_SCRIPT, ...distributions], { env: probeEnv(env), timeoutMs: PYTHON_PROBE_TIMEOUT_MS });
   const lastLine = result.stdout.trim().split("\n").pop() ?? "";
-  if (result.timedOut) throw new PythonUnavailableError(`${label(candidate)} did not answer its probe within PYTHON_PROBE_TIMEOUT_MS=${PYTHON_PROBE_TIMEOUT_MS} ms`, "check that the interpreter starts normally");
+  if (result.timedOut) throw new PythonUnavailableError(`${label(candidate)} did not answer within ${PYTHON_PROBE_TIMEOUT_MS / 1000} s when asked for its version and for ipykernel and pyzmq (importing them is what takes long)`, `run \`${candidate.path} -c "import ipykernel, zmq"\` to see how long it takes; a slow disk, a cold cache or a broken install are the usual causes. \`albedo doctor\` checks the rest`);
   let parsed: ProbeOutput;
   try {
     parsed = JSON.parse(lastLine) as ProbeOutput;

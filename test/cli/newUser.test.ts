@@ -6,6 +6,7 @@ import { testPython } from "../kernel/python.js";
 import { bareVenv, cleanEnv, MAIN_VENV_PYTHON } from "../python/helpers.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
 import { tempDirs } from "../support/tempDirs.js";
+import { TOPICS } from "../../src/cli/help.js";
 import { call, envFor, killDaemon, makeDirs, startDaemon } from "../daemon/support/daemon.js";
 import { runAlbedo } from "../support/cli.js";
 import { poll } from "../support/poll.js";
@@ -93,5 +94,38 @@ describe("X a Python without ipykernel", () => {
     expect(ran.exit).toBe(1);
     const console = await albedoOnPty(["console", "--sandbox", "off"], [{ expect: "fix: " }], { ...machine.env, ALBEDO_PYTHON: bare }, machine.workspace);
     expect(screen(console.transcript)).toMatch(/^fix: install the requirements into it/m);
+  });
+});
+
+describe("X K-10 S-4 messages a new user reads", () => {
+  it("help for an unknown topic lists the topics; a settings file with a JSON error names its line and column", { timeout: 60_000 }, async () => {
+    const machine = freshMachine();
+    const help = await runAlbedo(["help", "nope"], { cwd: machine.workspace, env: machine.env });
+    expect(help.stderr).toContain(`Topics: ${Object.keys(TOPICS).join(", ")}.`);
+    writeFileSync(join(machine.state, "settings.json"), '{\n  "sandbox": "auto",\n}\n', { mode: 0o600 });
+    const doctor = await runAlbedo(["doctor", "--json"], { cwd: machine.workspace, env: machine.env });
+    expect(doctor.stdout).toMatch(/not valid JSON at line 3, column 1/);
+  });
+
+  it("no model configured names the real settings file; the no-bubblewrap warning names the command and stands on its own line", { timeout: 120_000 }, async () => {
+    const machine = freshMachine();
+    const chat = await runAlbedo(["chat", "--sandbox", "off", "hi"], { cwd: machine.workspace, env: machine.env });
+    expect(chat.stdout + chat.stderr).toContain(`in the global settings file (${join(machine.state, "settings.json")})`);
+    const exec = await albedoOnPty(["exec", "-c", "print(6 * 7)"], [{ expect: "42" }], machine.env, machine.workspace);
+    const text = screen(exec.transcript);
+    expect(text).toMatch(/^albedo warn: sandbox: bubblewrap not found; kernels run unsandboxed\. .*`albedo settings set sandbox off`/m);
+  });
+
+  it("settings get shows a global-only key's effective value and where it came from", { timeout: 120_000 }, async () => {
+    const machine = freshMachine();
+    try {
+      const unset = await runAlbedo(["settings", "get", "sandbox"], { cwd: machine.workspace, env: machine.env });
+      expect(unset.stdout).toContain('effective: sandbox = "auto" (the default; only the global settings may set it)');
+      expect((await runAlbedo(["settings", "set", "sandbox", "off"], { cwd: machine.workspace, env: machine.env })).code).toBe(0);
+      const set = await runAlbedo(["settings", "get", "sandbox"], { cwd: machine.workspace, env: machine.env });
+      expect(set.stdout).toContain('effective: sandbox = "off" (from the global settings)');
+    } finally {
+      await runAlbedo(["daemon", "stop"], { cwd: machine.workspace, env: machine.env });
+    }
   });
 });
