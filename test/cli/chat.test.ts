@@ -154,6 +154,8 @@ describe("X albedo chat one-shot", () => {
     expect(run.stdout).toContain(server.baseUrl);
     expect(run.stdout).toContain("fake");
     expect(run.stdout).not.toContain(KEY);
+    // Every value on its key's line, context_tokens too.
+    expect(run.stdout).toMatch(/^context_tokens +\d+$/m);
   });
 
   it("runs with the stub model and its shipped example script, no key needed", async () => {
