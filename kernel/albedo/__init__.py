@@ -34,6 +34,7 @@ from ._contract import (
     NotFound,
     ReloadRequired,
     RpcTimeout,
+    SKILLS_LIST,
 )
 from ._errors import AlbedoError, ProtocolError
 from ._namespaces import Commands, Skills, mint
@@ -47,9 +48,11 @@ NOT_CONFIGURED = (
     "(or the 'albedo (Python)' kernelspec) so it can reach a session"
 )
 NOT_ATTACHED = (
-    f"albedo: {ENDPOINT_ENV} and {TOKEN_ENV} are not set, and joining a daemon session failed: {{}}. "
-    "Run `albedo serve` and %load_ext albedo again, or start the kernel from the 'albedo (Python)' kernelspec"
+    "albedo: could not join a session ({}). Start the daemon (`albedo serve`, or `albedo daemon start`) and run "
+    "%load_ext albedo again, or start this kernel from the 'albedo (Python)' kernelspec. "
+    f"(This kernel was not started by albedo: it has no {ENDPOINT_ENV}, so it looked for a running daemon.)"
 )
+SKILLS_AT_LOAD_DEADLINE_S = 10.0
 
 __all__ = [
     "AlbedoError", "Cancelled", "Conflict", "Forbidden", "InvalidParams", "KernelDied", "LimitExceeded",
@@ -147,16 +150,48 @@ def load_ipython_extension(ip: Any) -> None:
         # `%load_ext albedo` in a kernel albedo did not start: join a daemon session now.
         from ._attach import attach
 
-        why = attach()
-        if why is not None:
-            print(NOT_ATTACHED.format(why), file=sys.stderr)
+        joined, detail = attach()
+        if not joined:
+            print(NOT_ATTACHED.format(detail), file=sys.stderr)
+            _retry_next_load(ip)
             return
+    else:
+        joined, detail = False, ""
     try:
         session = _connect()
     except ImportError as error:
         print(str(error), file=sys.stderr)
+        _retry_next_load(ip)
         return
     _install(ip, session)
+    if joined:
+        print(_joined_line(session.channel, detail))
+
+
+def _retry_next_load(ip: Any) -> None:
+    """IPython marks the extension loaded when this function returns, failed or not; after the cell it is
+    unmarked again, so that the `%load_ext albedo` the message advises retries instead of saying "already loaded"."""
+    manager = getattr(ip, "extension_manager", None)
+    events = getattr(ip, "events", None)
+    if manager is None or events is None:
+        return
+
+    def forget(*_: Any) -> None:
+        getattr(manager, "loaded", set()).discard(__name__)
+        events.unregister("post_execute", forget)
+
+    events.register("post_execute", forget)
+
+
+def _joined_line(channel: Any, session: str) -> str:
+    """The one line a successful `%load_ext albedo` prints: the session joined and how many skills it has."""
+    if not _skills_enabled():
+        return f"albedo: joined session {session}; `commands` is defined (the skills extension is off)"
+    try:
+        count = len(channel.call_sync(SKILLS_LIST, {}, deadline=SKILLS_AT_LOAD_DEADLINE_S).get("skills", []))
+    except AlbedoError:
+        return f"albedo: joined session {session}; `skills` and `commands` are defined"
+    return f"albedo: joined session {session} · {count} skill{'' if count == 1 else 's'} · `skills` and `commands` are defined"
 
 
 def _install(ip: Any, session: SessionObjects) -> None:

@@ -9,16 +9,17 @@ the user started themselves should not leave a server behind without being asked
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Tuple
 
 
 
-def attach() -> Optional[str]:
-    """Connects this process to a running daemon's session through the environment; returns why it could not, or None."""
-    from .launch import open_session, state_dir
+def attach() -> Tuple[bool, str]:
+    """Connects this process to a running daemon's session through the environment; returns (True, the session's id) or (False, why it could not)."""
+    from .launch import SESSION_ID_ENV, open_session, state_dir
 
     try:
-        os.environ.update(open_session(state_dir(), os.getcwd(), start=False))
+        env = open_session(state_dir(), os.getcwd(), start=False)
     except Exception as error:  # the kernel must keep working whatever went wrong
-        return str(error)
-    return None
+        return False, str(error)
+    os.environ.update(env)
+    return True, env[SESSION_ID_ENV]

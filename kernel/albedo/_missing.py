@@ -54,7 +54,7 @@ def unknown_method(commands: Any, name: str, typed: List[str], method_name: Any)
         close = difflib.get_close_matches(name, known, n=MAX_SUGGESTIONS)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         error = UnknownCommandMethod(
-            f"commands has no method {name!r}{hint} await commands.catalog() lists every command; "
+            f"commands has no method {name!r}{hint or '.'} await commands.catalog() lists every command; "
             'await commands.invoke("/name", "<arguments>") runs any of them'
         )
     error.name, error.obj = name, commands

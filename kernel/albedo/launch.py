@@ -35,6 +35,8 @@ from ._contract import (
     STATE_DIR_NAME,
 )
 
+# The variable a joined kernel learns its session id from (the launcher and `%load_ext albedo` alike).
+SESSION_ID_ENV = "ALBEDO_SESSION_ID"
 # The launcher's own waits: how often it looks for a daemon it started, and how long a session's open may take.
 DAEMON_POLL_S = 0.1
 SESSION_OPEN_TIMEOUT_S = 60.0
@@ -178,7 +180,7 @@ def open_session(state: str, workspace: str, start: bool = True) -> Dict[str, st
         # A refusal is a problem document: `code` is stable, `detail` says what to do.
         problem = answer if isinstance(answer, dict) else {}
         raise LaunchError(f"the daemon refused a session for {workspace} ({status} {problem.get('code') or 'without a code'}: {problem.get('detail') or 'no detail'})")
-    return {**bridge_env(answer["rpc"]), "ALBEDO_SESSION_ID": str(answer["id"])}
+    return {**bridge_env(answer["rpc"]), SESSION_ID_ENV: str(answer["id"])}
 
 
 def bridge_env(rpc: Dict[str, Any]) -> Dict[str, str]:

@@ -14,11 +14,13 @@ import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./c
 import { interruptRunning } from "./interrupt.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
-import { startProgress } from "./progress.js";
+import { startProgress, type ProgressDone } from "./progress.js";
 import { openEmbeddedSession } from "./session.js";
 import { workspaceOf } from "./workspace.js";
 import { stateDir } from "../platform/index.js";
 
+/** What the chat shows, with the seconds so far, while a python call runs. */
+const PYTHON_RUNNING = "python: running (Ctrl-C interrupts)";
 /** Exit status of a one-shot chat whose turn did not complete. */
 const EXIT_TURN_NOT_COMPLETED = 1;
 
@@ -81,6 +83,8 @@ class InteractiveChat {
   private busy: Promise<unknown> | undefined;
   private armedExit = false;
   private midLine = false;
+  /** The elapsed-time line under a python call that is running: the cell's output comes as one row at its end. */
+  private ticker: ProgressDone | undefined;
 
   constructor(private readonly backend: ChatBackend, private readonly io: CliIO) {
     this.rl = createInterface({
@@ -108,6 +112,7 @@ class InteractiveChat {
 
   /** Returns true when the chat should end. */
   private onInterrupt(): boolean {
+    this.stopTicker();
     if (this.armedExit) return true;
     this.armedExit = true;
     if (this.busy !== undefined) {
@@ -139,11 +144,18 @@ class InteractiveChat {
       this.endLine();
       this.io.stderr.write(`${visibleControls(error instanceof Error ? error.message : String(error), "\n\t")}\n`);
     } finally {
+      this.stopTicker();
       this.busy = undefined;
     }
   }
 
+  private stopTicker(): void {
+    this.ticker?.();
+    this.ticker = undefined;
+  }
+
   private stream(delta: string): void {
+    this.stopTicker();
     this.io.stdout.write(visibleControls(delta, "\n\t"));
     this.midLine = !delta.endsWith("\n");
   }
@@ -154,6 +166,7 @@ class InteractiveChat {
   }
 
   private showRow(row: StoredRow): void {
+    this.stopTicker();
     const text = renderRow(row, true);
     if (text === undefined) {
       // The prose streamed already; the row closes its line.
@@ -162,6 +175,7 @@ class InteractiveChat {
     }
     this.endLine();
     this.io.stdout.write(`${visibleControls(text, "\n\t")}\n`);
+    if (row.kind === "code") this.ticker = startProgress(this.io.stdout, PYTHON_RUNNING);
   }
 
   private showResult(result: ChatResult): void {

@@ -1,4 +1,4 @@
-import { jsonWithoutControls } from "../text/index.js";
+import { jsonWithoutControls, visibleControls } from "../text/index.js";
 import type { OptionSpec, ParsedArgs } from "./args.js";
 
 /** Where a command writes; tests pass their own. */
@@ -45,3 +45,10 @@ export const SANDBOX_OPTION: OptionSpec = {
   value: "MODE",
   help: "kernel sandbox for this run: auto, required or off (default: the global setting, else auto)",
 };
+
+/** An error as the command line prints it after its prefix: the message, then its `fix` line when the error knows its remedy. */
+export function failureText(error: unknown): string {
+  const message = visibleControls(error instanceof Error ? error.message : String(error));
+  const fix = error instanceof Error ? (error as { fix?: unknown }).fix : undefined;
+  return typeof fix === "string" && fix !== "" ? `${message}\nfix: ${visibleControls(fix)}\n` : `${message}\n`;
+}

@@ -4,6 +4,7 @@ import { visibleControls } from "../text/index.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
 import { interruptRunning } from "./interrupt.js";
+import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
 import { renderOutput, renderPages } from "./render.js";
 import { styleFor } from "./style.js";
@@ -11,6 +12,8 @@ import { stateDir } from "../platform/index.js";
 
 /** Lines that open a block: the console keeps reading until a blank line closes it. */
 const OPENS_BLOCK = /[:\\([{,]\s*$/;
+/** Exit status of a console whose session ended under it (its daemon stopped). */
+const EXIT_SESSION_LOST = 1;
 /** A close that takes longer than this says so, so a slow kernel shutdown does not look like a hang. */
 export const CLOSE_NOTICE_MS = 1_000;
 
@@ -45,6 +48,8 @@ class Console {
   private running: Promise<unknown> | undefined;
   /** Set once readline closed (Ctrl-D, end of input): a prompt after that would resume stdin and keep the process alive. */
   private ended = false;
+  /** Set when the session ended under the console (its daemon stopped): the line said, once. */
+  private lostLine: string | undefined;
   private readonly rl: Interface;
   private readonly terminal: boolean;
 
@@ -56,10 +61,9 @@ class Console {
       terminal: this.terminal,
       history,
       historySize: MAX_HISTORY_LINES,
-      completer: (line: string, callback: (error: null, result: [string[], string]) => void) => {
-        void this.complete(line).then((result) => callback(null, result));
-      },
+      completer: serialCompleter(() => this.rl, (line) => this.complete(line)),
     });
+    if (this.terminal) completeTabOnlyReads(this.rl, io.stdin);
   }
 
   /** The lines typed this run and before, most recent first (readline's order). */
@@ -67,10 +71,10 @@ class Console {
     return (this.rl as unknown as { history?: string[] }).history ?? [];
   }
 
-  /** Completions as readline shows them in its menu: control characters visible. */
-  private async complete(line: string): Promise<[string[], string]> {
+  /** Completions as readline shows them in its menu: control characters visible, but a Tab the line already holds kept. */
+  private async complete(line: string): Promise<Completion> {
     const [matches, completed] = await this.matches(line);
-    return [matches.map((match) => visibleControls(match)), completed];
+    return [matches.map((match) => visibleControls(match, "\t")), completed];
   }
 
   private async matches(line: string): Promise<[string[], string]> {
@@ -87,24 +91,37 @@ class Console {
     stream.write(visibleControls(text, "\n\t"));
   }
 
-  async run(): Promise<void> {
+  /** Reads and runs lines until Ctrl-D or the end of input (true), or until the session is lost under it (false). */
+  async run(): Promise<boolean> {
     this.show(this.io.stdout, banner(this.session));
     this.rl.on("SIGINT", () => this.onInterrupt());
     this.rl.on("close", () => (this.ended = true));
+    void this.session.lost?.then((line) => this.onLost(line));
     this.prompt();
     for await (const line of this.rl) {
+      if (this.lostLine !== undefined) break;
       await this.onLine(line);
       this.prompt();
     }
+    if (this.lostLine !== undefined) return false;
     // Ctrl-D leaves the cursor after the prompt; the shell's prompt belongs on a line of its own.
     if (this.terminal) this.io.stdout.write("\n");
     if (this.buffer.length > 0) await this.runCell(this.buffer.splice(0).join("\n"));
+    return true;
+  }
+
+  /** Every later input would fail the same way, so the console says what happened once and ends. */
+  private onLost(line: string): void {
+    this.lostLine = line;
+    this.io.stderr.write(`${this.terminal ? "\n" : ""}${line}\n`);
+    this.rl.close();
   }
 
   private prompt(): void {
     if (!this.io.stdin.isTTY || this.ended) return;
     this.rl.setPrompt(this.buffer.length === 0 ? ">>> " : "... ");
-    this.rl.prompt();
+    // Keep the cursor where it is: text typed while a cell ran stays editable at its end.
+    this.rl.prompt(true);
   }
 
   private onInterrupt(): void {
@@ -114,6 +131,7 @@ class Console {
       return;
     }
     this.buffer = [];
+    discardLine(this.rl);
     this.io.stdout.write("^C\n");
     this.prompt();
   }
@@ -138,7 +156,7 @@ class Console {
       const result = await cell;
       renderPages(result.pages, this.io);
     } catch (error) {
-      this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
+      if (this.lostLine === undefined) this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);
     } finally {
       this.running = undefined;
     }
@@ -148,6 +166,7 @@ class Console {
     try {
       this.show(this.io.stdout, await this.session.runSlash(name, text));
     } catch (error) {
+      if (this.lostLine !== undefined) return;
       const style = styleFor(this.io.stderr, this.io.env);
       this.io.stderr.write(`${style.red(`${visibleControls(name)}:`)} ${visibleControls(error instanceof Error ? error.message : String(error), "\n\t")}\n`);
     }
@@ -181,8 +200,7 @@ export const consoleCommand: CliCommand = {
     const session = await openConsoleSession(args, io);
     const console = new Console(session, io, await loadHistory(state));
     try {
-      await console.run();
-      return 0;
+      return (await console.run()) ? 0 : EXIT_SESSION_LOST;
     } finally {
       console.close();
       if (io.stdin.isTTY) await saveHistory(state, console.history).catch(() => undefined);

@@ -44,6 +44,8 @@ export interface ConsoleSession {
   completeCode(line: string): Promise<[string[], string]>;
   interrupt(): Promise<void>;
   close(): Promise<void>;
+  /** Settles with the line to show when the session ended under the console (its daemon stopped); never for an embedded one. */
+  readonly lost?: Promise<string>;
 }
 
 /** How long a Python completion may take before the console gives up on it. */
@@ -113,7 +115,13 @@ export function remoteConsoleSession(remote: RemoteSession, url: string, withErr
     completeCode: async (line) => [[], line],
     interrupt: () => remote.interrupt(),
     close: () => remote.close(),
+    lost: remote.lost.then(() => lostDaemonLine(url)),
   };
+}
+
+/** What the console says, once, when its daemon went away under it: what happened and what to run. */
+function lostDaemonLine(url: string): string {
+  return `albedo console: the daemon at ${url} stopped (or closed this session), so the console ends; run \`albedo console\` again (it starts an embedded session when no daemon runs)`;
 }
 
 /** Invalid skill rows in a daemon session's management catalog (D-3); 0 when it cannot be read. */

@@ -10,6 +10,7 @@ import { runDoctor, type CheckStatus, type DoctorPackages, type DoctorReport, ty
 import { visibleControls, wrap, TERMINAL_COLUMNS } from "../text/index.js";
 import { stateDir } from "../platform/index.js";
 import type { McpSection } from "../mcp/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
 
 async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
   const listing = await listKernelSpecs(env);
@@ -44,22 +45,25 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 
-/** The global settings' `python.packages` and `mcp`; a settings file that cannot be read is reported, not thrown. */
-async function globalSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; mcp?: McpSection }> {
+/**
+ * What doctor takes from the global settings: `python.packages`, the `sandbox` mode a kernel start
+ * would use, and `mcp`. A settings file that cannot be read is reported, not thrown (the sandbox is then "auto").
+ */
+async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; sandbox: SandboxMode; mcp?: McpSection }> {
   try {
     const { settings } = await readSettings(globalSettingsTarget(stateDir(env)));
-    return { packages: { requirements: settings.python?.packages ?? [] }, ...(settings.mcp ? { mcp: settings.mcp } : {}) };
+    return { packages: { requirements: settings.python?.packages ?? [] }, sandbox: settings.sandbox ?? "auto", ...(settings.mcp ? { mcp: settings.mcp } : {}) };
   } catch (error) {
-    if (error instanceof SettingsFileError) return { packages: { requirements: [], unreadable: error.message } };
+    if (error instanceof SettingsFileError) return { packages: { requirements: [], unreadable: error.message }, sandbox: "auto" };
     throw error;
   }
 }
 
-/** This machine's checks (the Python domain's, then bubblewrap), the albedo kernelspec's, the daemon's and each global MCP server's. */
+/** This machine's checks (the Python domain's, then bubblewrap under the sandbox setting), the albedo kernelspec's, the daemon's and each global MCP server's. */
 async function localReport(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorReport> {
-  const settings = await globalSettings(env);
-  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages: settings.packages });
-  const checks = [...base.checks, checkBubblewrap(env), await checkAlbedoKernelSpec(env), await checkDaemon(env), ...(await checkMcpServers(env, settings.mcp, cwd))];
+  const { packages, sandbox, mcp } = await doctorSettings(env);
+  const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages });
+  const checks = [...base.checks, checkBubblewrap(env, sandbox), await checkAlbedoKernelSpec(env), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd))];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 

@@ -9,7 +9,7 @@ import { findRunningDaemon } from "../daemon/index.js";
 import { findKernelSpec } from "../kernel/index.js";
 import type { McpSection } from "../mcp/index.js";
 import { withServersOnce } from "./mcpCommands.js";
-import { detectSandbox } from "../sandbox/index.js";
+import { detectSandbox, type SandboxMode } from "../sandbox/index.js";
 import type { DoctorCheck } from "../python/index.js";
 import { DEFAULT_KERNELSPEC_NAME, LAUNCHER_INSTALL_ENV } from "./kernelspec.js";
 import { installDir, stateDir } from "../platform/index.js";
@@ -56,13 +56,22 @@ function executable(path: string): boolean {
   }
 }
 
-// The sandbox domain's own probe, so doctor reports exactly what a kernel start would find.
-export function checkBubblewrap(env: NodeJS.ProcessEnv): DoctorCheck {
+/** What `sandbox: off` (the setting) makes of the bubblewrap check: nothing to fix, kernels run unsandboxed by choice. */
+const OFF_DETAIL = "not checked: the sandbox setting is off, kernels run without a sandbox (`albedo settings set sandbox auto` turns it on)";
+
+// The sandbox domain's own probe, so doctor reports exactly what a kernel start would find under the effective `sandbox` setting.
+export function checkBubblewrap(env: NodeJS.ProcessEnv, mode: SandboxMode): DoctorCheck {
+  if (mode === "off") return { name: "bubblewrap", status: "ok", detail: OFF_DETAIL, fix: null };
   const found = detectSandbox(env);
-  const warn = (detail: string, fix: string): DoctorCheck => ({ name: "bubblewrap", status: "warn", detail, fix });
   if (found.usable) return { name: "bubblewrap", status: "ok", detail: `${found.bwrap} can create a sandbox here${found.prlimit ? "" : " (prlimit not found: no resource limits)"}`, fix: null };
-  if (found.missing) return warn(`${found.reason}: kernels will run without a sandbox (setting sandbox: auto)`, "apt-get install bubblewrap");
-  return warn(found.reason, "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ an AppArmor profile for bwrap), or set sandbox to off");
+  // Under "required" no kernel starts without a working bubblewrap, so its absence is a failure.
+  const required = mode === "required";
+  const consequence = required ? "no kernel can start (setting sandbox: required)" : "kernels will run without a sandbox (setting sandbox: auto)";
+  const orSetting = `or \`albedo settings set sandbox ${required ? "auto" : "off"}\``;
+  const fix = found.missing
+    ? `apt-get install bubblewrap, ${orSetting}`
+    : `allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ an AppArmor profile for bwrap), ${orSetting}`;
+  return { name: "bubblewrap", status: required ? "fail" : "warn", detail: `${found.reason}: ${consequence}`, fix };
 }
 
 /**

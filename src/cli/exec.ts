@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { CliFailure, stringOption, UsageError, type ParsedArgs } from "./args.js";
-import { REMOTE_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
+import { failureText, REMOTE_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { openEmbeddedSession } from "./session.js";
 import { interruptRunning } from "./interrupt.js";
 import { pageTexts, renderOutput, renderPages } from "./render.js";
@@ -129,7 +129,7 @@ export const execCommand: CliCommand = {
       return exit?.status ?? (reply.status === "ok" ? 0 : 1);
     } catch (error) {
       if (error instanceof UsageError || error instanceof CliFailure) throw error;
-      io.stderr.write(`albedo exec: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`);
+      io.stderr.write(`albedo exec: ${failureText(error)}`);
       return 1;
     } finally {
       process.off("SIGINT", onSigint);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliFailure, parseArgs, UsageError } from "./args.js";
-import type { CliCommand, CliIO } from "./command.js";
+import { failureText, type CliCommand, type CliIO } from "./command.js";
 import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./help.js";
 import { COMMANDS } from "./registry.js";
 import { styleFor } from "./style.js";
@@ -58,7 +58,7 @@ function help(words: readonly string[], io: CliIO): number {
     return 0;
   }
   const known = [...Object.keys(TOPICS), ...firstWords(), ...COMMANDS.map((c) => c.path.join(" "))];
-  return usageFailure(io, "albedo help", `no help topic "${words.join(" ")}"${didYouMean(words.join(" "), known)}`, "Run `albedo --help` for the commands and topics.\n");
+  return usageFailure(io, "albedo help", `no help topic "${words.join(" ")}"${didYouMean(words.join(" "), known)}`, `Topics: ${Object.keys(TOPICS).join(", ")}. Run \`albedo --help\` for the commands.\n`);
 }
 
 /** A first word that is no command, or a group's second word that is none of its commands. */
@@ -129,7 +129,7 @@ if (isMain) {
     },
     (error: unknown) => {
       const style = styleFor(process.stderr, process.env);
-      process.stderr.write(`${style.red(style.bold("albedo:"))} ${visibleControls(error instanceof Error ? error.message : String(error))}\n`);
+      process.stderr.write(`${style.red(style.bold("albedo:"))} ${failureText(error)}`);
       process.exitCode = 1;
     },
   );

@@ -4,7 +4,8 @@ export const PROGRESS_TICK_MS = 250;
 export const PROGRESS_DELAY_MS = 1_000;
 
 /** Ends a wait: with `outcome`, that line stays on the terminal. */
-export type ProgressDone = ((outcome?: string) => void) & { update(next: string): void };
+/** `note` prints a line of its own above the progress line (a warning met while waiting), never glued to it. */
+export type ProgressDone = ((outcome?: string) => void) & { update(next: string): void; note(line: string): void };
 
 /**
  * Shows a waiting message with elapsed seconds on a terminal once the wait passes
@@ -13,7 +14,7 @@ export type ProgressDone = ((outcome?: string) => void) & { update(next: string)
  */
 export function startProgress(stream: NodeJS.WritableStream & { isTTY?: boolean }, message: string): ProgressDone {
   let text = message;
-  if (!stream.isTTY) return Object.assign(() => undefined, { update: (next: string) => void (text = next) });
+  if (!stream.isTTY) return Object.assign(() => undefined, { update: (next: string) => void (text = next), note: (line: string) => void stream.write(`${line}\n`) });
   const started = Date.now();
   let shown = false;
   const draw = () => {
@@ -31,7 +32,11 @@ export function startProgress(stream: NodeJS.WritableStream & { isTTY?: boolean 
     if (shown) stream.write("\r\u001b[2K");
     if (outcome) stream.write(`${outcome}\n`);
   };
-  return Object.assign(stop, { update: (next: string) => void (text = next) });
+  const note = (line: string) => {
+    stream.write(`${shown ? "\r\u001b[2K" : ""}${line}\n`);
+    if (shown) draw();
+  };
+  return Object.assign(stop, { update: (next: string) => void (text = next), note });
 }
 
 /** Runs `work` with a progress line on `stream` while it lasts; the line goes when it settles. */

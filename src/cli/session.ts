@@ -23,7 +23,7 @@ export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<
       ...(remote ? { remote } : {}),
       onProgress: (message) => done.update(`albedo: ${message}`),
       log: (level, message, data) => {
-        if (level === "warn" || level === "error") io.stderr.write(`albedo ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
+        if (level === "warn" || level === "error") done.note(`albedo ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}`);
       },
     });
     done();

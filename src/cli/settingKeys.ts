@@ -34,6 +34,20 @@ export const SETTABLE_KEYS: readonly SettableKey[] = [
   { key: "model.context_tokens", kind: "integer" },
 ];
 
+/**
+ * Keys a kernel start reads from the global settings alone (a project file cannot loosen its own
+ * sandbox), with the value they take when the global file sets none.
+ */
+const GLOBAL_ONLY_DEFAULTS: Readonly<Record<string, string | boolean>> = { sandbox: "auto", network: false };
+
+/** The value a global-only key takes now and where it came from, as `settings get KEY` shows it; undefined for other keys. */
+export function effectiveLine(global: Settings | undefined, key: string): string | undefined {
+  if (!(key in GLOBAL_ONLY_DEFAULTS)) return undefined;
+  const set = global === undefined ? undefined : valueAt(global, key);
+  const where = set === undefined ? "the default; only the global settings may set it" : "from the global settings";
+  return `effective: ${key} = ${JSON.stringify(set ?? GLOBAL_ONLY_DEFAULTS[key])} (${where})`;
+}
+
 /** The JSON value `text` stands for under `spec`; throws UsageError naming what the key takes. */
 export function parseSettingValue(spec: SettableKey, text: string): string | number | boolean {
   const { kind } = spec;

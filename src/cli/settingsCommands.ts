@@ -10,7 +10,7 @@ import { didYouMean, visibleControls } from "../text/index.js";
 import { CliFailure, UsageError, type ParsedArgs } from "./args.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { daemonFor } from "./daemonAccess.js";
-import { parseSettingValue, SETTABLE_KEYS, settingPatch, valueAt } from "./settingKeys.js";
+import { effectiveLine, parseSettingValue, SETTABLE_KEYS, settingPatch, valueAt } from "./settingKeys.js";
 import { workspaceOf } from "./workspace.js";
 import { homeDir } from "../platform/index.js";
 
@@ -144,6 +144,8 @@ export const settingsGet: CliCommand = {
         ? [`${view.scope} (${view.file}):`, ...JSON.stringify(view.settings, null, 2).split("\n").map((line) => `  ${visibleControls(line)}`)]
         : [`${view.scope}: ${visibleControls(key)} = ${shown(pick(view))}`],
     );
+    const effective = key === undefined ? undefined : effectiveLine(answer.global?.settings, key);
+    if (effective !== undefined) lines.push(effective);
     io.stdout.write(`${lines.join("\n")}\n`);
     return 0;
   },

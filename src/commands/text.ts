@@ -89,7 +89,9 @@ export function reloadText(value: unknown): string {
 /** `/model`: the model settings as `key  value` lines. */
 export function modelText(value: unknown): string {
   const rows = Object.entries(asData(value));
-  return lines(rows.flatMap(([key, v]) => hangingRow(`${key}  `, str(v), 16)));
+  // The key column fits the longest key, so each value starts on its key's line.
+  const keyWidth = Math.max(0, ...rows.map(([key]) => key.length)) + 2;
+  return lines(rows.flatMap(([key, v]) => hangingRow(`${key} `, str(v), keyWidth)));
 }
 
 /** A skill activation as a console shows it: the skill and where it came from, then its instructions. */

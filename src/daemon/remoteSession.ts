@@ -16,6 +16,9 @@ export type RemoteCommandOutcome =
 export class RemoteSession {
   private readonly listeners = new Map<string, (output: OutputResource) => void>();
   private readonly watchers = new Set<(message: StreamMessage) => void>();
+  private closing = false;
+  /** Settles when the stream ends without close() asking: the daemon stopped, or dropped this session. */
+  readonly lost: Promise<void>;
 
   private constructor(
     private readonly client: DaemonClient,
@@ -23,6 +26,7 @@ export class RemoteSession {
     private readonly stream: WebSocket,
   ) {
     stream.on("message", (data) => this.onMessage(JSON.parse(String(data)) as StreamMessage));
+    this.lost = new Promise((resolve) => stream.once("close", () => (this.closing ? undefined : resolve())));
   }
 
   /** Opens a session on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
@@ -114,6 +118,7 @@ export class RemoteSession {
 
   /** Ends the stream and closes the session on the daemon. */
   async close(): Promise<void> {
+    this.closing = true;
     this.stream.close();
     await this.client.call(API.closeSession, { params: { id: this.id } }).catch(() => undefined);
   }

@@ -48,9 +48,10 @@ export interface ModelSettings {
  * The effective `model` settings of the scopes (O-7). Throws ModelError `config` when the global
  * file names no provider: albedo runs no model until the user chooses one.
  */
-export function resolveModelSettings(scopes: ModelScopes): ModelSettings {
+/** `globalFile`: the global settings file as the messages name it. */
+export function resolveModelSettings(scopes: ModelScopes, globalFile = "$ALBEDO_HOME/settings.json"): ModelSettings {
   const global: ModelSection = scopes.global?.model ?? {};
-  if (global.provider === undefined) throw new ModelError("config", noProviderMessage(scopes));
+  if (global.provider === undefined) throw new ModelError("config", noProviderMessage(scopes, globalFile));
   const layered = <K extends (typeof LAYERED_MODEL_FIELDS)[number]>(key: K): ModelSection[K] =>
     scopes.session?.model?.[key] ?? scopes.project?.model?.[key] ?? global[key];
   return {
@@ -75,18 +76,18 @@ export function ignoredModelFields(scopes: ModelScopes): string[] {
   return ignored;
 }
 
-function noProviderMessage(scopes: ModelScopes): string {
-  const base = `no model configured: set model.provider (${MODEL_PROVIDERS.map((name) => `"${name}"`).join(" or ")}) in the global settings file ($ALBEDO_HOME/settings.json)`;
+function noProviderMessage(scopes: ModelScopes, globalFile: string): string {
+  const base = `no model configured: set model.provider (${MODEL_PROVIDERS.map((name) => `"${name}"`).join(" or ")}) in the global settings file (${globalFile})`;
   const elsewhere = ignoredModelFields(scopes).filter((field) => field.endsWith("model.provider"));
   if (elsewhere.length === 0) return base;
   return `${base}; the ${elsewhere.map((field) => field.split(":")[0]).join(" and ")} settings name one, which is ignored because only the global file may choose the model server`;
 }
 
 /** What `/model` shows: provider, base URL, model name, key variable (its name only), mode and budget, or why there is none. */
-export function describeModelSettings(scopes: ModelScopes): Record<string, unknown> {
+export function describeModelSettings(scopes: ModelScopes, globalFile?: string): Record<string, unknown> {
   let settings: ModelSettings;
   try {
-    settings = resolveModelSettings(scopes);
+    settings = resolveModelSettings(scopes, globalFile);
   } catch (error) {
     return { provider: "none", detail: error instanceof Error ? error.message : String(error) };
   }

@@ -104,7 +104,7 @@ export function label(candidate: PythonCandidate): string {
 
 /** The fix line for an interpreter that is missing or lacks the kernel requirements. */
 export function fixFor(candidate: PythonCandidate): string {
-  if (candidate.source === "managed") return "run `albedo setup` to create the managed environment";
+  if (candidate.source === "managed") return "run `albedo setup`: it creates or repairs the managed environment and, when it cannot, says what to change; `albedo doctor` shows what is missing";
   return `install the requirements into it (\`${candidate.path} -m pip install 'ipykernel>=${MIN_IPYKERNEL_MAJOR}' pyzmq\`), or unset ${candidate.source === "ALBEDO_PYTHON" ? "ALBEDO_PYTHON" : "it"} to use the managed environment (\`albedo setup\`)`;
 }
 
@@ -150,7 +150,7 @@ export async function probePython(candidate: PythonCandidate, env: NodeJS.Proces
   }
   const result = await runProcess(candidate.path, ["-c", PROBE_SCRIPT, ...distributions], { env: probeEnv(env), timeoutMs: PYTHON_PROBE_TIMEOUT_MS });
   const lastLine = result.stdout.trim().split("\n").pop() ?? "";
-  if (result.timedOut) throw new PythonUnavailableError(`${label(candidate)} did not answer its probe within PYTHON_PROBE_TIMEOUT_MS=${PYTHON_PROBE_TIMEOUT_MS} ms`, "check that the interpreter starts normally");
+  if (result.timedOut) throw new PythonUnavailableError(`${label(candidate)} did not answer within ${PYTHON_PROBE_TIMEOUT_MS / 1000} s when asked for its version and for ipykernel and pyzmq (importing them is what takes long)`, `run \`${candidate.path} -c "import ipykernel, zmq"\` to see how long it takes; a slow disk, a cold cache or a broken install are the usual causes. \`albedo doctor\` checks the rest`);
   let parsed: ProbeOutput;
   try {
     parsed = JSON.parse(lastLine) as ProbeOutput;

@@ -85,10 +85,10 @@ export function prepareSandbox(options: PrepareSandboxOptions): Sandbox {
   const found = detectSandbox(options.env ?? process.env);
   if (!found.usable) {
     if (options.mode === "required") {
-      throw new SandboxUnavailableError(`sandbox is required but unavailable: ${found.reason}. ${INSTALL_HINT}, or set sandbox to auto or off.`);
+      throw new SandboxUnavailableError(`sandbox is required but unavailable: ${found.reason}. ${INSTALL_HINT}, or run \`albedo settings set sandbox auto\` (or off).`);
     }
     const what = found.missing ? "bubblewrap not found" : found.reason;
-    return noSandbox(found.reason, `sandbox: ${what}; kernels run unsandboxed. ${INSTALL_HINT}, or set sandbox to off to silence this.`);
+    return noSandbox(found.reason, `sandbox: ${what}; kernels run unsandboxed. ${INSTALL_HINT}, or run \`albedo settings set sandbox off\` to silence this.`);
   }
   return bwrapSandbox(options, found, limits);
 }

@@ -14,7 +14,7 @@ import { mcpSecretEnvNames, SessionMcp } from "./mcp.js";
 import { mcpTurnFace, type McpCallObserver } from "./mcpMethods.js";
 import type { McpServerStatus, SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
-import type { Settings } from "../settings/index.js";
+import { globalSettingsTarget, type Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { sandboxInputsKey } from "./sandbox.js";
 import { startSessionRemoteKernel } from "./remoteKernel.js";
@@ -332,7 +332,7 @@ export class Session implements CommandHost {
 
   /** What `/model` shows (O-7): the model the settings name for this session's turns, never its key. */
   modelInfo(): Record<string, unknown> {
-    return describeModelSettings(this.view.selection.scopes);
+    return describeModelSettings(this.view.selection.scopes, globalSettingsTarget(this.options.stateDir).file);
   }
 
   /** Shuts the kernel down (ladder), closes the RPC socket, removes the run dir. Idempotent. */

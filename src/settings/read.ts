@@ -35,7 +35,7 @@ export async function readSettingsFile(file: string, scope: SettingsScope): Prom
   try {
     value = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text);
   } catch (error) {
-    throw new SettingsFileError(file, "malformed_json", [{ path: "", message: `not valid JSON (${(error as Error).message})` }]);
+    throw new SettingsFileError(file, "malformed_json", [{ path: "", message: `not valid JSON${jsonErrorPlace(text, (error as Error).message)} (${(error as Error).message})` }]);
   }
   const tooDeep = settingsDepthProblem(value);
   if (tooDeep) throw new SettingsFileError(file, "too_deep", [tooDeep]);
@@ -71,4 +71,12 @@ function decode(file: string, bytes: Buffer): string {
   } catch {
     throw new SettingsFileError(file, "malformed_json", [{ path: "", message: "not valid UTF-8" }]);
   }
+}
+
+/** " at line L, column C" for a JSON.parse error that names a position in `text`, else "". */
+function jsonErrorPlace(text: string, message: string): string {
+  const position = /at position (\d+)/.exec(message)?.[1];
+  if (position === undefined) return "";
+  const before = text.slice(0, Number(position)).split("\n");
+  return ` at line ${before.length}, column ${before.at(-1)!.length + 1}`;
 }

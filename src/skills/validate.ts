@@ -69,7 +69,8 @@ function checkName(fields: Record<string, unknown>, dirName: string, errors: Pro
   errors.push(...ruleProblems.map((problem, i) => (i === 0 && valid !== "" ? { ...problem, fix: `use name: ${valid}` } : problem)));
   const dir = normalizeName(dirName);
   if (dir !== name) {
-    const fix = ruleProblems.length === 0 ? `rename the directory to "${name}", or set name: ${dirName}` : undefined;
+    // Only a directory name that keeps the rules is offered as the name to set.
+    const fix = ruleProblems.length > 0 ? undefined : nameRuleProblems(dir).length === 0 ? `rename the directory to "${name}", or set name: ${dirName}` : `rename the directory to "${name}"`;
     errors.push({ code: "name_directory_mismatch", message: `skill name "${name}" must equal its directory name "${dirName}"`, ...(fix ? { fix } : {}) });
   }
   return name;

@@ -154,6 +154,8 @@ describe("X albedo chat one-shot", () => {
     expect(run.stdout).toContain(server.baseUrl);
     expect(run.stdout).toContain("fake");
     expect(run.stdout).not.toContain(KEY);
+    // Every value on its key's line, context_tokens too.
+    expect(run.stdout).toMatch(/^context_tokens +\d+$/m);
   });
 
   it("runs with the stub model and its shipped example script, no key needed", async () => {
@@ -255,5 +257,22 @@ describe("X albedo chat interactive (through a pty)", () => {
     expect(run.ok, `step ${run.failed_step}: ${JSON.stringify(run.output.slice(-1500))}`).toBe(true);
     expect(run.exit).toBe(0);
   });
-});
 
+  it("a long python call shows a ticker with the elapsed seconds until its output row comes", async () => {
+    await globalSettings(openaiModel());
+    server.enqueue({ kind: "reply", toolCalls: [{ id: "p", name: "python", arguments: JSON.stringify({ code: "import time\ntime.sleep(4)\nprint('wo' + 'ke')" }) }] }, answer("Slept well."));
+    const run = await interactive([
+      { expect: "› " },
+      { send: "take a nap\r" },
+      { expect: "python: running \\(Ctrl-C interrupts\\) [1-9]\\.\\ds", timeout: 30 },
+      { expect: "  woke\r?\n", timeout: 30 },
+      { expect: "Slept well\\." },
+      { send: "\u0003" },
+      { send: "\u0003" },
+      { wait_exit: true, timeout: 20 },
+    ]);
+    expect(run.ok, `step ${run.failed_step}: ${JSON.stringify(run.output.slice(-1500))}`).toBe(true);
+    // The ticker's line is cleared before the output row, which starts a line of its own.
+    expect(run.output).toMatch(/\r\u001b\[2K {2}woke\r?\n/);
+  });
+});

@@ -109,6 +109,33 @@ describe("X albedo console on a terminal", () => {
     expect(ran.transcript).not.toContain("could not interrupt");
   });
 
+  it("Ctrl-C at the prompt drops the typed line; two Tabs in one read complete, never inserting a Tab", { timeout: 180_000 }, async () => {
+    const ran = await consoleOnPty([
+      { expect: PROMPT, timeout: 60 },
+      { send: "zz = 5" },
+      { expect: "zz = 5", new: true },
+      { send: "\u0003" },
+      { expect: "\\^C", new: true },
+      { send: "\r" },
+      { expect: PROMPT, new: true },
+      // The words are split so that the echo of the line cannot match them.
+      { send: "print('z' + 'z' in globals(), 'ch' + 'eck')\r" },
+      { expect: "(True|False) check\r\n.*>>> ", new: true },
+      { send: "/reload s" },
+      { expect: "/reload s", new: true },
+      // A fast double tap reaches the console as one read.
+      { send: "\t\t" },
+      { expect: "ession", new: true },
+      { send: "\r" },
+      { expect: "reloaded: ", new: true },
+      { send: "\u0004" },
+    ]);
+    expect(ran.failed, JSON.stringify(ran.transcript.slice(-1500))).toBeNull();
+    expect(screen(ran.transcript)).toContain("False check");
+    expect(ran.transcript).not.toContain("\u2409");
+    expect(ran.exit).toBe(0);
+  });
+
   it("keeps input history in the state dir across runs; a slow close says so", { timeout: 180_000 }, async () => {
     const first = await consoleOnPty([
       { expect: PROMPT, timeout: 60 },

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,18 +6,13 @@ import { newOperationId } from "../../src/operations/index.js";
 import { BIN, call, envFor, type Dirs } from "./support/daemon.js";
 import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
+import { canMountTmpfs, TMPFS_BYTES } from "../support/skips.js";
 import { alive } from "../support/process.js";
 
-/** Size of the tmpfs the state dir lives on: room for the database and a session, little more. */
-const TMPFS_BYTES = 4 * 1024 * 1024;
 /** Requests sent on the full disk before giving up on seeing a log write fail (each logs an error entry of ~250 bytes). */
 const MAX_FULL_DISK_REQUESTS = 100;
 
 /** Whether bubblewrap can give a process a tmpfs of its own here. */
-function canMountTmpfs(): boolean {
-  const probe = spawnSync("bwrap", ["--dev-bind", "/", "/", "--size", String(TMPFS_BYTES), "--tmpfs", "/tmp", "--", "true"], { stdio: "ignore" });
-  return probe.status === 0;
-}
 
 const fixture = daemonFixture();
 let bwrap: ChildProcess | undefined;

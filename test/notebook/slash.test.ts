@@ -76,7 +76,9 @@ describe("K-13 C-2 slash commands in a notebook cell on the albedo kernel", () =
     expect(added.text).toContain('await commands.invoke("/sql-review", "<arguments>")');
     expect(added.text).toContain("typed methods are made when the kernel starts");
     const typo = await runCell(kernel, "commands.dmo");
-    expect(typo.text).toMatch(/commands has no method 'dmo'; did you mean demo\?/);
+    expect(typo.text).toMatch(/commands has no method 'dmo'; did you mean demo\? await commands\.catalog\(\)/);
+    const unlike = await runCell(kernel, "commands.qqqzzz");
+    expect(unlike.text).toMatch(/commands has no method 'qqqzzz'\. await commands\.catalog\(\) lists every command/);
     expect((await runCell(kernel, "print(hasattr(commands, 'nope'), hasattr(commands, '_repr_html_'))")).text).toBe("False False\n");
   });
 

@@ -85,7 +85,7 @@ describe("X albedo doctor", () => {
 
   it("warns when bwrap is missing (fix: apt-get install bubblewrap) and when it cannot create a sandbox", async () => {
     const missing = sandboxEnv();
-    expect(check((await doctor(missing.env, missing.root)).report, "bubblewrap")).toMatchObject({ status: "warn", fix: "apt-get install bubblewrap" });
+    expect(check((await doctor(missing.env, missing.root)).report, "bubblewrap")).toMatchObject({ status: "warn", fix: "apt-get install bubblewrap, or `albedo settings set sandbox off`" });
     const broken = sandboxEnv();
     fakeBwrap(broken.bin, "echo 'bwrap: No permissions to create new namespace' >&2; exit 1");
     const { report, code } = await doctor(broken.env, broken.root);
@@ -109,7 +109,7 @@ describe("X albedo doctor", () => {
     const captured = captureIO(env, root);
     await runCli(["doctor"], captured.io);
     // Details wrap to 80 columns under their column; the fix comes last.
-    expect(captured.stdout()).toMatch(/^warn  bubblewrap +bubblewrap \(bwrap\) not found on PATH[^]*?\n +fix: apt-get install bubblewrap$/m);
+    expect(captured.stdout()).toMatch(/^warn  bubblewrap +bubblewrap \(bwrap\) not found on PATH[^]*?\n +fix: apt-get install bubblewrap, or `albedo settings\n +set sandbox off`$/m);
     expect(captured.stdout()).toMatch(/albedo doctor: 0 failed, \d+ warnings?, \d+ ok\n$/);
   });
 

@@ -23,6 +23,18 @@ async function setup(argv: string[], env: NodeJS.ProcessEnv, tty = false) {
   return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 }
 
+/** What albedo setup says when pip reached no package index (the test below proves the wording). */
+const NO_INDEX = /no package index it tried was reachable/;
+
+/**
+ * The install tests need a package index. Without one they fail, naming what to set, rather than
+ * skip: a skip would hide that `albedo setup` was never tried on this machine.
+ */
+function requireIndex(run: { code: number; stderr: string }): void {
+  if (run.code === 0 || !NO_INDEX.test(run.stderr)) return;
+  throw new Error(`albedo setup reached no package index, so the install tests cannot run here: set PIP_INDEX_URL (or PIP_FIND_LINKS) to an index this machine can reach, or configure pip (pip config set global.index-url URL), and run again.\n${run.stderr}`);
+}
+
 function removePip(venv: string): void {
   const lib = join(venv, "lib");
   for (const python of readdirSync(lib)) {
@@ -37,6 +49,7 @@ describe("X albedo setup", () => {
   it("creates a venv with the kernel requirements, then reports 'already set up' without running pip", async () => {
     const venv = join(temps.make("albedo-setup-"), "venv");
     const first = await setup(["--venv", venv], localIndexEnv(), true);
+    requireIndex(first);
     expect(first.stderr).toMatch(/albedo setup: creating a venv with python3 \.\.\. done \(\d+\.\d s\)\n/);
     expect(first.stderr).toMatch(/albedo setup: installing ipykernel>=7, pyzmq>=26 with pip \.\.\. done \(\d+\.\d s\)\n/);
     // pip takes seconds: a ticker counted them on the terminal, then gave way to the line above.
@@ -70,6 +83,7 @@ describe("X albedo setup", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^albedo setup: pip could not download ipykernel>=7, pyzmq>=26: no package index it tried was reachable/);
+    expect(() => requireIndex({ code, stderr })).toThrow(/reached no package index, so the install tests cannot run here: set PIP_INDEX_URL \(or PIP_FIND_LINKS\)/);
     expect(stderr).toContain("PIP_INDEX_URL");
     expect(stderr).toContain("PIP_FIND_LINKS");
     expect(stderr).toContain("ALBEDO_PYTHON");

@@ -32,7 +32,7 @@ describe("K-10 sandbox modes", () => {
     if (sandbox.kind !== "none") throw new Error("expected no sandbox");
     expect(sandbox.reason).toMatch(/bubblewrap \(bwrap\) not found/);
     expect(sandbox.warning).toBe(
-      "sandbox: bubblewrap not found; kernels run unsandboxed. Install it with `apt-get install bubblewrap`, or set sandbox to off to silence this.",
+      "sandbox: bubblewrap not found; kernels run unsandboxed. Install it with `apt-get install bubblewrap`, or run `albedo settings set sandbox off` to silence this.",
     );
   });
 

@@ -245,5 +245,9 @@ describe("X S-3 S-4 albedo skills validate explains YAML and name errors", () =>
     expect(bad.errors[0]).toMatchObject({ code: "name_not_lowercase", fix: "use name: pdf-tools" });
     const mismatch = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/pdf"], t.workspace, t.home)).stdout);
     expect(mismatch.errors).toEqual([expect.objectContaining({ code: "name_directory_mismatch", fix: 'rename the directory to "pdf-tools", or set name: pdf' })]);
+    // A directory name that breaks the rules is never offered as the name to set.
+    writeSkill(roots.wsAlbedo(t.workspace), "Wrong_Name", "---\nname: right-name\ndescription: d\n---\n");
+    const invalidDir = JSON.parse((await run(["skills", "validate", "--json", ".albedo/skills/Wrong_Name"], t.workspace, t.home)).stdout);
+    expect(invalidDir.errors).toEqual([expect.objectContaining({ code: "name_directory_mismatch", fix: 'rename the directory to "right-name"' })]);
   });
 });
