@@ -111,7 +111,7 @@ export class Session implements CommandHost {
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       // The servers start now and come up while the kernel is planned and boots.
-      mcp = await SessionMcp.open({ ...options, log: options.log ?? defaultLog, ...(options.mcpShared ? { shared: options.mcpShared } : {}) }, view);
+      mcp = await SessionMcp.open({ ...options, log: options.log ?? warningsOnly, ...(options.mcpShared ? { shared: options.mcpShared } : {}) }, view);
       plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
       const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
       session = new Session(id, runDir, options, rpc, view, parses, plan, mcp);
@@ -355,6 +355,11 @@ export class Session implements CommandHost {
 
 function defaultLog(level: string, message: string): void {
   process.stderr.write(`albedo ${level}: ${message}\n`);
+}
+
+/** An embedded session's MCP log (no daemon log to keep the rest): a server's stderr and each call are not the terminal's business. */
+function warningsOnly(level: string, message: string): void {
+  if (level === "warn" || level === "error") defaultLog(level, message);
 }
 
 function rpcLogger(log: Log | undefined) {

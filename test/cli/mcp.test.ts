@@ -129,5 +129,7 @@ describe("M-3 X albedo exec calls MCP tools", () => {
     expect(script.stdout, script.stderr).toBe("Echo: from a script\n");
     const cell = await albedo(["exec", "-c", "print(await mcp.call('everything.echo', {'message': 'from a cell'}))"]);
     expect(cell.stdout, cell.stderr).toBe("Echo: from a cell\n");
+    // The server's stderr and each call go to a daemon's log; a terminal is not told of them.
+    expect(cell.stderr).not.toMatch(/mcp call|stderr: Starting/);
   });
 });
