@@ -11,6 +11,6 @@ python="${PYTHON:-python3}"
 [ -x "$dir/bin/python" ] || "$python" -m venv "$dir"
 # Installs only when a package is missing, so a venv made by an older version of this script gains the new ones.
 if ! "$dir/bin/python" -c 'import jupyter_server, ipykernel, mcp, matplotlib' 2>/dev/null; then
-  "$dir/bin/pip" install --quiet --disable-pip-version-check "jupyter-server>=2,<3" "ipykernel>=7.4" "mcp>=1.20" "matplotlib>=3.8"
+  "$dir/bin/pip" install --quiet --disable-pip-version-check "jupyter-server>=2,<3" "ipykernel>=7.4" "mcp>=2,<3" "matplotlib>=3.8"
 fi
 "$dir/bin/python" -c 'import ipykernel, jupyter_server, importlib.metadata as m; print("test venv:", "jupyter-server", jupyter_server.__version__, "ipykernel", ipykernel.__version__, "mcp", m.version("mcp"), "matplotlib", m.version("matplotlib"))'

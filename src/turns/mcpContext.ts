@@ -12,6 +12,11 @@ import { visibleControls } from "../text/index.js";
 export const MCP_TOOLS_IN_CONTEXT = 24;
 /** Characters of a tool's description in the block (its full text is read with `mcp.describe`). */
 export const MCP_CONTEXT_DESCRIPTION_CHARS = 120;
+/**
+ * MCP function tools one request offers in tool mode, in all: providers cap a request's tools (128
+ * for OpenAI's chat completions) and every schema costs context. Past it, tools are reached from Python.
+ */
+export const MAX_MCP_FUNCTION_TOOLS = 96;
 /** The longest function-tool name providers accept. */
 export const MAX_FUNCTION_TOOL_NAME_LENGTH = 64;
 /** Hex digits of the hash that stands in for the end of a function-tool name too long to keep whole. */

@@ -12,7 +12,7 @@ import type { Session } from "../../src/session/index.js";
 import { installDir } from "../../src/platform/index.js";
 import { loadPrompts, type ToolMode } from "../../src/turns/context.js";
 import { EMPTY_CONVERSATION } from "../../src/turns/conversation.js";
-import { MCP_TOOLS_IN_CONTEXT } from "../../src/turns/mcpContext.js";
+import { MAX_MCP_FUNCTION_TOOLS, MCP_TOOLS_IN_CONTEXT } from "../../src/turns/mcpContext.js";
 import type { TranscriptRow } from "../../src/turns/rows.js";
 import { runTurn } from "../../src/turns/runner.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
@@ -119,6 +119,13 @@ describe("M-4 M-5 tool mode and mcp rows", () => {
     const mcpRows = rows.filter((row) => row.kind === "mcp");
     expect(mcpRows[0]).toMatchObject({ kind: "mcp", server: "everything", tool: "echo", via: "tool", is_error: false, text: expect.stringMatching(/^used everything\.echo · \d+ B$/) });
     expect(mcpRows[1]).toMatchObject({ via: "tool", is_error: true });
+  });
+
+  it("offers at most MAX_MCP_FUNCTION_TOOLS function tools however many a server lists", async () => {
+    await turn(many, "tool", [prose("done")]);
+    const names = toolNames();
+    expect(names.filter((name) => name.startsWith("mcp__many__"))).toHaveLength(MAX_MCP_FUNCTION_TOOLS);
+    expect(names).toContain("python");
   });
 
   it("draws a row via python for each call the model's code makes", async () => {
