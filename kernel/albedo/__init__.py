@@ -48,7 +48,7 @@ NOT_CONFIGURED = (
     "(or the 'albedo (Python)' kernelspec) so it can reach a session"
 )
 NOT_ATTACHED = (
-    "albedo: could not join a session ({}). Start the daemon (`albedo serve`, or `albedo daemon start`) and run "
+    "albedo: could not join a session ({}). Start the daemon (`albedo serve`) and run "
     "%load_ext albedo again, or start this kernel from the 'albedo (Python)' kernelspec. "
     f"(This kernel was not started by albedo: it has no {ENDPOINT_ENV}, so it looked for a running daemon.)"
 )
