@@ -59,11 +59,12 @@ export function renderMcpServers(servers: readonly McpContextServer[]): string {
 /**
  * The function-tool name of `server.tool` in tool mode: `mcp__SERVER__TOOL`, with characters
  * providers refuse as `_`; a name over MAX_FUNCTION_TOOL_NAME_LENGTH keeps its start and ends in a
- * stable hash of the whole qualified name, so it is the same in every turn.
+ * stable hash of the whole qualified name, so it is the same in every turn; `hashed` asks for that
+ * form for any length (two names that only differ in characters replaced by `_`).
  */
-export function mcpFunctionName(server: string, tool: string): string {
+export function mcpFunctionName(server: string, tool: string, hashed = false): string {
   const name = `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_");
-  if (name.length <= MAX_FUNCTION_TOOL_NAME_LENGTH) return name;
+  if (name.length <= MAX_FUNCTION_TOOL_NAME_LENGTH && !hashed) return name;
   const hash = createHash("sha256").update(`${server}.${tool}`).digest("hex").slice(0, TOOL_NAME_HASH_CHARS);
   return `${name.slice(0, MAX_FUNCTION_TOOL_NAME_LENGTH - TOOL_NAME_HASH_CHARS - 1)}_${hash}`;
 }

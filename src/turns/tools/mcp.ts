@@ -22,7 +22,7 @@ export function mcpTools(mcp: TurnMcp): Tool[] {
   for (const tool of all) counts.set(mcpFunctionName(tool.server, tool.tool), (counts.get(mcpFunctionName(tool.server, tool.tool)) ?? 0) + 1);
   return all.map((tool) => {
     const plain = mcpFunctionName(tool.server, tool.tool);
-    return mcpTool(mcp, tool, counts.get(plain)! > 1 ? mcpFunctionName(tool.server, `${tool.tool}\0`) : plain) as Tool;
+    return mcpTool(mcp, tool, counts.get(plain)! > 1 ? mcpFunctionName(tool.server, tool.tool, true) : plain) as Tool;
   });
 }
 
