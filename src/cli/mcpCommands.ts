@@ -3,7 +3,7 @@
  * settings change (through the daemon's settings API), and the approvals of project entries, which
  * live in the state dir beside the settings the daemon owns (never in the workspace a kernel writes).
  */
-import { isStdioEntry, McpApprovals, McpHub, resolveServers, serverNameProblem, type McpSection, type McpServerEntry, type McpValue } from "../mcp/index.js";
+import { isStdioEntry, McpApprovals, McpHub, resolveServers, secretVariables, serverNameProblem, type McpSection, type McpServerEntry, type McpValue } from "../mcp/index.js";
 import { renderMcpServers } from "../turns/index.js";
 import { stateDir } from "../platform/index.js";
 import { visibleControls } from "../text/index.js";
@@ -26,12 +26,6 @@ function serversIn(answer: SettingsAnswer, scope: Scope): ServersOf {
 function launchText(entry: McpServerEntry): string {
   const text = isStdioEntry(entry) ? [entry.command, ...(entry.args ?? [])].join(" ") : entry.url;
   return text.length > MAX_LISTED_LAUNCH_CHARS ? `${text.slice(0, MAX_LISTED_LAUNCH_CHARS - 1)}…` : text;
-}
-
-/** The host variables an entry reads (names only: their values are secrets). */
-function secretNames(entry: McpServerEntry): string[] {
-  const values: Readonly<Record<string, McpValue>> = (isStdioEntry(entry) ? entry.env : entry.headers) ?? {};
-  return Object.values(values).flatMap((value) => (typeof value === "string" ? [] : [value.from_env]));
 }
 
 interface ListedServer {
@@ -58,7 +52,7 @@ async function listed(answer: SettingsAnswer, workspace: string, io: CliIO): Pro
       const stands = (started ?? inactive)?.origin === scope;
       const state = !stands ? "overridden" : started ? "starts" : inactive?.status === "failed" ? "cannot start" : scope === "project" && !approvals.isApproved(name, entry) ? "needs approval" : "off";
       const notes = stands ? resolved.diagnostics.filter((d) => d.server === name).map((d) => d.message) : [];
-      rows.push({ name, scope, transport: isStdioEntry(entry) ? "stdio" : "http", launch: launchText(entry), reads: secretNames(entry), state, notes });
+      rows.push({ name, scope, transport: isStdioEntry(entry) ? "stdio" : "http", launch: launchText(entry), reads: secretVariables(entry), state, notes });
     }
   }
   return rows;
@@ -224,7 +218,7 @@ export const mcpApprove: CliCommand = {
       writeJson(io, { name, workspace: approvals.workspace, entry });
       return 0;
     }
-    const reads = secretNames(entry);
+    const reads = secretVariables(entry);
     io.stdout.write([
       `albedo mcp approve: ${name} approved for ${approvals.workspace}:`,
       `  runs ${visibleControls(isStdioEntry(entry) ? [entry.command, ...(entry.args ?? [])].join(" ") : entry.url)}`,

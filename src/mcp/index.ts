@@ -1,6 +1,6 @@
 /** The MCP client (M-1, M-2, M-5): the `mcp` settings section, trust in project entries, and the servers of a session. */
 export { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_STARTUP_TIMEOUT_MS, MAX_MCP_CALL_TIMEOUT_MS, MAX_MCP_SERVERS, MCP_MAX_RESULT_BYTES } from "./limits.js";
-export { isStdioEntry, McpSection, type McpHttpEntry, type McpServerEntry, type McpStdioEntry, type McpValue } from "./section.js";
+export { isStdioEntry, McpSection, secretVariables, type McpHttpEntry, type McpServerEntry, type McpStdioEntry, type McpValue } from "./section.js";
 export { serverNameProblem } from "./names.js";
 export { entryHash, McpApprovals, MCP_APPROVALS_FILE } from "./approvals.js";
 export { resolveServers, MCP_BASE_ENV, type McpDiagnostic, type ResolvedServer, type ResolvedServers } from "./resolve.js";

@@ -54,6 +54,12 @@ export interface McpSection {
   readonly servers?: Readonly<Record<string, McpServerEntry>>;
 }
 
+/** The host variables `entry` reads through `from_env` (names only: their values are secrets). */
+export function secretVariables(entry: McpServerEntry): string[] {
+  const values: Readonly<Record<string, McpValue>> = ("command" in entry ? entry.env : entry.headers) ?? {};
+  return Object.values(values).flatMap((value) => (typeof value === "string" ? [] : [value.from_env]));
+}
+
 /** True when `entry` starts a process (it has `command`), false when it names a URL. */
 export function isStdioEntry(entry: McpServerEntry): entry is McpStdioEntry {
   return "command" in entry;

@@ -4,7 +4,7 @@
  * `/reload session`, closed with the session. A session opened without any configured server has
  * none of this: no hub, no `mcp.*` methods, no `mcp` namespace (absent, not empty).
  */
-import { McpApprovals, McpHub, resolveServers, type ResolvedServers, type SharedServers } from "../mcp/index.js";
+import { McpApprovals, McpHub, resolveServers, secretVariables, type ResolvedServers, type SharedServers } from "../mcp/index.js";
 import type { Log } from "../platform/index.js";
 import type { Settings } from "../settings/index.js";
 import type { SessionView } from "./view.js";
@@ -26,14 +26,8 @@ export function configuresMcp(view: SessionView): boolean {
 
 /** The host variables the `from_env` references of the settings name: a kernel never inherits them. */
 export function mcpSecretEnvNames(scopes: { readonly global?: Settings; readonly project?: Settings }): string[] {
-  const names = new Set<string>();
-  for (const settings of [scopes.global, scopes.project]) {
-    for (const entry of Object.values(settings?.mcp?.servers ?? {})) {
-      const values = { ...("env" in entry ? entry.env : {}), ...("headers" in entry ? entry.headers : {}) };
-      for (const value of Object.values(values ?? {})) if (typeof value === "object" && value !== null) names.add(value.from_env);
-    }
-  }
-  return [...names];
+  const entries = [scopes.global, scopes.project].flatMap((settings) => Object.values(settings?.mcp?.servers ?? {}));
+  return [...new Set(entries.flatMap(secretVariables))];
 }
 
 export class SessionMcp {

@@ -11,7 +11,7 @@ import type { ConversationState } from "./conversation.js";
 import { MAX_TURN_STEPS } from "./limits.js";
 import { alreadyLoadedNote, PullLedger } from "./pulls.js";
 import { mcpRow, type TranscriptRow } from "./rows.js";
-import { mcpTools, runToolCall, toolsFor, toolSpec, TurnInterrupted, type Tool, type ToolContext, type TurnHost, type TurnMcp } from "./tools/index.js";
+import { mcpTools, runToolCall, toolsFor, toolSpec, TurnInterrupted, type McpTurnServers, type Tool, type ToolContext, type TurnHost, type TurnMcp } from "./tools/index.js";
 import type { ToolSpec } from "../model/index.js";
 
 /** The input of one turn. */
@@ -104,7 +104,9 @@ class TurnLoop {
   private async step(): Promise<readonly ToolCall[] | undefined> {
     const { host, mode, prompts, adapter } = this.setup;
     const mcp = host.mcpForTurns?.();
-    const system: ChatMessage = { role: "system", content: systemPrompt(host.view.snapshot, mode, prompts, mcp && mcpContext(mcp)) };
+    // Read once per request: the block and the function tools describe the same servers.
+    const servers = mcp?.servers();
+    const system: ChatMessage = { role: "system", content: systemPrompt(host.view.snapshot, mode, prompts, servers && mcpContext(servers)) };
     const compacted = await compactIfNeeded({
       system, state: { turns: this.turns, loaded: this.ledger.list() }, current: this.current,
       contextTokens: this.setup.contextTokens, estimate: this.estimate, adapter, signal: this.signal,
@@ -112,7 +114,7 @@ class TurnLoop {
     this.turns = compacted.turns;
     if (compacted.notice !== undefined) this.setup.emit({ kind: "notice", text: compacted.notice });
     const messages = [system, ...this.turns.flatMap((turn) => turn.messages), ...this.current];
-    const specs = this.offer(mode === "tool" ? mcp : undefined);
+    const specs = this.offer(mode === "tool" && mcp && servers ? { mcp, servers } : undefined);
     const reply = await adapter.complete({ messages, tools: specs, signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
     this.estimate.calibrate(messageChars(messages), reply.usage?.promptTokens);
     this.current.push(reply.toolCalls.length > 0 ? { role: "assistant", content: reply.text, tool_calls: reply.toolCalls } : { role: "assistant", content: reply.text });
@@ -136,13 +138,13 @@ class TurnLoop {
   }
 
   /** The tools of this request: the view's, and in tool mode those of the MCP servers running now. */
-  private offer(mcp: TurnMcp | undefined): readonly ToolSpec[] {
+  private offer(running: { mcp: TurnMcp; servers: McpTurnServers } | undefined): readonly ToolSpec[] {
     const own = toolsFor(this.setup.host.view, this.setup.mode);
-    if (mcp === undefined) {
+    if (running === undefined) {
       this.tools = own.tools;
       return own.specs;
     }
-    const extra = mcpTools(mcp);
+    const extra = mcpTools(running.mcp, running.servers);
     this.tools = [...own.tools, ...extra];
     return [...own.specs, ...extra.map(toolSpec)];
   }
@@ -165,8 +167,8 @@ class TurnLoop {
 }
 
 /** The running servers as message[0]'s block lists them. */
-function mcpContext(mcp: TurnMcp) {
-  return mcp.servers().map((server) => ({ name: server.name, tools: server.tools.map((tool) => ({ name: `${server.name}.${tool.tool}`, description: tool.description })) }));
+function mcpContext(servers: McpTurnServers) {
+  return servers.map((server) => ({ name: server.name, tools: server.tools.map((tool) => ({ name: `${server.name}.${tool.tool}`, description: tool.description })) }));
 }
 
 function lastText(messages: readonly ChatMessage[]): string {

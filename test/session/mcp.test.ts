@@ -3,7 +3,7 @@
  * settings configure, the kernel gets an `mcp` namespace over its RPC channel, typed methods come
  * from the tools' input schemas, and interrupting a cell cancels its call on the server.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpServerEntry } from "../../src/mcp/index.js";
@@ -190,6 +190,21 @@ describe("M-2 M-1 reload and a kernel that tries to configure a server", () => {
       "    print(type(error).__name__)",
     ].join("\n"));
     expect(out.trim()).toMatch(/^(PermissionError|OSError)$/);
+    // The state dir (global settings, approvals) is not the kernel's to write either: inside the
+    // sandbox it is a private scratch tmpfs, so what the kernel writes there never reaches the host's.
+    const hostSettings = readFileSync(join(dirs.stateDir, "settings.json"), "utf8");
+    await run(session, [
+      "import json, pathlib",
+      `for name in ('settings.json', 'mcp-approvals.json'):`,
+      `    path = pathlib.Path(${JSON.stringify(dirs.stateDir)}) / name`,
+      "    try:",
+      "        path.write_text(json.dumps({'mcp': {'servers': {'planted': entry}}}))",
+      "        print(name, 'written')",
+      "    except OSError as error:",
+      "        print(name, type(error).__name__)",
+    ].join("\n"));
+    expect(readFileSync(join(dirs.stateDir, "settings.json"), "utf8")).toBe(hostSettings);
+    expect(existsSync(join(dirs.stateDir, "mcp-approvals.json"))).toBe(false);
     await session.reload();
     expect(session.mcpServers().map((server) => server.name)).toEqual(["a", "b"]);
   });

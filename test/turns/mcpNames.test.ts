@@ -21,7 +21,8 @@ describe("M-4 mcp__SERVER__TOOL names", () => {
   });
 
   it("gives tools whose names differ only in characters providers refuse two different names", () => {
-    const names = mcpTools(serverOf(["my tool", "my_tool", "other"])).map((tool) => tool.name);
+    const mcp = serverOf(["my tool", "my_tool", "other"]);
+    const names = mcpTools(mcp, mcp.servers()).map((tool) => tool.name);
     expect(new Set(names).size).toBe(3);
     expect(names[2]).toBe("mcp__srv__other");
     for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);

@@ -13,7 +13,7 @@ export { TurnInterrupted } from "./python.js";
 export { boundToolText } from "./bounds.js";
 export { mcpTools } from "./mcp.js";
 export { toolSpec } from "./tool.js";
-export type { McpTurnAnswer, McpTurnTool, Tool, ToolContext, TurnHost, TurnMcp } from "./tool.js";
+export type { McpTurnAnswer, McpTurnServers, McpTurnTool, Tool, ToolContext, TurnHost, TurnMcp } from "./tool.js";
 
 /** A turn's tools and the specs the model sees, for one view and mode. */
 export interface Toolset {

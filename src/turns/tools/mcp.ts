@@ -8,16 +8,16 @@ import { z } from "zod";
 import { AppError } from "../../errors/index.js";
 import { MAX_MCP_FUNCTION_TOOLS, mcpFunctionName } from "../mcpContext.js";
 import { boundToolText } from "./bounds.js";
-import type { McpTurnAnswer, McpTurnTool, Tool, TurnMcp } from "./tool.js";
+import type { McpTurnAnswer, McpTurnServers, McpTurnTool, Tool, TurnMcp } from "./tool.js";
 
 const anyObject = z.record(z.string(), z.unknown());
 
 /**
- * The function tools of `mcp`'s running servers, one per allowed tool up to MAX_MCP_FUNCTION_TOOLS
+ * The function tools of `servers` (as `mcp` listed them), one per allowed tool up to MAX_MCP_FUNCTION_TOOLS
  * (the rest stay reachable from Python); names that would collide get their hashed form.
  */
-export function mcpTools(mcp: TurnMcp): Tool[] {
-  const all = mcp.servers().flatMap((server) => server.tools).slice(0, MAX_MCP_FUNCTION_TOOLS);
+export function mcpTools(mcp: TurnMcp, servers: McpTurnServers): Tool[] {
+  const all = servers.flatMap((server) => server.tools).slice(0, MAX_MCP_FUNCTION_TOOLS);
   const counts = new Map<string, number>();
   for (const tool of all) counts.set(mcpFunctionName(tool.server, tool.tool), (counts.get(mcpFunctionName(tool.server, tool.tool)) ?? 0) + 1);
   return all.map((tool) => {

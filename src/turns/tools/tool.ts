@@ -25,10 +25,13 @@ export interface McpTurnAnswer {
   readonly error_text?: string;
 }
 
+/** The running servers and their allowed tools, at one moment. */
+export type McpTurnServers = readonly { readonly name: string; readonly tools: readonly McpTurnTool[] }[];
+
 /** The session's MCP servers as a turn reaches them (M-4, M-5). */
 export interface TurnMcp {
   /** The running servers and their allowed tools, at this moment. */
-  servers(): readonly { readonly name: string; readonly tools: readonly McpTurnTool[] }[];
+  servers(): McpTurnServers;
   /** Calls `server.tool` for a function tool; observers hear of it as `via: "tool"`. Throws the hub's coded errors. */
   call(qualified: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpTurnAnswer>;
   /** Sees every call (the kernel's and the turn's own) until disposed. */
