@@ -7,11 +7,12 @@
 import { createInterface, type Interface } from "node:readline";
 import { completeCommand } from "../commands/index.js";
 import { MODEL_MODES, type ModelMode } from "../model/index.js";
-import { jsonWithoutControls, visibleControls } from "../text/index.js";
+import { jsonWithoutControls, textColumns, visibleControls } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
 import { interruptRunning } from "./interrupt.js";
+import { completeTabOnlyReads, discardLine } from "./lineEditor.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
 import { startProgress, type ProgressDone } from "./progress.js";
@@ -76,6 +77,9 @@ async function oneShot(backend: ChatBackend, message: string, json: boolean, io:
   return result.end.result === "completed" ? 0 : EXIT_TURN_NOT_COMPLETED;
 }
 
+/** How `albedo chat` exits when the daemon holding its session went away under it. */
+const EXIT_SESSION_LOST = 1;
+
 /** The interactive chat: one line at a time, prose streamed, Ctrl-C to interrupt, twice to leave. */
 class InteractiveChat {
   private readonly rl: Interface;
@@ -94,20 +98,31 @@ class InteractiveChat {
       completer: (line: string): [string[], string] =>
         line.startsWith("/") && !line.includes(" ") ? [completeCommand({ commands: backend.commandNames().map((name) => ({ name })) }, line), line] : [[], line],
     });
+    if (io.stdin.isTTY && io.stdout.isTTY) completeTabOnlyReads(this.rl, io.stdin);
   }
 
-  async run(): Promise<void> {
+  /** Reads and runs lines until the person leaves (true), or until the daemon holding the session went away (false). */
+  async run(): Promise<boolean> {
     this.io.stdout.write(`albedo chat (${this.backend.where}) · /model shows the model, /help the commands · Ctrl-C interrupts, twice to quit\n`);
-    const exit = new Promise<void>((resolve) => this.rl.on("SIGINT", () => (this.onInterrupt() ? resolve() : undefined)));
+    const exit = new Promise<boolean>((resolve) => this.rl.on("SIGINT", () => (this.onInterrupt() ? resolve(true) : undefined)));
+    // Every later line would fail the same way: say what happened once and end.
+    const lost = this.backend.lost?.then((line) => {
+      this.stopTicker();
+      this.endLine();
+      this.io.stderr.write(`${this.io.stdout.isTTY ? "\n" : ""}${line}\n`);
+      return false;
+    });
     this.prompt();
     const lines = (async () => {
       for await (const line of this.rl) {
         if (line.trim() !== "") await this.submit(line);
         this.prompt();
       }
+      return true;
     })();
-    await Promise.race([lines, exit]);
+    const stayed = await Promise.race([lines, exit, ...(lost ? [lost] : [])]);
     this.rl.close();
+    return stayed;
   }
 
   /** Returns true when the chat should end. */
@@ -119,6 +134,8 @@ class InteractiveChat {
       this.io.stdout.write("\n[interrupting… press Ctrl-C again to quit]\n");
       interruptRunning({ interrupt: () => this.backend.interrupt(), ended: this.busy, io: this.io, who: "albedo chat", what: "turn", next: "press Ctrl-C again to quit" });
     } else {
+      // The typed line is dropped, as at the console's prompt: Enter after Ctrl-C sends nothing.
+      discardLine(this.rl);
       this.io.stdout.write("\n(press Ctrl-C again to quit)\n");
       this.prompt();
     }
@@ -128,14 +145,15 @@ class InteractiveChat {
   private prompt(): void {
     if (this.io.stdin.isTTY) {
       this.rl.setPrompt("› ");
-      this.rl.prompt();
+      // Keep the cursor where it is: text typed while a turn ran stays editable at its end.
+      this.rl.prompt(true);
     }
   }
 
   private async submit(line: string): Promise<void> {
     this.armedExit = false;
     try {
-      const turn = this.backend.submit(line, { onRow: (row) => this.showRow(row), onText: (delta) => this.stream(delta) });
+      const turn = this.backend.submit(line, { onRow: (row) => this.showRow(row), onText: (delta) => this.stream(delta), columns: textColumns(this.io.stdout.columns) });
       this.busy = turn;
       const result = await turn;
       this.endLine();
@@ -207,8 +225,7 @@ async function chat(args: ParsedArgs, io: CliIO): Promise<number> {
   const backend = await openChat(args, io, mode);
   try {
     if (message !== "") return await oneShot(backend, message, args.options.has("json"), io);
-    await new InteractiveChat(backend, io).run();
-    return 0;
+    return (await new InteractiveChat(backend, io).run()) ? 0 : EXIT_SESSION_LOST;
   } finally {
     await backend.close();
   }

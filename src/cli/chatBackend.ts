@@ -11,6 +11,7 @@ import type { Session } from "../session/index.js";
 import { activationBlock, type Activation } from "../skills/index.js";
 import { loadPrompts, MemoryConversationStore, TurnWorker, turnModel, type StoredRow, type TurnEnd, type TurnRequest } from "../turns/index.js";
 import { installDir } from "../platform/index.js";
+import { lostDaemonLine } from "./consoleSession.js";
 
 /** What one line became. */
 export type ChatResult = { readonly kind: "turn"; readonly end: TurnEnd } | { readonly kind: "builtin"; readonly value: unknown; readonly text: string };
@@ -18,6 +19,8 @@ export type ChatResult = { readonly kind: "turn"; readonly end: TurnEnd } | { re
 export interface ChatHandlers {
   onRow(row: StoredRow): void;
   onText(delta: string): void;
+  /** The width a built-in's text is laid out for: the person's terminal (TERMINAL_COLUMNS when absent). */
+  readonly columns?: number;
 }
 
 export interface ChatBackend {
@@ -30,6 +33,8 @@ export interface ChatBackend {
   /** Ends the running turn (its model request and its cell). */
   interrupt(): Promise<void>;
   close(): Promise<void>;
+  /** Settles with the line to show when the daemon holding the session went away; absent for an embedded chat. */
+  readonly lost?: Promise<string>;
 }
 
 /** A chat on an in-process session: turns run here, the conversation lives in memory for this run. */
@@ -51,7 +56,7 @@ export function embeddedChat(session: Session, env: NodeJS.ProcessEnv, mode: Mod
     where: "embedded",
     commandNames: () => session.view.commands.commands.map((command) => command.name),
     async submit(line, sink) {
-      const request = await turnRequest(session, line);
+      const request = await turnRequest(session, line, sink.columns);
       if ("value" in request) return { kind: "builtin", value: request.value, text: request.text };
       handlers = sink;
       waiting.push(request);
@@ -67,7 +72,7 @@ export function embeddedChat(session: Session, env: NodeJS.ProcessEnv, mode: Mod
 }
 
 /** The turn a line asks for, or a built-in's result when the line is one (run here and now). */
-async function turnRequest(session: Session, line: string): Promise<TurnRequest | { value: unknown; text: string }> {
+async function turnRequest(session: Session, line: string, columns: number | undefined): Promise<TurnRequest | { value: unknown; text: string }> {
   const text = line.trim();
   const turnId = randomUUID();
   const slash = parseSlashLine(text);
@@ -75,7 +80,7 @@ async function turnRequest(session: Session, line: string): Promise<TurnRequest 
   const prepared = session.prepare(slash.name, slash.text, "user");
   if (prepared === undefined) throw unknownCommand(slash.name, session.view.commands.commands.map((c) => c.name));
   const result = await prepared.run();
-  if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(session.view.commands, prepared.command.name), result) };
+  if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(session.view.commands, prepared.command.name), result, columns) };
   const activation = { command: prepared.command.name, activation: result as Activation };
   return { turnId, visibleText: text, modelInput: activationBlock(activation), activation };
 }
@@ -97,12 +102,13 @@ export function daemonChat(remote: RemoteSession, url: string): ChatBackend {
         const outcome = await remote.command(slash.name, slash.text);
         if (outcome.kind === "failed") throw new Error(outcome.reason);
         const value = outcome.kind === "result" ? outcome.value : null;
-        return { kind: "builtin", value, text: describeResult(findCommand({ revision: "", commands: BUILTIN_COMMANDS }, declared.name), value) };
+        return { kind: "builtin", value, text: describeResult(findCommand({ revision: "", commands: BUILTIN_COMMANDS }, declared.name), value, sink.columns) };
       }
       return await followTurn(remote, sink, () => remote.admit(slash === undefined ? { type: "message", text } : { type: "command", command: slash.name, arguments: slash.text }));
     },
     interrupt: () => remote.interrupt(),
     close: () => remote.close(),
+    lost: remote.lost.then(() => lostDaemonLine("chat", url)),
   };
 }
 

@@ -3,7 +3,8 @@ import type { OptionSpec, ParsedArgs } from "./args.js";
 
 /** Where a command writes; tests pass their own. */
 export interface CliIO {
-  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  /** `columns` is the terminal's width when stdout is one. */
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;

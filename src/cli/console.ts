@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseSlashLine } from "../commands/index.js";
-import { visibleControls } from "../text/index.js";
+import { textColumns, visibleControls } from "../text/index.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
 import { interruptRunning } from "./interrupt.js";
@@ -164,7 +164,7 @@ class Console {
 
   private async runSlash(name: string, text: string): Promise<void> {
     try {
-      this.show(this.io.stdout, await this.session.runSlash(name, text));
+      this.show(this.io.stdout, await this.session.runSlash(name, text, textColumns(this.io.stdout.columns)));
     } catch (error) {
       if (this.lostLine !== undefined) return;
       const style = styleFor(this.io.stderr, this.io.env);

@@ -39,7 +39,7 @@ export interface ConsoleSession {
   /** Runs a cell; outputs stream to `onOutput`. */
   execute(code: string, onOutput: (output: ExecuteOutput) => void, onInput?: InputHandler): Promise<CellResult>;
   /** Runs a typed slash command; returns the text to show. Throws with a message the console prints. */
-  runSlash(name: string, text: string): Promise<string>;
+  runSlash(name: string, text: string, columns: number): Promise<string>;
   /** Python completions for a line, or none. */
   completeCode(line: string): Promise<[string[], string]>;
   interrupt(): Promise<void>;
@@ -75,11 +75,11 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
       const reply = await future.done;
       return { status: reply.status, pages: pageTexts(reply) };
     },
-    async runSlash(name, text) {
+    async runSlash(name, text, columns) {
       const command = session.prepare(name, text, "user");
       if (command === undefined) throw unknownCommand(name, session.view.commands.commands.map((c) => c.name));
       const result = await command.run();
-      const shown = describeResult(findCommand(session.view.commands, command.command.name), result);
+      const shown = describeResult(findCommand(session.view.commands, command.command.name), result, columns);
       return command.command.submitsTurn ? `${shown}(${NO_MODEL_NOTE})\n` : shown;
     },
     async completeCode(line) {
@@ -106,22 +106,22 @@ export function remoteConsoleSession(remote: RemoteSession, url: string, withErr
     commandNames: () => remote.resource.commands.map((command) => command.name),
     completeSlash: (line) => completeSlash(declarations(), line),
     execute: (code, onOutput) => remote.execute(code, (output) => onOutput({ header: { msg_type: output.msg_type }, content: output.content } as unknown as ExecuteOutput)),
-    async runSlash(name, text) {
+    async runSlash(name, text, columns) {
       const outcome = await remote.command(name, text);
       if (outcome.kind === "failed") throw new Error(outcome.reason);
-      if (outcome.kind === "result") return describeResult(findCommand({ revision: "", commands: BUILTIN_COMMANDS }, name), outcome.value);
+      if (outcome.kind === "result") return describeResult(findCommand({ revision: "", commands: BUILTIN_COMMANDS }, name), outcome.value, columns);
       return `submitted ${name} as turn ${outcome.turnId}: the daemon's model answers it (\`albedo chat\` shows the conversation)\n`;
     },
     completeCode: async (line) => [[], line],
     interrupt: () => remote.interrupt(),
     close: () => remote.close(),
-    lost: remote.lost.then(() => lostDaemonLine(url)),
+    lost: remote.lost.then(() => lostDaemonLine("console", url)),
   };
 }
 
-/** What the console says, once, when its daemon went away under it: what happened and what to run. */
-function lostDaemonLine(url: string): string {
-  return `albedo console: the daemon at ${url} stopped (or closed this session), so the console ends; run \`albedo console\` again (it starts an embedded session when no daemon runs)`;
+/** What an attached console or chat says, once, when its daemon went away under it: what happened and what to run. */
+export function lostDaemonLine(command: "console" | "chat", url: string): string {
+  return `albedo ${command}: the daemon at ${url} stopped (or closed this session), so the ${command} ends; run \`albedo ${command}\` again (it starts an embedded session when no daemon runs)`;
 }
 
 /** Invalid skill rows in a daemon session's management catalog (D-3); 0 when it cannot be read. */

@@ -3,7 +3,7 @@ import { skillCommandName } from "../commands/index.js";
 import { discoverCatalog, renderInstructions, renderSkillsPrompt, selectSkills, validateSkillPath } from "../skills/index.js";
 import type { CatalogSnapshot, Diagnostic, Problem, SkillValidation } from "../skills/index.js";
 import { effectiveEnablement, globalSettingsTarget, projectSettingsTarget, readSettings, type Enablement } from "../settings/index.js";
-import { shortRevision, table, TERMINAL_COLUMNS, visibleControls, wrap } from "../text/index.js";
+import { shortRevision, table, textColumns, visibleControls, wrap } from "../text/index.js";
 import { UsageError, type ParsedArgs } from "./args.js";
 import { workspaceOf } from "./workspace.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
@@ -35,9 +35,9 @@ async function settledCatalog(args: ParsedArgs, io: CliIO): Promise<SettledCatal
 }
 
 /** A diagnostic as two or more lines: severity, code and path, then the message wrapped under them. */
-function diagnosticLines(d: Diagnostic, workspace: string): string[] {
+function diagnosticLines(d: Diagnostic, workspace: string, columns: number): string[] {
   const path = d.path.startsWith(`${workspace}/`) ? d.path.slice(workspace.length + 1) : d.path;
-  return [visibleControls(`  ${d.severity} ${d.code}  ${path}`), ...wrap(visibleControls(d.message), TERMINAL_COLUMNS - 4).map((line) => `    ${line}`)];
+  return [visibleControls(`  ${d.severity} ${d.code}  ${path}`), ...wrap(visibleControls(d.message), columns - 4).map((line) => `    ${line}`)];
 }
 
 /** Diagnostics that make `skills list --strict` fail: errors, and unknown fields (errors under strict validation, S-4). */
@@ -45,7 +45,8 @@ function strictFailures(snapshot: CatalogSnapshot): Diagnostic[] {
   return snapshot.diagnostics.filter((d) => d.severity === "error" || d.code === "unknown_field");
 }
 
-function listTable(catalog: SettledCatalog): string {
+/** The table laid out for `columns`: a terminal's width, TERMINAL_COLUMNS when piped. */
+function listTable(catalog: SettledCatalog, columns: number): string {
   const { discovered, effective } = catalog;
   const rows = discovered.skills.map((s) => {
     const verdict = effective.get(s.name)!;
@@ -54,8 +55,8 @@ function listTable(catalog: SettledCatalog): string {
     const note = command === `/${s.name}` ? "" : ` (command ${command})`;
     return [visibleControls(s.name), s.scope, `${verdict.enabled ? "on" : "off"}, ${verdict.decidedBy}`, visibleControls(s.description + note)];
   });
-  const lines = discovered.skills.length === 0 ? ["no skills found"] : table(["NAME", "SCOPE", "ENABLED, BY", "DESCRIPTION"], rows);
-  if (discovered.diagnostics.length > 0) lines.push("", "diagnostics:", ...discovered.diagnostics.flatMap((d) => diagnosticLines(d, discovered.workspace)));
+  const lines = discovered.skills.length === 0 ? ["no skills found"] : table(["NAME", "SCOPE", "ENABLED, BY", "DESCRIPTION"], rows, columns);
+  if (discovered.diagnostics.length > 0) lines.push("", "diagnostics:", ...discovered.diagnostics.flatMap((d) => diagnosticLines(d, discovered.workspace, columns)));
   lines.push("", `revision ${shortRevision(discovered.revision)}`);
   return `${lines.join("\n")}\n`;
 }
@@ -79,7 +80,7 @@ export const skillsList: CliCommand = {
         diagnostics: discovered.diagnostics.map(({ severity, code, path, message }) => ({ severity, code, path, message })),
       });
     } else {
-      io.stdout.write(listTable(catalog));
+      io.stdout.write(listTable(catalog, textColumns(io.stdout.columns)));
     }
     if (!args.options.has("strict")) return 0;
     const failures = strictFailures(discovered);

@@ -1,6 +1,7 @@
 /**
  * Built-in results as a person reads them in a console or a notebook: lists and tables that fit
- * TERMINAL_COLUMNS, revisions shortened. Python and `--json` keep the data; only faces that show
+ * the width they are rendered for (a console's terminal; TERMINAL_COLUMNS where none is known),
+ * revisions shortened. Python and `--json` keep the data; only faces that show
  * text to a person call these. Every value shown may come from a file anyone wrote, so each one
  * passes through visibleControls.
  */
@@ -23,25 +24,25 @@ const lines = (rows: readonly string[]): string => `${rows.join("\n")}\n`;
 const firstSentence = (text: string): string => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
 
 /** `/help`: every command with its description, or one command's arguments. */
-export function helpText(value: unknown): string {
+export function helpText(value: unknown, columns = TERMINAL_COLUMNS): string {
   const data = asData(value);
   if (Array.isArray(data.commands)) {
     // One line per command: a skill's description can run to a paragraph; /help <command> shows it whole.
-    const rows = asList(data.commands).flatMap((c) => hangingRow(`  ${str(c.usage)}  `, cut(firstSentence(str(c.description)), TERMINAL_COLUMNS - USAGE_COLUMN), USAGE_COLUMN));
+    const rows = asList(data.commands).flatMap((c) => hangingRow(`  ${str(c.usage)}  `, cut(firstSentence(str(c.description)), columns - USAGE_COLUMN), USAGE_COLUMN, columns));
     return lines(["commands:", ...rows, "", "/help <command> shows its arguments; Tab completes names and arguments."]);
   }
   const args = asList(data.arguments) as unknown as ArgumentSpec[];
-  const argumentRows = args.flatMap((a) => hangingRow(`  ${str(a.name)}  `, `${str(a.help)}${a.required ? "" : " (optional)"}`, USAGE_COLUMN));
+  const argumentRows = args.flatMap((a) => hangingRow(`  ${str(a.name)}  `, `${str(a.help)}${a.required ? "" : " (optional)"}`, USAGE_COLUMN, columns));
   return lines([
     str(data.usage),
-    ...wrap(str(data.description), TERMINAL_COLUMNS),
+    ...wrap(str(data.description), columns),
     ...(args.length > 0 ? ["", "arguments:", ...argumentRows] : []),
     ...(Array.isArray(data.callers) ? ["", `called by: ${data.callers.map(str).join(", ")}`] : []),
   ]);
 }
 
 /** `/skills`: a table of the session's skills, then diagnostics and the catalog's revision. */
-export function skillsText(value: unknown): string {
+export function skillsText(value: unknown, columns = TERMINAL_COLUMNS): string {
   const data = asData(value);
   const skills = asList(data.skills);
   const rows = skills.map((s) => {
@@ -49,17 +50,17 @@ export function skillsText(value: unknown): string {
     return [str(s.name), str(s.scope), str(s.description) + note];
   });
   const diagnostics = asList(data.diagnostics);
-  const out = skills.length === 0 ? ["no skills in this session"] : table(["NAME", "SCOPE", "DESCRIPTION"], rows);
+  const out = skills.length === 0 ? ["no skills in this session"] : table(["NAME", "SCOPE", "DESCRIPTION"], rows, columns);
   if (diagnostics.length > 0) {
     out.push("", `${plural(diagnostics.length, "diagnostic")}:`);
-    for (const d of diagnostics) out.push(`  ${str(d.severity)} ${str(d.code)}  ${str(d.path)}`, ...wrap(str(d.message), TERMINAL_COLUMNS - 4).map((line) => `    ${line}`));
+    for (const d of diagnostics) out.push(`  ${str(d.severity)} ${str(d.code)}  ${str(d.path)}`, ...wrap(str(d.message), columns - 4).map((line) => `    ${line}`));
   }
-  out.push("", ...wrap(`${plural(skills.length, "skill")} · revision ${shortRevision(str(data.revision))} · /<name> activates one, /reload session rereads them`, TERMINAL_COLUMNS));
+  out.push("", ...wrap(`${plural(skills.length, "skill")} · revision ${shortRevision(str(data.revision))} · /<name> activates one, /reload session rereads them`, columns));
   return lines(out);
 }
 
 /** `/status`: one fact per line. */
-export function statusText(value: unknown): string {
+export function statusText(value: unknown, columns = TERMINAL_COLUMNS): string {
   const data = asData(value);
   const extensions = Object.entries(asData(data.extensions)).filter(([, on]) => on === true).map(([name]) => name);
   const notes = Array.isArray(data.sandboxNotes) ? data.sandboxNotes.map(str) : [];
@@ -70,11 +71,11 @@ export function statusText(value: unknown): string {
     ["catalog", `${plural(Number(data.skills ?? 0), "skill")}, revision ${shortRevision(str(data.revision))}`],
     ["extensions", ["python", ...extensions].join(", ")],
   ];
-  return lines([...rows.flatMap(([k, v]) => hangingRow(`${k}  `, v, STATUS_COLUMN)), ...notes.flatMap((note) => hangingRow("  note  ", note, STATUS_COLUMN))]);
+  return lines([...rows.flatMap(([k, v]) => hangingRow(`${k}  `, v, STATUS_COLUMN, columns)), ...notes.flatMap((note) => hangingRow("  note  ", note, STATUS_COLUMN, columns))]);
 }
 
 /** `/reload`: "reloaded: +1 skill (sql-review), 9 skills". */
-export function reloadText(value: unknown): string {
+export function reloadText(value: unknown, columns = TERMINAL_COLUMNS): string {
   const data = asData(value);
   const added = Array.isArray(data.added) ? data.added.map(str) : [];
   const removed = Array.isArray(data.removed) ? data.removed.map(str) : [];
@@ -83,15 +84,15 @@ export function reloadText(value: unknown): string {
     ...(removed.length > 0 ? [`-${plural(removed.length, "skill")} (${removed.join(", ")})`] : []),
   ];
   const same = data.revision === data.previousRevision ? "no change" : "skills changed on disk";
-  return lines(wrap(`reloaded: ${changes.length > 0 ? changes.join(", ") : same}, ${plural(Number(data.skills ?? 0), "skill")}`, TERMINAL_COLUMNS));
+  return lines(wrap(`reloaded: ${changes.length > 0 ? changes.join(", ") : same}, ${plural(Number(data.skills ?? 0), "skill")}`, columns));
 }
 
 /** `/model`: the model settings as `key  value` lines. */
-export function modelText(value: unknown): string {
+export function modelText(value: unknown, columns = TERMINAL_COLUMNS): string {
   const rows = Object.entries(asData(value));
   // The key column fits the longest key, so each value starts on its key's line.
   const keyWidth = Math.max(0, ...rows.map(([key]) => key.length)) + 2;
-  return lines(rows.flatMap(([key, v]) => hangingRow(`${key} `, str(v), keyWidth)));
+  return lines(rows.flatMap(([key, v]) => hangingRow(`${key} `, str(v), keyWidth, columns)));
 }
 
 /** A skill activation as a console shows it: the skill and where it came from, then its instructions. */
@@ -104,8 +105,11 @@ export function activationText(value: unknown): string {
   ]);
 }
 
-/** A command's result for a person: the command's own text when it has one, else the data as indented JSON, controls escaped. */
-export function describeResult(command: { text?(result: unknown): string } | undefined, value: unknown): string {
-  if (command?.text !== undefined) return command.text(value);
+/**
+ * A command's result for a person, laid out for `columns`: the command's own text when it has
+ * one, else the data as indented JSON, controls escaped.
+ */
+export function describeResult(command: { text?(result: unknown, columns?: number): string } | undefined, value: unknown, columns = TERMINAL_COLUMNS): string {
+  if (command?.text !== undefined) return command.text(value, columns);
   return `${typeof value === "string" ? visibleControls(value, "\n\t") : jsonWithoutControls(JSON.stringify(value, null, 2))}\n`;
 }

@@ -35,8 +35,8 @@ export interface CommandDeclaration {
 export interface Command extends CommandDeclaration {
   /** Runs the command with checked arguments; throws AppError for a request it cannot serve. */
   run(context: CommandContext, args: CommandArguments): Promise<unknown>;
-  /** The result as text for a console or notebook (fits TERMINAL_COLUMNS); absent means "show the data". */
-  text?(result: unknown): string;
+  /** The result as text for a console or notebook, fitting `columns` (TERMINAL_COLUMNS when unknown); absent means "show the data". */
+  text?(result: unknown, columns?: number): string;
 }
 
 /**

@@ -2,4 +2,4 @@
 export { escapeInvalidUtf8 } from "./utf8.js";
 export { jsonWithoutControls, stripAnsi, visibleControls } from "./controls.js";
 export { closeNames, didYouMean } from "./closest.js";
-export { cut, hangingRow, shortRevision, table, TERMINAL_COLUMNS, wrap } from "./layout.js";
+export { cut, hangingRow, MAX_TEXT_COLUMNS, MIN_TEXT_COLUMNS, shortRevision, table, TERMINAL_COLUMNS, textColumns, wrap } from "./layout.js";

@@ -2,6 +2,18 @@
 export const TERMINAL_COLUMNS = 80;
 /** Characters a revision hash is shortened to where a person reads it (as `git` shortens commits). */
 export const SHORT_REVISION_CHARS = 12;
+/** The narrowest and widest layout a terminal's width is taken for: below it nothing reads, above it lines get too long to follow. */
+export const MIN_TEXT_COLUMNS = 40;
+export const MAX_TEXT_COLUMNS = 200;
+
+/**
+ * The width to lay text out for on a terminal reporting `columns` (a TTY's `columns`): that
+ * width within MIN_TEXT_COLUMNS..MAX_TEXT_COLUMNS, TERMINAL_COLUMNS when there is no terminal.
+ */
+export function textColumns(columns: number | undefined): number {
+  if (columns === undefined || !Number.isFinite(columns) || columns <= 0) return TERMINAL_COLUMNS;
+  return Math.min(MAX_TEXT_COLUMNS, Math.max(MIN_TEXT_COLUMNS, Math.floor(columns)));
+}
 
 /** Splits `text` into lines of at most `width` characters at spaces; a word longer than `width` is cut. */
 export function wrap(text: string, width: number): string[] {
@@ -26,13 +38,22 @@ export function wrap(text: string, width: number): string[] {
   return lines;
 }
 
+/** The narrowest text column a hanging row keeps beside its left column. */
+const MIN_HANGING_TEXT = 20;
+/** Where the text goes when the terminal is too narrow for both columns: under `left`, this far in. */
+const NARROW_INDENT = 4;
+
 /**
  * A two-column row: `left` padded to `leftWidth`, then `right` wrapped to the rest of `width`,
- * continuation lines indented under it. A `left` too long for its column gets the text on the next line.
+ * continuation lines indented under it. A `left` too long for its column gets the text on the
+ * next line; so does every row on a terminal too narrow for both columns, indented NARROW_INDENT.
  */
 export function hangingRow(left: string, right: string, leftWidth: number, width = TERMINAL_COLUMNS): string[] {
-  const textWidth = Math.max(20, width - leftWidth);
-  const body = wrap(right, textWidth);
+  if (width - leftWidth < MIN_HANGING_TEXT) {
+    const pad = " ".repeat(NARROW_INDENT);
+    return [left.trimEnd(), ...wrap(right, Math.max(1, width - NARROW_INDENT)).map((line) => pad + line)];
+  }
+  const body = wrap(right, width - leftWidth);
   const pad = " ".repeat(leftWidth);
   if (left.length >= leftWidth) return [left.trimEnd(), ...body.map((line) => pad + line)];
   return body.map((line, i) => (i === 0 ? left.padEnd(leftWidth) : pad) + line);

@@ -258,6 +258,32 @@ describe("X albedo chat interactive (through a pty)", () => {
     expect(run.exit).toBe(0);
   });
 
+  it("Ctrl-C at the prompt drops the typed line, as the console does; two Tabs in one read complete instead of inserting a Tab", async () => {
+    await globalSettings(openaiModel());
+    const run = await interactive([
+      { expect: "› " },
+      { send: "zz = 5" },
+      { expect: "zz = 5" },
+      { send: "\u0003" },
+      { expect: "press Ctrl-C again to quit" },
+      { send: "\r" },
+      { send: "/pdf-pro" },
+      { expect: "/pdf-pro" },
+      // Both Tabs arrive in one read, as a fast double tap does.
+      { send: "\t\t" },
+      { expect: "/pdf-processing" },
+      { send: "\u0015" },
+      { send: "\u0003" },
+      { send: "\u0003" },
+      { wait_exit: true, timeout: 20 },
+    ]);
+    expect(run.ok, `step ${run.failed_step}: ${JSON.stringify(run.output.slice(-1500))}`).toBe(true);
+    expect(run.exit).toBe(0);
+    // Nothing was sent: the dropped line never became a turn.
+    expect(server.requests).toHaveLength(0);
+    expect(run.output).not.toContain("\t");
+  });
+
   it("a long python call shows a ticker with the elapsed seconds until its output row comes", async () => {
     await globalSettings(openaiModel());
     server.enqueue({ kind: "reply", toolCalls: [{ id: "p", name: "python", arguments: JSON.stringify({ code: "import time\ntime.sleep(4)\nprint('wo' + 'ke')" }) }] }, answer("Slept well."));

@@ -1,4 +1,4 @@
-/** The console as a person at a terminal meets it: through a pseudo-terminal (80 columns), the real binary, a real kernel. */
+/** The console as a person at a terminal meets it: through a pseudo-terminal (80 columns unless a test widens it), the real binary, a real kernel. */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,12 +13,15 @@ import { roots, writeSkill } from "../support/skills.js";
 const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
 /** What the terminal shows once the console waits for input. */
 const PROMPT = ">>> ";
+/** A description longer than 80 columns leave for it in the /skills table, shorter than 160 do. */
+const WIDE_DESCRIPTION = "Turns a folder of meeting notes into one summary with decisions, owners and due dates.";
 
 let dirs: SessionDirs;
 
 beforeAll(async () => {
   dirs = await sessionDirs();
   writeSkill(roots.wsAgents(dirs.workspace), "demo", { body: "# Demo\n\nTidy up.\n" });
+  writeSkill(roots.wsAgents(dirs.workspace), "minutes", { description: WIDE_DESCRIPTION });
   const broken = join(dirs.workspace, ".agents", "skills", "broken");
   await mkdir(broken, { recursive: true });
   await writeFile(join(broken, "SKILL.md"), "---\nname: broken\ndescription: Use this: badly\n---\n");
@@ -26,9 +29,9 @@ beforeAll(async () => {
 
 afterAll(() => dirs?.cleanup());
 
-function consoleOnPty(steps: readonly PtyStep[], env: NodeJS.ProcessEnv = {}) {
+function consoleOnPty(steps: readonly PtyStep[], env: NodeJS.ProcessEnv = {}, columns = 80) {
   const all = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, ...env };
-  return runOnPty(testPython(), [process.execPath, BIN, "console", "--sandbox", "off"], steps, all, dirs.workspace);
+  return runOnPty(testPython(), [process.execPath, BIN, "console", "--sandbox", "off"], steps, all, dirs.workspace, columns);
 }
 
 /** Terminal text without colour and cursor codes, each line as the terminal leaves it (what follows a carriage return overwrites it). */
@@ -75,6 +78,38 @@ describe("X albedo console on a terminal", () => {
     for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
     // Ctrl-D leaves the shell's prompt on a fresh line.
     expect(ran.transcript).toMatch(/>>> (\u001b\[\d*G)?\r\n$/);
+  });
+
+  it("a wider terminal gets wider tables: /skills shows a long description whole at 160 columns and cut at 80", { timeout: 180_000 }, async () => {
+    const steps = (marker: string): PtyStep[] => [
+      { expect: PROMPT, timeout: 60 },
+      { send: "/skills\r" },
+      { expect: "activates one", new: true },
+      { send: `print("${marker}")\r` },
+      { expect: `\n${marker}`, new: true },
+      { send: "\u0004" },
+    ];
+    const wide = await consoleOnPty(steps("wide-done"), {}, 160);
+    expect(wide.failed).toBeNull();
+    const wideText = screen(wide.transcript);
+    expect(wideText).toContain(WIDE_DESCRIPTION);
+    const wideLines = wideText.split("\n");
+    expect(Math.max(...wideLines.map((line) => line.length))).toBeGreaterThan(80);
+    for (const line of wideLines) expect(line.length, line).toBeLessThanOrEqual(160);
+    const narrow = await consoleOnPty(steps("narrow-done"), {}, 80);
+    expect(narrow.failed).toBeNull();
+    const narrowText = screen(narrow.transcript);
+    expect(narrowText).not.toContain(WIDE_DESCRIPTION);
+    expect(narrowText).toMatch(/minutes +\S+ +Turns a folder of meeting notes.*…\n/);
+    // `albedo skills list` lays its table out for the terminal too; piped, it keeps 80 columns.
+    const all = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir };
+    const listed = await runOnPty(testPython(), [process.execPath, BIN, "skills", "list"], [{ expect: "revision [0-9a-f]{12}", timeout: 60 }], all, dirs.workspace, 160);
+    expect(listed.failed).toBeNull();
+    expect(screen(listed.transcript)).toContain(WIDE_DESCRIPTION);
+    const piped = await runAlbedo(["skills", "list"], { cwd: dirs.workspace, env: all });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).not.toContain(WIDE_DESCRIPTION);
+    for (const line of piped.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
   it("`albedo` with no command opens the console on a terminal, and prints the overview when piped", { timeout: 120_000 }, async () => {

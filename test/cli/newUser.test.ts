@@ -58,22 +58,25 @@ describe("X K-10 albedo doctor reads the sandbox setting", () => {
   });
 });
 
-describe("X D-5 an attached console whose daemon stops", () => {
+describe.each([
+  ["console", ">>> "],
+  ["chat", "› "],
+] as const)("X D-5 an attached %s whose daemon stops", (command, prompt) => {
   it("says in one line that the daemon stopped and what to run, and ends (exit 1), instead of failing every input", { timeout: 180_000 }, async () => {
     const dirs = await makeDirs();
     const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
     try {
       const env = { ...envFor(dirs), TERM: "xterm" };
-      const console = albedoOnPty(["console"], [
-        { expect: ">>> ", timeout: 90 },
+      const attached = albedoOnPty([command], [
+        { expect: prompt, timeout: 90 },
         { expect: "the daemon at \\S+ stopped", timeout: 90 },
       ], env, dirs.workspace);
-      await poll(async () => ((await call(daemon, "GET", "/sessions")).body.sessions as unknown[]).length > 0, { what: "the console's session on the daemon", timeoutMs: 90_000 });
+      await poll(async () => ((await call(daemon, "GET", "/sessions")).body.sessions as unknown[]).length > 0, { what: `the ${command}'s session on the daemon`, timeoutMs: 90_000 });
       expect((await runAlbedo(["daemon", "stop"], { cwd: dirs.workspace, env })).code).toBe(0);
-      const ran = await console;
+      const ran = await attached;
       expect(ran.failed, JSON.stringify(ran.transcript.slice(-1500))).toBeNull();
       const text = screen(ran.transcript);
-      expect(text).toMatch(/^albedo console: the daemon at http:\/\/127\.0\.0\.1:\d+ stopped \(or closed this session\), so the console ends; run `albedo console` again/m);
+      expect(text).toMatch(new RegExp(`^albedo ${command}: the daemon at http://127\\.0\\.0\\.1:\\d+ stopped \\(or closed this session\\), so the ${command} ends; run \`albedo ${command}\` again`, "m"));
       expect(text).not.toContain("ECONNREFUSED");
       expect(ran.exit).toBe(1);
     } finally {

@@ -14,11 +14,11 @@ export interface PtyRun {
 /** Upper bound on a whole terminal script, past which the driver is killed. */
 const PTY_RUN_TIMEOUT_MS = 180_000;
 
-/** Runs `argv` on an 80-column pseudo-terminal (Python's pty module) and plays `steps` against it; the command never outlives the call. */
-export function runOnPty(python: string, argv: readonly string[], steps: readonly PtyStep[], env: NodeJS.ProcessEnv, cwd: string): Promise<PtyRun> {
+/** Runs `argv` on a pseudo-terminal of `columns` (80 unless told; Python's pty module) and plays `steps` against it; the command never outlives the call. */
+export function runOnPty(python: string, argv: readonly string[], steps: readonly PtyStep[], env: NodeJS.ProcessEnv, cwd: string, columns = 80): Promise<PtyRun> {
   const driver = join(import.meta.dirname, "pty_run.py");
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [driver, JSON.stringify(steps), "--", ...argv], { env: { ...env, TERM: "xterm" }, cwd, timeout: PTY_RUN_TIMEOUT_MS });
+    const child = spawn(python, [driver, JSON.stringify(steps), "--columns", String(columns), "--", ...argv], { env: { ...env, TERM: "xterm" }, cwd, timeout: PTY_RUN_TIMEOUT_MS });
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));

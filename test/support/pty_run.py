@@ -1,9 +1,9 @@
 """Runs a command on a pseudo-terminal and plays a script against it, as a person at a keyboard would.
 
-Usage: python pty_run.py STEPS_JSON -- COMMAND...
+Usage: python pty_run.py STEPS_JSON [--columns N] -- COMMAND...
 STEPS_JSON is a list of {"expect": REGEX, "timeout": SECONDS} and {"send": TEXT} steps. Prints a
 JSON object: {"transcript": everything the terminal showed, "exit": the command's exit status,
-"failed": the step that timed out or null}. The command gets 80 columns and its own session;
+"failed": the step that timed out or null}. The command gets 80 columns (or N) and its own session;
 whatever happens, it is killed before this script exits.
 """
 
@@ -26,10 +26,12 @@ EXIT_DEADLINE_S = 30.0
 def main() -> None:
     steps = json.loads(sys.argv[1])
     command = sys.argv[sys.argv.index("--") + 1:]
+    options = sys.argv[2:sys.argv.index("--")]
+    columns = int(options[options.index("--columns") + 1]) if "--columns" in options else COLUMNS
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(command[0], command)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, columns, 0, 0))
     transcript = b""
     failed = None
 
