@@ -1,20 +1,13 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { CliFailure, parseArgs, UsageError } from "./args.js";
 import { failureText, type CliCommand, type CliIO } from "./command.js";
 import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./help.js";
 import { COMMANDS } from "./registry.js";
 import { styleFor } from "./style.js";
 import { didYouMean, visibleControls } from "../text/index.js";
-import { installDir } from "../platform/index.js";
+import { installVersion } from "../platform/index.js";
 
 /** Exit status of a usage error (a mistyped command, option or argument). */
 export const EXIT_USAGE = 2;
-
-/** The version in the install's package.json. */
-export function albedoVersion(): string {
-  return (JSON.parse(readFileSync(join(installDir(), "package.json"), "utf8")) as { version: string }).version;
-}
 
 /** Finds the longest declared command path that prefixes argv. */
 function match(argv: readonly string[]): { command: CliCommand; rest: readonly string[] } | undefined {
@@ -90,7 +83,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   if (isHelpFlag(words[0])) return help([], io);
   if (words[0] === "help") return help(words.slice(1), io);
   if (words[0] === "--version" || words[0] === "-V") {
-    io.stdout.write(`albedo ${albedoVersion()}\n`);
+    io.stdout.write(`albedo ${installVersion()}\n`);
     return 0;
   }
   const found = match(words);

@@ -6,6 +6,7 @@ import { daemonStatus, daemonStop } from "./daemonCommands.js";
 import { doctorCommand } from "./doctor.js";
 import { execCommand } from "./exec.js";
 import { MCP_COMMANDS } from "./mcpCommands.js";
+import { MCP_SERVE_COMMANDS } from "./mcpServe.js";
 import { kernelspecInstall, kernelspecList } from "./kernelspec.js";
 import { serveCommand } from "./serve.js";
 import { setupCommand } from "./setup.js";
@@ -16,7 +17,7 @@ import { settingsGet, settingsSet, skillsClear, skillsOff, skillsOn } from "./se
 /** Every subcommand, in the order `albedo --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, skillsOn, skillsOff, skillsClear,
-  settingsGet, settingsSet, ...MCP_COMMANDS,
+  settingsGet, settingsSet, ...MCP_COMMANDS, ...MCP_SERVE_COMMANDS,
   execCommand, chatCommand, consoleCommand,
   serveCommand, daemonStatus, daemonStop, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
   completionCommand(() => COMMANDS),

@@ -4,7 +4,7 @@ export { wallClockMs } from "./clock.js";
 export { Emitter, type Disposable } from "./emitter.js";
 export { findExecutable } from "./executable.js";
 export type { Log, LogLevel } from "./log.js";
-export { ALBEDO_DIR_NAME, installDir, homeDir, MAX_UNIX_SOCKET_PATH_BYTES, STATE_DIR_ENV, stateDir, within } from "./paths.js";
+export { ALBEDO_DIR_NAME, installDir, installVersion, homeDir, MAX_UNIX_SOCKET_PATH_BYTES, STATE_DIR_ENV, stateDir, within } from "./paths.js";
 export { currentProcess, isProcessAlive, isSameProcessAlive, processIdentity, processIdentityOf, processStartTime, type ProcessIdentity } from "./process.js";
 export { isSqliteBusy, tryLockFile, type FileLock } from "./fileLock.js";
 export { clearPidLock } from "./lockFile.js";

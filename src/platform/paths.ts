@@ -15,6 +15,11 @@ export function installDir(): string {
   }
 }
 
+/** The version in the install's package.json. */
+export function installVersion(): string {
+  return (JSON.parse(readFileSync(join(installDir(), "package.json"), "utf8")) as { version: string }).version;
+}
+
 /** The user's home directory: $HOME when set, else the OS answer. */
 export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.HOME && env.HOME.length > 0 ? env.HOME : homedir());

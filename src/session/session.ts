@@ -21,7 +21,7 @@ import { startSessionRemoteKernel } from "./remoteKernel.js";
 import { requireSkill, SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 import { describeModelSettings } from "../model/index.js";
-import { ParseCache, type Activation, type ResourceListing, type SkillEntry } from "../skills/index.js";
+import { ParseCache, type Activation, type ReadResult, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 import { type Disposable, installDir, type Log } from "../platform/index.js";
 
@@ -235,6 +235,11 @@ export class Session implements CommandHost {
   /** A skill's resource listing through the same access (R-1). */
   resources(skill: string): Promise<ResourceListing> {
     return this.access.resources(this.skillEntry(skill));
+  }
+
+  /** One page of a skill's resource (R-2), pinned (R-4), through the same access. */
+  async readResource(skill: string, path: string, offset: number, limit: number): Promise<ReadResult> {
+    return await this.access.read(this.skillEntry(skill), path, offset, limit);
   }
 
   /** Calls `observer` for each activation the kernel's code makes over RPC, until disposed; it may answer in its place. */

@@ -9,9 +9,10 @@ import { readTool } from "./read.js";
 import { skillTool } from "./skill.js";
 import { toolSpec, type Tool, type ToolContext } from "./tool.js";
 
-export { TurnInterrupted } from "./python.js";
-export { boundToolText } from "./bounds.js";
+export { describeOutput, TurnInterrupted } from "./python.js";
+export { boundToolText, GatheredText } from "./bounds.js";
 export { mcpTools } from "./mcp.js";
+export { skillText } from "./skill.js";
 export { toolSpec } from "./tool.js";
 export type { McpTurnAnswer, McpTurnServers, McpTurnTool, Tool, ToolContext, TurnHost, TurnMcp } from "./tool.js";
 

@@ -101,7 +101,7 @@ function interrupted(printed: string, printedBytes: number, abandoned: boolean, 
 }
 
 /** One output as the model reads it; undefined for outputs that carry nothing to read. */
-function describeOutput(output: ExecuteOutput): string | undefined {
+export function describeOutput(output: ExecuteOutput): string | undefined {
   const content = output.content as Record<string, unknown>;
   switch (output.header.msg_type) {
     case "stream":

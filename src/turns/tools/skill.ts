@@ -3,7 +3,7 @@
  * so it exists only when one is; a second load returns a short note instead of the text (O-6).
  */
 import { z } from "zod";
-import { escapeXml, findSkill } from "../../skills/index.js";
+import { escapeXml, findSkill, type Activation, type ResourceListing, type SkillEntry } from "../../skills/index.js";
 import { visibleControls } from "../../text/index.js";
 import { alreadyLoadedNote } from "../pulls.js";
 import type { Tool } from "./tool.js";
@@ -29,15 +29,18 @@ export function skillTool(names: readonly [string, ...string[]]) {
         context.ledger.pull(entry, "tool", "");
         return alreadyLoadedNote(name);
       }
-      const activation = await context.host.activate(name, text ?? "");
-      const listing = await context.host.resources(name);
-      const files = listing.resources.filter((path) => path !== "SKILL.md");
-      const body = visibleControls(activation.instructions, "\n\t");
-      const resources = files.length === 0 ? "" : `\n\nresources:\n${files.map((path) => `- ${path}`).join("\n")}`;
-      const wrapped = `<skill name="${escapeXml(entry.name)}" dir="${escapeXml(entry.dir)}">${body}${resources}</skill>`;
+      const wrapped = skillText(entry, await context.host.activate(name, text ?? ""), await context.host.resources(name));
       context.ledger.pull(entry, "tool", wrapped);
       return wrapped;
     },
   };
   return tool;
+}
+
+/** A loaded skill as a model reads it (O-5): its instructions inside <skill name=… dir=…>, then the files it bundles. */
+export function skillText(entry: SkillEntry, activation: Activation, listing: ResourceListing): string {
+  const files = listing.resources.filter((path) => path !== "SKILL.md");
+  const body = visibleControls(activation.instructions, "\n\t");
+  const resources = files.length === 0 ? "" : `\n\nresources:\n${files.map((path) => `- ${path}`).join("\n")}`;
+  return `<skill name="${escapeXml(entry.name)}" dir="${escapeXml(entry.dir)}">${body}${resources}</skill>`;
 }

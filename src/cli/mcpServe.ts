@@ -1,0 +1,185 @@
+/**
+ * `albedo mcp serve`: albedo as an MCP server on stdio (P-1), one session per connection, and
+ * `albedo mcp config CLIENT`: the entry an MCP client's configuration needs to start it. stdout
+ * carries protocol only; everything a person should read goes to stderr.
+ */
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { AlbedoMcpServer, MAX_NOISE_LINES, MCP_SERVE_MAX_MESSAGE_BYTES, ROOTS_TIMEOUT_MS } from "../mcpServer/index.js";
+import { homeDir, installDir, stateDir } from "../platform/index.js";
+import { Session } from "../session/index.js";
+import { visibleControls } from "../text/index.js";
+import { stringOption, UsageError, type ParsedArgs } from "./args.js";
+import { SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
+import { sandboxOf } from "./session.js";
+import { workspaceOf } from "./workspace.js";
+
+/** The MCP clients `albedo mcp config` writes an entry for. */
+export const MCP_CLIENTS = ["claude-desktop", "claude-code", "cursor", "codex", "vscode"] as const;
+type McpClient = (typeof MCP_CLIENTS)[number];
+
+/** stderr lines of one connection, each said once and bounded: the log of a server a person rarely watches. */
+class Diagnostics {
+  private said = 0;
+  private dropped = 0;
+
+  constructor(private readonly io: CliIO) {}
+
+  line(text: string): void {
+    if (this.said >= MAX_NOISE_LINES) {
+      this.dropped += 1;
+      return;
+    }
+    this.said += 1;
+    this.io.stderr.write(`albedo mcp serve: ${visibleControls(text.slice(0, 500))}\n`);
+  }
+
+  summary(): void {
+    if (this.dropped > 0) this.io.stderr.write(`albedo mcp serve: ${this.dropped} more diagnostics not shown (MAX_NOISE_LINES = ${MAX_NOISE_LINES})\n`);
+  }
+}
+
+/** The workspace of a connection without --workspace: the client's first root when it offers roots, else the current directory. */
+async function rootsWorkspace(served: AlbedoMcpServer, io: CliIO, say: Diagnostics): Promise<string> {
+  if (served.server.getClientCapabilities()?.roots === undefined) return io.cwd;
+  try {
+    const { roots } = await served.server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
+    const first = roots[0]?.uri;
+    if (first === undefined) return io.cwd;
+    if (!first.startsWith("file://")) {
+      say.line(`the client's first root ${first} is not a file: URL; serving the current directory ${io.cwd}`);
+      return io.cwd;
+    }
+    const path = fileURLToPath(first);
+    if ((await stat(path).catch(() => undefined))?.isDirectory()) return path;
+    say.line(`the client's first root ${path} is not a directory; serving the current directory ${io.cwd}`);
+  } catch (error) {
+    say.line(`the client did not list its roots within ${ROOTS_TIMEOUT_MS} ms (ROOTS_TIMEOUT_MS): ${(error as Error).message}; serving the current directory ${io.cwd}`);
+  }
+  return io.cwd;
+}
+
+async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
+  if (args.positionals.length > 0) throw new UsageError("takes no arguments");
+  const flagged = stringOption(args, "workspace") === undefined ? undefined : await workspaceOf(args, io);
+  const sandbox = sandboxOf(args);
+  const say = new Diagnostics(io);
+  const served = new AlbedoMcpServer();
+  let session: Session | undefined;
+  let opening: Promise<void> | undefined;
+  const open = (workspace: string) => {
+    opening ??= (async () => {
+      try {
+        session = await Session.open({
+          workspace,
+          home: homeDir(io.env),
+          stateDir: stateDir(io.env),
+          env: io.env,
+          ...(sandbox ? { sandbox } : {}),
+          log: (level, message) => {
+            if (level === "warn" || level === "error") say.line(`${level}: ${message}`);
+          },
+        });
+        served.attach(session);
+        say.line(`session ${session.id} on ${workspace} (${session.status().sandbox === "bwrap" ? "sandboxed" : "not sandboxed"})`);
+      } catch (error) {
+        say.line(`the session did not open: ${(error as Error).message}`);
+        served.fail(error);
+      }
+    })();
+    return opening;
+  };
+  // With --workspace the kernel boots while the client initializes; otherwise the client's roots decide.
+  if (flagged !== undefined) void open(flagged);
+  else served.server.oninitialized = () => void rootsWorkspace(served, io, say).then(open);
+
+  const transport = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream, { maxBufferSize: MCP_SERVE_MAX_MESSAGE_BYTES });
+  served.server.onerror = (error) => {
+    const oversize = /exceeded maximum size/.test(error.message);
+    say.line(oversize ? `a message over ${MCP_SERVE_MAX_MESSAGE_BYTES} bytes (MCP_SERVE_MAX_MESSAGE_BYTES) arrived; the connection is closed` : `ignored input that is not a JSON-RPC message: ${error.message.split("\n")[0]}`);
+  };
+  const closed = new Promise<void>((done) => (served.server.onclose = done));
+  const end = () => void transport.close();
+  io.stdin.once("end", end);
+  process.once("SIGTERM", end);
+  process.once("SIGINT", end);
+  try {
+    await served.server.connect(transport);
+    await closed;
+  } finally {
+    process.off("SIGTERM", end);
+    process.off("SIGINT", end);
+    served.dispose();
+    await opening;
+    // The client is gone: a running cell ends with its kernel, which shuts down in order.
+    await session?.close();
+    say.summary();
+  }
+  return 0;
+}
+
+export const mcpServe: CliCommand = {
+  path: ["mcp", "serve"],
+  summary: "serve this workspace's sandboxed Python kernel and skills to an MCP client over stdio (tools python, skill, reload; skills as prompts and resources)",
+  usage: "",
+  options: [
+    { ...WORKSPACE_OPTION, help: "the workspace to serve (default: the client's first root, else the current directory)" },
+    SANDBOX_OPTION,
+  ],
+  run: serve,
+};
+
+/** The command line that starts the server: this Node and this install's albedo, absolute, so a client with another PATH finds them. */
+function launch(workspace: string): { command: string; args: string[] } {
+  return { command: process.execPath, args: [join(installDir(), "bin", "albedo"), "mcp", "serve", "--workspace", workspace] };
+}
+
+/** The entry for `client`, and where it goes. */
+export function clientEntry(client: McpClient, workspace: string, home: string): { where: string; text: string } {
+  const { command, args } = launch(workspace);
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  switch (client) {
+    case "claude-desktop":
+      return {
+        where: `add to "mcpServers" in Claude Desktop's claude_desktop_config.json (Settings → Developer → Edit Config; on macOS ${join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json")}), then restart Claude Desktop`,
+        text: json({ mcpServers: { albedo: { command, args } } }),
+      };
+    case "claude-code":
+      return {
+        where: "run this in a shell (add --scope user to have it in every project, --scope project to share it in .mcp.json)",
+        text: `claude mcp add albedo -- ${[command, ...args].map(shellWord).join(" ")}\n`,
+      };
+    case "cursor":
+      return { where: `add to "mcpServers" in ${join(workspace, ".cursor", "mcp.json")} (this project) or ${join(home, ".cursor", "mcp.json")} (every project)`, text: json({ mcpServers: { albedo: { command, args } } }) };
+    case "codex":
+      return { where: `add to ${join(home, ".codex", "config.toml")}`, text: `[mcp_servers.albedo]\ncommand = ${JSON.stringify(command)}\nargs = [${args.map((arg) => JSON.stringify(arg)).join(", ")}]\n` };
+    case "vscode":
+      return { where: `add to "servers" in ${join(workspace, ".vscode", "mcp.json")}, then start it from the MCP: List Servers command`, text: json({ servers: { albedo: { type: "stdio", command, args } } }) };
+  }
+}
+
+/** A word as a POSIX shell reads it back unchanged. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+export const mcpConfig: CliCommand = {
+  path: ["mcp", "config"],
+  summary: `print the entry that makes an MCP client start albedo on this workspace: ${MCP_CLIENTS.join(", ")} (where it goes on stderr)`,
+  usage: "CLIENT",
+  options: [WORKSPACE_OPTION],
+  async run(args, io) {
+    const [client, ...rest] = args.positionals;
+    if (client === undefined || rest.length > 0) throw new UsageError(`takes one CLIENT: ${MCP_CLIENTS.join(", ")}`);
+    if (!(MCP_CLIENTS as readonly string[]).includes(client)) throw new UsageError(`unknown client "${visibleControls(client)}"; one of ${MCP_CLIENTS.join(", ")}`);
+    const workspace = resolve(await workspaceOf(args, io));
+    const entry = clientEntry(client as McpClient, workspace, homeDir(io.env));
+    io.stderr.write(`albedo mcp config: ${entry.where}\n`);
+    io.stdout.write(entry.text);
+    return 0;
+  },
+};
+
+export const MCP_SERVE_COMMANDS: readonly CliCommand[] = [mcpServe, mcpConfig];

@@ -1,0 +1,22 @@
+/** Bounds and deadlines of albedo as an MCP server (P-1..P-4): every wait and every read a client can drive, named once. */
+
+/** One message read from a client (a stdio line, an HTTP body). Past it the stdio connection is closed, with a line on stderr saying why. */
+export const MCP_SERVE_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+/** The `code` of one `python` call, in UTF-8 bytes; a larger one is refused before it reaches the kernel. */
+export const MAX_PYTHON_CODE_BYTES = 1024 * 1024;
+/** `python` calls waiting behind the running one; past it a call is refused at once, saying so. */
+export const MAX_QUEUED_PYTHON_CALLS = 32;
+/** A `python` call's deadline unless `timeout_s` says otherwise; past it the cell is interrupted. */
+export const DEFAULT_PYTHON_TIMEOUT_S = 600;
+/** The largest `timeout_s` a call may ask for. */
+export const MAX_PYTHON_TIMEOUT_S = 3600;
+/** How often a running cell tells a client that sent a progress token that it still runs. */
+export const PYTHON_PROGRESS_INTERVAL_MS = 2000;
+/** How long a cell gets to end after its interrupt before the call answers without waiting for it. */
+export const PYTHON_INTERRUPT_WAIT_MS = 5000;
+/** Resources in one page of resources/list; the rest come with its cursor. */
+export const RESOURCES_PAGE_SIZE = 200;
+/** How long the server waits for the client's roots/list answer before it takes the current directory. */
+export const ROOTS_TIMEOUT_MS = 5000;
+/** Lines of protocol noise (what is not JSON-RPC) a connection writes to stderr; past it they are counted only. */
+export const MAX_NOISE_LINES = 20;
