@@ -67,7 +67,8 @@ export class CellQueue {
     const bundles: unknown[] = [];
     const listening = future.onOutput((output: ExecuteOutput) => {
       const content = output.content as { data?: unknown };
-      if (output.header.msg_type === "display_data" || output.header.msg_type === "execute_result") keepImageBundle(bundles, content.data);
+      // An image goes as image content: its text/plain stand-in ("<…Image object>") would only be noise.
+      if ((output.header.msg_type === "display_data" || output.header.msg_type === "execute_result") && keepImageBundle(bundles, content.data)) return;
       const text = describeOutput(output);
       if (text !== undefined) gathered.add(text.replace(ANSI, ""));
     });
@@ -114,13 +115,14 @@ function headline(end: CellEnd, timeoutS: number, stillRunning: boolean): string
 }
 
 /**
- * Keeps a display bundle that holds an image for collectImages: the first MAX_IMAGES_PER_EXECUTION
+ * Keeps a display bundle that holds an image for collectImages (true), the first MAX_IMAGES_PER_EXECUTION
  * whole, later ones reduced to their kinds (collectImages only counts those), so a cell that shows
  * a thousand plots holds four while it runs.
  */
-function keepImageBundle(bundles: unknown[], data: unknown): void {
-  if (typeof data !== "object" || data === null) return;
+function keepImageBundle(bundles: unknown[], data: unknown): boolean {
+  if (typeof data !== "object" || data === null) return false;
   const mimes = Object.keys(data).filter((mime) => mime.startsWith("image/"));
-  if (mimes.length === 0) return;
+  if (mimes.length === 0) return false;
   bundles.push({ data: bundles.length < MAX_IMAGES_PER_EXECUTION ? data : Object.fromEntries(mimes.map((mime) => [mime, ""])) });
+  return true;
 }

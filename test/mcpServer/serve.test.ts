@@ -11,8 +11,10 @@ import { MAX_PYTHON_CODE_BYTES, MAX_PYTHON_TIMEOUT_S, MAX_QUEUED_PYTHON_CALLS, P
 import { installVersion } from "../../src/platform/index.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { roots, writeSkill } from "../support/skills.js";
+import { runProgram } from "../support/cli.js";
 import { poll } from "../support/poll.js";
-import { processesMentioning, RawServe, serveClient, TINY_PNG_BASE64, type Served } from "./support.js";
+import { HAVE_JUPYTER_SERVER, JUPYTER_VENV } from "../remote/jupyterServer.js";
+import { BIN, processesMentioning, RawServe, serveClient, serveEnv, TINY_PNG_BASE64, type Served } from "./support.js";
 
 let dirs: SessionDirs;
 let served: Served;
@@ -64,6 +66,7 @@ describe("X P-1 P-2 albedo mcp serve: the python tool", () => {
     const images = result.content.filter((part) => part.type === "image");
     expect(images).toHaveLength(1);
     expect(images[0]).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(text(result)).toBe("shown\n");
     expect(Buffer.from((images[0] as { data: string }).data, "base64").subarray(1, 4).toString()).toBe("PNG");
     const bad = await python(`from IPython.display import display\ndisplay({"image/png": "bm90IGEgcG5n"}, raw=True)`);
     expect(bad.content.filter((part) => part.type === "image")).toHaveLength(0);
@@ -243,4 +246,14 @@ describe("X P-1 albedo mcp serve: the connection", () => {
     expect(await raw.close()).toBe(0);
     expect(processesMentioning(marker)).toEqual([]);
   }, 120_000);
+});
+
+describe.skipIf(!HAVE_JUPYTER_SERVER)("X P-1 P-2 P-3 P-4 albedo mcp serve with the official Python SDK client", () => {
+  it("initializes, lists the tools, runs cells with state and an image, gets a prompt and reads a resource", async () => {
+    const run = await runProgram(join(JUPYTER_VENV, "bin", "python"), [join(import.meta.dirname, "clients", "python_client.py"), process.execPath, BIN, dirs.workspace], { env: serveEnv(dirs), timeoutMs: 120_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const seen = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(seen).toMatchObject({ tools: ["python", "skill", "reload"], first: ["42\n"], second: ["43\n"], images: ["image/png"], resource: expect.stringContaining("# Demo") });
+    expect(JSON.parse(seen.prompt as string)).toMatchObject({ skill_activation: { name: "demo", arguments: "from python" } });
+  }, 150_000);
 });

@@ -1,13 +1,14 @@
 /** `albedo mcp serve` driven as MCP clients drive it: the official SDK Client over stdio, or raw lines on a real process. */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionDirs } from "../session/fixtures.js";
 
-export const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");
+import { ALBEDO_BIN as BIN } from "../support/cli.js";
+
+export { BIN };
 
 export function serveEnv(dirs: SessionDirs): NodeJS.ProcessEnv {
   return { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir };

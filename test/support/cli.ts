@@ -14,8 +14,13 @@ export interface CliRun {
 
 /** Runs `albedo ARGS` to its end with stdin closed (or given `stdin`); never outlives `timeoutMs` (CLI_PROCESS_TIMEOUT_MS by default). */
 export function runAlbedo(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number }): Promise<CliRun> {
+  return runProgram(process.execPath, [ALBEDO_BIN, ...args], options);
+}
+
+/** Runs `command ARGS` to its end as runAlbedo does. */
+export function runProgram(command: string, args: readonly string[], options: { cwd?: string; env: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ALBEDO_BIN, ...args], { cwd: options.cwd, env: options.env, timeout: options.timeoutMs ?? CLI_PROCESS_TIMEOUT_MS });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, timeout: options.timeoutMs ?? CLI_PROCESS_TIMEOUT_MS });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
