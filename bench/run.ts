@@ -15,6 +15,7 @@ import { benchRemote } from "./remote.js";
 import { benchScale } from "./scale.js";
 import { benchImages } from "./images.js";
 import { benchMcp } from "./mcp.js";
+import { benchMcpServer } from "./mcpServer.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -25,6 +26,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["turns", benchTurns],
   ["images", benchImages],
   ["mcp", benchMcp],
+  ["mcp_server", benchMcpServer],
   ["scale", benchScale],
   ["remote_kernel", benchRemote],
 ];
