@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { RequestEntry } from "../daemon/index.js";
 import { join } from "node:path";
-import { Daemon, DAEMON_TOKEN_FILE, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, MAX_SESSIONS, type DaemonInfo, type ListenTarget } from "../daemon/index.js";
+import { Daemon, DAEMON_TOKEN_FILE, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, MAX_MCP_IDLE_S, MAX_SESSIONS, MCP_IDLE_TIMEOUT_MS, type DaemonInfo, type ListenTarget } from "../daemon/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import { MAX_KERNEL_POOL, MAX_SESSIONS_LIMIT } from "../settings/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
@@ -80,6 +80,15 @@ function wholeNumberOf(args: ParsedArgs, name: string, min: number, max: number)
   return value;
 }
 
+/** `--mcp-idle SECONDS`: how long an MCP session on /mcp may idle, 1 to MAX_MCP_IDLE_S, in ms; undefined when not given. Throws UsageError. */
+export function mcpIdleOf(args: ParsedArgs): number | undefined {
+  const given = stringOption(args, "mcp-idle");
+  if (given === undefined) return undefined;
+  const seconds = /^\d{1,7}$/.test(given) ? Number(given) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= MAX_MCP_IDLE_S)) throw new UsageError(`--mcp-idle takes whole seconds from 1 to ${MAX_MCP_IDLE_S}, got "${given}"`);
+  return seconds * 1000;
+}
+
 /** `--pool N`: spare kernels for this run (K-11), 0 to MAX_KERNEL_POOL; undefined when not given. Throws UsageError. */
 export function poolOf(args: ParsedArgs): number | undefined {
   return wholeNumberOf(args, "pool", 0, MAX_KERNEL_POOL);
@@ -123,7 +132,8 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   const logUncaught = (error: Error) => log.writesFile && log.log("error", `uncaught exception: ${error.stack ?? error.message}`);
   process.on("uncaughtExceptionMonitor", logUncaught);
   try {
-    return await serveWith({ target, sandbox, pool, maxSessions, state: stateDir(io.env), log, io, idleMs: idleExitOf(args), verbose: args.options.has("verbose") });
+    const mcpIdleMs = mcpIdleOf(args);
+    return await serveWith({ target, sandbox, pool, maxSessions, mcpIdleMs, state: stateDir(io.env), log, io, idleMs: idleExitOf(args), verbose: args.options.has("verbose") });
   } catch (error) {
     if (log.writesFile) log.log("error", `albedo serve: ${error instanceof Error ? error.message : String(error)}`);
     throw error;
@@ -138,6 +148,7 @@ interface ServeParts {
   readonly sandbox: SandboxMode | undefined;
   readonly pool: number | undefined;
   readonly maxSessions: number | undefined;
+  readonly mcpIdleMs: number | undefined;
   readonly state: string;
   readonly log: DaemonLog;
   readonly io: CliIO;
@@ -145,7 +156,7 @@ interface ServeParts {
   readonly verbose: boolean;
 }
 
-async function serveWith({ target, sandbox, pool, maxSessions, state, log, io, idleMs, verbose }: ServeParts): Promise<number> {
+async function serveWith({ target, sandbox, pool, maxSessions, mcpIdleMs, state, log, io, idleMs, verbose }: ServeParts): Promise<number> {
   const tell = (stream: NodeJS.WritableStream, level: "info" | "error", text: string) => {
     log.print(stream, `albedo serve: ${text}\n`);
     if (log.writesFile) log.log(level, text);
@@ -164,6 +175,7 @@ async function serveWith({ target, sandbox, pool, maxSessions, state, log, io, i
     ...(sandbox ? { sandbox } : {}),
     ...(pool !== undefined ? { pool } : {}),
     ...(maxSessions !== undefined ? { maxSessions } : {}),
+    ...(mcpIdleMs !== undefined ? { mcpIdleMs } : {}),
     log: log.log,
     logStats: () => log.stats(),
     // The path alone, never a query or a header: neither the token nor a request body reaches the log.
@@ -202,6 +214,7 @@ export const serveCommand: CliCommand = {
     { name: "idle-exit", value: "SECONDS", help: "exit after SECONDS with no sessions" },
     { name: "on-demand", help: `started by a notebook or a command, not a person: exit after ${formatPeriod(ON_DEMAND_IDLE_EXIT_MS)} with no sessions` },
     { name: "verbose", short: "v", help: "log each request: method, path, status, time (never the token)" },
+    { name: "mcp-idle", value: "SECONDS", help: `close an MCP client's session on /mcp after SECONDS with no request and no open stream (default ${MCP_IDLE_TIMEOUT_MS / 1000})` },
     { name: "max-sessions", value: "N", help: `most sessions open at once, 1-${MAX_SESSIONS_LIMIT} (default: setting daemon.max_sessions, else ${MAX_SESSIONS})` },
     {
       name: "log-file",

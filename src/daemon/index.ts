@@ -22,6 +22,10 @@ export {
   MAX_STATE_DIR_ENTRIES,
   MAX_CONNECTIONS,
   MAX_CONNECTIONS_PER_PEER,
+  MAX_MCP_BODY_BYTES,
+  MCP_IDLE_TIMEOUT_MS,
+  MAX_MCP_IDLE_S,
 } from "./limits.js";
+export { MCP_PATH } from "./mcpEndpoint.js";
 export { WarmPool } from "./pool.js";
 export { RemoteSession } from "./remoteSession.js";

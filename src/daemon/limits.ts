@@ -63,3 +63,13 @@ export const DAEMON_BASE_FDS = 64;
  * directories), with room for more skill roots.
  */
 export const SESSION_BASE_FDS = 48;
+/** Bytes of one MCP message posted to /mcp: room for the python tool's largest cell (1 MiB) escaped in JSON. */
+export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * How long an MCP session on /mcp may go with no request in flight and no stream open before it is
+ * closed with its kernel (`albedo serve --mcp-idle` overrides it). A client that is still running
+ * keeps its event stream open; one that died closed it.
+ */
+export const MCP_IDLE_TIMEOUT_MS = 30 * 60_000;
+/** Longest --mcp-idle accepted, in seconds (a week). */
+export const MAX_MCP_IDLE_S = 7 * 24 * 3600;

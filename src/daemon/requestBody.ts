@@ -4,21 +4,29 @@ import { decodeUtf8Strict, isWellFormedJson, jsonNestingDepth, problemsOfIssues 
 import { HttpProblem } from "./problem.js";
 import { MAX_BODY_DEPTH, MAX_REQUEST_BODY_BYTES } from "./limits.js";
 
+/** The most bytes a body may have, and the constant that says so (named in the 413). */
+export interface BodyLimit {
+  readonly bytes: number;
+  readonly name: string;
+}
+
+const REQUEST_BODY_LIMIT: BodyLimit = { bytes: MAX_REQUEST_BODY_BYTES, name: "MAX_REQUEST_BODY_BYTES" };
+
 /**
  * Reads the body as JSON. Throws HttpProblem: 415 unless the content type is application/json,
- * 413 past MAX_REQUEST_BODY_BYTES, 400 invalid_body (with `offset`) when it is not well-formed
+ * 413 past `limit` (MAX_REQUEST_BODY_BYTES unless the route says), 400 invalid_body (with `offset`) when it is not well-formed
  * UTF-8, 400 invalid_json when it does not parse, 400 too_deep past MAX_BODY_DEPTH, 400
  * invalid_body when a string escapes a lone surrogate ("\ud800", which has no UTF-8 form). An empty body
  * is `undefined`. Shape is the route's schema's business (parseInput).
  */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: BodyLimit = REQUEST_BODY_LIMIT): Promise<unknown> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > MAX_REQUEST_BODY_BYTES) throw tooLarge(declared);
+  if (declared > limit.bytes) throw tooLarge(declared, limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BODY_BYTES) throw tooLarge(size);
+    if (size > limit.bytes) throw tooLarge(size, limit);
     chunks.push(chunk as Buffer);
   }
   if (size === 0) return undefined;
@@ -45,10 +53,8 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   return value;
 }
 
-function tooLarge(size: number): HttpProblem {
-  return new HttpProblem("payload_too_large", `the body is ${size} bytes or more; at most ${MAX_REQUEST_BODY_BYTES} (MAX_REQUEST_BODY_BYTES)`, {
-    limit: MAX_REQUEST_BODY_BYTES,
-  });
+function tooLarge(size: number, limit: BodyLimit): HttpProblem {
+  return new HttpProblem("payload_too_large", `the body is ${size} bytes or more; at most ${limit.bytes} (${limit.name})`, { limit: limit.bytes });
 }
 
 /**

@@ -7,6 +7,7 @@ import { newToken } from "./auth.js";
 import { ConnectionGuard } from "./connections.js";
 import type { DaemonContext } from "./context.js";
 import { buildRouter, httpHandler } from "./http.js";
+import { McpEndpoint } from "./mcpEndpoint.js";
 import { SessionRegistry, type RegistryOptions } from "./registry.js";
 import type { SessionDirectory } from "./sessionPort.js";
 import type { LogStats } from "./log.js";
@@ -38,6 +39,8 @@ export interface DaemonOptions {
   readonly sessions?: SessionDirectory;
   /** Check every answer against its route's schema (a mismatch is a 500 naming the field); for tests. */
   readonly checkReplies?: boolean;
+  /** How long an MCP session on /mcp may idle before it is closed; overrides MCP_IDLE_TIMEOUT_MS (`albedo serve --mcp-idle`). */
+  readonly mcpIdleMs?: number;
   /** Told of each answered HTTP request (`albedo serve --verbose`): method, path without the query (it may hold a token), status, milliseconds. */
   readonly onRequest?: (entry: RequestEntry) => void;
 }
@@ -66,6 +69,7 @@ export class Daemon {
     readonly recovery: StartReport,
     private readonly server: Server,
     private readonly streams: StreamServer,
+    private readonly mcp: McpEndpoint | undefined,
     private readonly ctx: DaemonContext,
     private readonly options: DaemonOptions,
     private readonly releaseLock: () => Promise<void>,
@@ -104,15 +108,20 @@ export class Daemon {
       const router = buildRouter(ctx);
       const streams = new StreamServer(router, registry, token, options.log);
       const handler = httpHandler(router, token, { ...(options.log ? { log: options.log } : {}), checkReplies: options.checkReplies === true });
+      // MCP clients reach sessions of real kernels only; a daemon with scripted sessions (route tests) has no /mcp.
+      const mcp = registry instanceof SessionRegistry
+        ? new McpEndpoint({ registry, token, ...(options.log ? { log: options.log } : {}), ...(options.mcpIdleMs !== undefined ? { idleMs: options.mcpIdleMs } : {}) })
+        : undefined;
       const server = createServer((req, res) => {
         if (options.onRequest) reportRequest(req, res, options.onRequest);
-        void handler(req, res);
+        if (mcp !== undefined && McpEndpoint.owns(req.url)) void mcp.handle(req, res);
+        else void handler(req, res);
       });
       server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
       new ConnectionGuard(token, options.log).attach(server);
       const info = await listen(server, options.listen);
       await writeDaemonInfo(options.stateDir, info);
-      return new Daemon(info, recovery, server, streams, ctx, options, releaseLock);
+      return new Daemon(info, recovery, server, streams, mcp, ctx, options, releaseLock);
     } catch (error) {
       store.close();
       throw error;
@@ -137,6 +146,7 @@ export class Daemon {
   private async closeNow(): Promise<void> {
     await removeDaemonInfo(this.options.stateDir);
     this.streams.close();
+    await this.mcp?.close();
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref());

@@ -51,9 +51,9 @@ describe("D-1 K-13 a daemon started on demand exits after a named idle period wi
     expect(alive(session.kernel.pid)).toBe(false);
   });
 
-  it("refuses a bad period, and --idle-exit with --on-demand, as usage errors", () => {
+  it("refuses a bad period (--idle-exit, --mcp-idle), and --idle-exit with --on-demand, as usage errors", () => {
     const bin = join(import.meta.dirname, "..", "..", "bin", "albedo");
-    for (const args of [["--idle-exit", "0"], ["--idle-exit", "soon"], ["--idle-exit", "5", "--on-demand"]]) {
+    for (const args of [["--idle-exit", "0"], ["--idle-exit", "soon"], ["--idle-exit", "5", "--on-demand"], ["--mcp-idle", "0"], ["--mcp-idle", "1.5"], ["--mcp-idle", "99999999"]]) {
       const ran = spawnSync(process.execPath, [bin, "serve", ...args], { encoding: "utf8", timeout: 30_000 });
       expect(ran.status, args.join(" ")).toBe(2);
     }

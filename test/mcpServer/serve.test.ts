@@ -250,7 +250,7 @@ describe("X P-1 albedo mcp serve: the connection", () => {
 
 describe.skipIf(!HAVE_JUPYTER_SERVER)("X P-1 P-2 P-3 P-4 albedo mcp serve with the official Python SDK client", () => {
   it("initializes, lists the tools, runs cells with state and an image, gets a prompt and reads a resource", async () => {
-    const run = await runProgram(join(JUPYTER_VENV, "bin", "python"), [join(import.meta.dirname, "clients", "python_client.py"), process.execPath, BIN, dirs.workspace], { env: serveEnv(dirs), timeoutMs: 120_000 });
+    const run = await runProgram(join(JUPYTER_VENV, "bin", "python"), [join(import.meta.dirname, "clients", "python_client.py"), "stdio", process.execPath, BIN, dirs.workspace], { env: serveEnv(dirs), timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     const seen = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(seen).toMatchObject({ tools: ["python", "skill", "reload"], first: ["42\n"], second: ["43\n"], images: ["image/png"], resource: expect.stringContaining("# Demo") });
