@@ -1,13 +1,18 @@
 /**
- * albedo as an MCP server (stdio), against the same work through the daemon's HTTP API:
- * - python_round_trip: a trivial `python` call from the SDK's Client to `albedo mcp serve`,
- *   against `POST /sessions/{id}/execute` of the same code on a daemon, in alternating batches;
- * - first_result: from spawning `albedo mcp serve` to the first `python` result, against a cold
- *   `POST /sessions` on a running daemon (no warm spares) plus one execute.
+ * albedo as an MCP server, against the same work through the daemon's HTTP API:
+ * - python_round_trip: a trivial `python` call from the SDK's Client to `albedo mcp serve`
+ *   (stdio) and to the daemon's `/mcp` (Streamable HTTP), against `POST /sessions/{id}/execute`
+ *   of the same code on a daemon, in alternating batches;
+ * - first_result: from spawning `albedo mcp serve` (stdio), or from connecting to the daemon's
+ *   `/mcp` (HTTP), to the first `python` result, against a cold `POST /sessions` on a running
+ *   daemon (no warm spares) plus one execute; with what starting a process costs by itself
+ *   (`node -e ""`, `albedo --version`), the part the daemon's baseline never pays.
  */
+import { spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
 import { installDir } from "../src/platform/index.js";
 import { call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../test/daemon/support/daemon.js";
@@ -30,6 +35,25 @@ async function connect(dirs: Dirs): Promise<Client> {
   return client;
 }
 
+/** An SDK client on the daemon's /mcp for `dirs.workspace`. */
+async function connectHttp(daemon: DaemonProcess, dirs: Dirs): Promise<Client> {
+  const client = new Client({ name: "bench", version: "1" });
+  const url = new URL(`${daemon.url}/mcp?workspace=${encodeURIComponent(dirs.workspace)}`);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${daemon.token}` } } }));
+  return client;
+}
+
+/** Milliseconds `argv` takes to run to its end, the median of STARTS runs. */
+function processMs(argv: readonly string[], env: NodeJS.ProcessEnv): number {
+  const runs: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    const began = performance.now();
+    spawnSync(argv[0]!, argv.slice(1), { env, stdio: "ignore" });
+    runs.push(performance.now() - began);
+  }
+  return median(runs);
+}
+
 async function mcpBatch(client: Client): Promise<number> {
   const began = performance.now();
   for (let i = 0; i < CALLS_PER_BATCH; i++) await client.callTool({ name: "python", arguments: { code: CODE } });
@@ -42,13 +66,19 @@ async function daemonBatch(daemon: DaemonProcess, id: string): Promise<number> {
   return (performance.now() - began) / CALLS_PER_BATCH;
 }
 
-async function mcpFirstResult(dirs: Dirs): Promise<number> {
+async function mcpFirstResult(open: () => Promise<Client>, end: (client: Client) => Promise<void>): Promise<number> {
   const began = performance.now();
-  const client = await connect(dirs);
+  const client = await open();
   await client.callTool({ name: "python", arguments: { code: CODE } });
   const ms = performance.now() - began;
-  await client.close();
+  await end(client);
   return ms;
+}
+
+/** Ends an HTTP client's MCP session (DELETE), so its kernel does not wait for the idle time. */
+async function endHttp(client: Client): Promise<void> {
+  await (client.transport as StreamableHTTPClientTransport).terminateSession();
+  await client.close();
 }
 
 async function daemonFirstResult(daemon: DaemonProcess, dirs: Dirs): Promise<number> {
@@ -65,33 +95,48 @@ export async function benchMcpServer(): Promise<Record<string, unknown>> {
   const dirs = await makeDirs();
   let daemon: DaemonProcess | undefined;
   let client: Client | undefined;
+  let httpClient: Client | undefined;
   try {
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const running = daemon;
     const firstMcp: number[] = [];
+    const firstHttp: number[] = [];
     const firstDaemon: number[] = [];
     for (let i = 0; i < STARTS; i++) {
-      firstMcp.push(await mcpFirstResult(dirs));
+      firstMcp.push(await mcpFirstResult(() => connect(dirs), (c) => c.close()));
+      firstHttp.push(await mcpFirstResult(() => connectHttp(running, dirs), endHttp));
       firstDaemon.push(await daemonFirstResult(daemon, dirs));
     }
     client = await connect(dirs);
+    httpClient = await connectHttp(daemon, dirs);
     const id = ((await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body as { id: string }).id;
     const viaMcp: number[] = [];
+    const viaHttp: number[] = [];
     const viaDaemon: number[] = [];
     for (let i = 0; i < BATCHES; i++) {
-      const [m, d] = [await mcpBatch(client), await daemonBatch(daemon, id)];
+      const [m, h, d] = [await mcpBatch(client), await mcpBatch(httpClient), await daemonBatch(daemon, id)];
       if (i === 0) continue;
       viaMcp.push(m);
+      viaHttp.push(h);
       viaDaemon.push(d);
     }
-    const roundTrip = median(viaMcp);
-    const execute = median(viaDaemon);
-    const first = median(firstMcp);
-    const cold = median(firstDaemon);
+    const [roundTrip, roundTripHttp, execute] = [median(viaMcp), median(viaHttp), median(viaDaemon)];
+    const [first, firstOverHttp, cold] = [median(firstMcp), median(firstHttp), median(firstDaemon)];
+    const env = envFor(dirs);
     return {
       python_round_trip: { mcp_ms: round(roundTrip), daemon_execute_ms: round(execute), goal: goal(roundTrip, execute, ROUND_TRIP_BOUND) },
-      first_result: { mcp_serve_ms: round(first), daemon_open_and_execute_ms: round(cold), goal: goal(first, cold, FIRST_RESULT_BOUND) },
+      python_round_trip_http: { mcp_http_ms: round(roundTripHttp), daemon_execute_ms: round(execute), goal: goal(roundTripHttp, execute, ROUND_TRIP_BOUND) },
+      first_result: {
+        mcp_serve_ms: round(first),
+        daemon_open_and_execute_ms: round(cold),
+        goal: goal(first, cold, FIRST_RESULT_BOUND),
+        node_start_ms: round(processMs([process.execPath, "-e", ""], env)),
+        albedo_version_ms: round(processMs([process.execPath, join(installDir(), "bin", "albedo"), "--version"], env)),
+      },
+      first_result_http: { mcp_http_ms: round(firstOverHttp), daemon_open_and_execute_ms: round(cold), goal: goal(firstOverHttp, cold, FIRST_RESULT_BOUND) },
     };
   } finally {
+    await httpClient?.close();
     await client?.close();
     if (daemon) await killDaemon(daemon, "SIGTERM");
     await dirs.cleanup();
