@@ -7,6 +7,9 @@ import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
 import { renderOutput, renderPages } from "./render.js";
+import { inlineProtocol, OutputPrinter } from "./imageOutput.js";
+import { ImageStore } from "../images/index.js";
+import { RECEIPT_TTL_MS } from "../operations/index.js";
 import { styleFor } from "./style.js";
 import { stateDir } from "../platform/index.js";
 
@@ -52,8 +55,11 @@ class Console {
   private lostLine: string | undefined;
   private readonly rl: Interface;
   private readonly terminal: boolean;
+  /** The images this console showed, kept in the state dir under one quota (I-3). */
+  private readonly images: ImageStore;
 
   constructor(private readonly session: ConsoleSession, private readonly io: CliIO, history: string[]) {
+    this.images = new ImageStore(stateDir(io.env), { retentionMs: RECEIPT_TTL_MS });
     this.terminal = Boolean(io.stdin.isTTY && io.stdout.isTTY);
     this.rl = createInterface({
       input: io.stdin,
@@ -151,9 +157,11 @@ class Console {
   private async runCell(code: string): Promise<void> {
     try {
       const onInput = (prompt: string) => new Promise<string>((resolve) => this.rl.question(prompt, resolve));
-      const cell = this.session.execute(code, (output) => renderOutput(output, this.io), onInput);
+      const printer = new OutputPrinter(this.io, this.images, (output) => renderOutput(output, this.io), inlineProtocol(this.io.stdout, this.io.env));
+      const cell = this.session.execute(code, (output) => printer.push(output), onInput);
       this.running = cell;
       const result = await cell;
+      await printer.flush();
       renderPages(result.pages, this.io);
     } catch (error) {
       if (this.lostLine === undefined) this.show(this.io.stderr, `${error instanceof Error ? error.message : String(error)}\n`);

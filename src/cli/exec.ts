@@ -6,6 +6,10 @@ import { failureText, REMOTE_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliC
 import { openEmbeddedSession } from "./session.js";
 import { interruptRunning } from "./interrupt.js";
 import { pageTexts, renderOutput, renderPages } from "./render.js";
+import { inlineProtocol, OutputPrinter } from "./imageOutput.js";
+import { ImageStore } from "../images/index.js";
+import { RECEIPT_TTL_MS } from "../operations/index.js";
+import { stateDir } from "../platform/index.js";
 import { visibleControls } from "../text/index.js";
 import type { Session } from "../session/index.js";
 import type { ExecuteOutput, ExecuteReply } from "../kernel/index.js";
@@ -120,9 +124,11 @@ export const execCommand: CliCommand = {
       if (interrupts > 0) return EXIT_INTERRUPTED;
       const readline = !fromStdin && io.stdin.isTTY ? createInterface({ input: io.stdin, output: io.stderr }) : undefined;
       const future = session.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
-      future.onOutput((output) => execOutput(output, io));
+      const printer = new OutputPrinter(io, new ImageStore(stateDir(io.env), { retentionMs: RECEIPT_TTL_MS }), (output) => execOutput(output, io), inlineProtocol(io.stdout, io.env));
+      future.onOutput((output) => printer.push(output));
       cell = future.done;
       const reply = await future.done.finally(() => readline?.close());
+      await printer.flush();
       renderPages(pageTexts(reply), io);
       const exit = systemExitStatus(reply);
       if (exit?.message !== undefined) io.stderr.write(`${visibleControls(exit.message)}\n`);

@@ -3,3 +3,5 @@ export { checkImage, scaleDown, type CheckedImage, type ImageCheck } from "./che
 export { collectImages } from "./collect.js";
 export { imageLabel } from "./label.js";
 export { MAX_IMAGE_BYTES, MAX_IMAGE_EDGE_PX, MAX_IMAGE_PIXELS, MAX_IMAGES_PER_EXECUTION } from "./limits.js";
+export { IMAGE_MIMES, SVG_MIME } from "./formats.js";
+export { ImageStore, pruneImages, IMAGES_DIR } from "./store.js";

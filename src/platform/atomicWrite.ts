@@ -12,7 +12,7 @@ export const PRIVATE_FILE_MODE = 0o600;
  * directory, fsync, rename, fsync the directory. Creates the directory if missing. Throws the fs
  * error (its `path` naming `file` when the call did not); the target is then unchanged.
  */
-export async function writeFileAtomic(file: string, text: string, mode: number = PRIVATE_FILE_MODE): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Uint8Array, mode: number = PRIVATE_FILE_MODE): Promise<void> {
   const dir = dirname(file);
   await mkdir(dir, { recursive: true });
   const temp = join(dir, `${tempPrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);

@@ -1,0 +1,118 @@
+/**
+ * Where the images people are shown live (I-3): one file per content in the state dir's
+ * `images/` directory, named by its SHA-256 (so an image shown twice is stored once), mode 0600,
+ * written whole or not at all. One ImageStore is one session's view of that directory: the ids it
+ * kept, and the bytes they count against the session's quota. An id is 64 hex digits and nothing
+ * else, so a request can never name a path.
+ */
+import { mkdir, readdir, stat, unlink, utimes } from "node:fs/promises";
+import { join } from "node:path";
+import { humanSize } from "../json/index.js";
+import { writeFileAtomic } from "../platform/index.js";
+import type { CheckedImage } from "./check.js";
+import type { ImageMime } from "./formats.js";
+
+/** The state dir's directory of shown images. */
+export const IMAGES_DIR = "images";
+/** Bytes of distinct images one session keeps; past it an image is shown as a label saying so, and not stored. */
+export const MAX_SESSION_IMAGE_BYTES = 64 * 1024 * 1024;
+/** Files of the images directory one prune looks at. */
+export const MAX_PRUNED_IMAGE_FILES = 100_000;
+
+/** What an id must look like: a SHA-256 in lower-case hex. */
+const IMAGE_ID = /^[0-9a-f]{64}$/;
+
+const EXTENSIONS: Readonly<Record<ImageMime, string>> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+
+/** A kept image as people and clients see it. */
+export interface StoredImage {
+  readonly id: string;
+  readonly mime: ImageMime;
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+  /** The file, absolute. */
+  readonly path: string;
+}
+
+export type KeptImage = { readonly ok: true; readonly image: StoredImage } | { readonly ok: false; readonly note: string };
+
+/** Whether `id` is an image id (and so safe to join to a directory). */
+export function isImageId(id: string): boolean {
+  return IMAGE_ID.test(id);
+}
+
+export interface ImageStoreOptions {
+  /** Bytes this session keeps; MAX_SESSION_IMAGE_BYTES unless set. */
+  readonly quotaBytes?: number;
+  /** Before its first write the store deletes files older than this (the receipts' retention); none when unset. */
+  readonly retentionMs?: number;
+}
+
+export class ImageStore {
+  private readonly kept = new Map<string, StoredImage>();
+  private used = 0;
+  private readonly dir: string;
+  private readonly quotaBytes: number;
+  /** The prune run before the first write, once. */
+  private pruned: Promise<unknown> | undefined;
+
+  constructor(
+    /** The state dir. */
+    private readonly stateDir: string,
+    private readonly options: ImageStoreOptions = {},
+  ) {
+    this.dir = join(stateDir, IMAGES_DIR);
+    this.quotaBytes = options.quotaBytes ?? MAX_SESSION_IMAGE_BYTES;
+  }
+
+  /** Stores `image` (once per content; a repeat only refreshes its time) unless the quota is used up. Throws the fs error of a failed write. */
+  async keep(image: CheckedImage): Promise<KeptImage> {
+    const known = this.kept.get(image.sha256);
+    if (known !== undefined) return { ok: true, image: known };
+    if (this.used + image.bytes.length > this.quotaBytes) {
+      return { ok: false, note: `not kept: this session's images reached MAX_SESSION_IMAGE_BYTES (${humanSize(this.quotaBytes)})` };
+    }
+    const path = join(this.dir, `${image.sha256}.${EXTENSIONS[image.mime]}`);
+    const retention = this.options.retentionMs;
+    if (retention !== undefined) await (this.pruned ??= pruneImages(this.stateDir, retention).catch(() => 0));
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const present = await stat(path).catch(() => undefined);
+    if (present?.isFile() && present.size === image.bytes.length) {
+      const now = new Date();
+      await utimes(path, now, now);
+    } else {
+      await writeFileAtomic(path, image.bytes);
+    }
+    const stored: StoredImage = { id: image.sha256, mime: image.mime, width: image.width, height: image.height, bytes: image.bytes.length, path };
+    this.kept.set(stored.id, stored);
+    this.used += stored.bytes;
+    return { ok: true, image: stored };
+  }
+
+  /** The image this session kept under `id`; undefined for an id it did not keep, or one that is not an id. */
+  find(id: string): StoredImage | undefined {
+    return isImageId(id) ? this.kept.get(id) : undefined;
+  }
+
+  /** Bytes this session's images count against its quota. */
+  get usedBytes(): number {
+    return this.used;
+  }
+}
+
+/** Deletes image files not stored or shown again for `maxAgeMs` (the receipts' retention); returns how many. */
+export async function pruneImages(stateDir: string, maxAgeMs: number, now = Date.now()): Promise<number> {
+  const dir = join(stateDir, IMAGES_DIR);
+  const names = (await readdir(dir).catch(() => [] as string[])).slice(0, MAX_PRUNED_IMAGE_FILES);
+  let removed = 0;
+  for (const name of names) {
+    const file = join(dir, name);
+    const found = await stat(file).catch(() => undefined);
+    if (found?.isFile() && now - found.mtimeMs > maxAgeMs) {
+      await unlink(file).catch(() => undefined);
+      removed += 1;
+    }
+  }
+  return removed;
+}
