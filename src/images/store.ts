@@ -35,6 +35,20 @@ export interface StoredImage {
   readonly path: string;
 }
 
+/** What a transcript row or an HTTP output says of a kept image: the store's record without its path (snake_case, as it goes to HTTP). */
+export type ImageRef = {
+  readonly id: string;
+  readonly mime: ImageMime;
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+};
+
+/** The reference a row carries for `image`. */
+export function imageRef(image: StoredImage): ImageRef {
+  return { id: image.id, mime: image.mime, width: image.width, height: image.height, bytes: image.bytes };
+}
+
 export type KeptImage = { readonly ok: true; readonly image: StoredImage } | { readonly ok: false; readonly note: string };
 
 /** Whether `id` is an image id (and so safe to join to a directory). */

@@ -24,6 +24,8 @@ import { describeModelSettings } from "../model/index.js";
 import { ParseCache, type Activation, type ReadResult, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 import { type Disposable, installDir, type Log } from "../platform/index.js";
+import { ImageStore } from "../images/index.js";
+import { RECEIPT_TTL_MS } from "../operations/index.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
@@ -75,6 +77,8 @@ export class Session implements CommandHost {
   private readonly access: SkillAccess;
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
+  /** The images shown by this session's cells and turns (I-3): kept once by content, under the session's quota, for as long as receipts. */
+  readonly images: ImageStore;
 
   private constructor(
     readonly id: string,
@@ -88,6 +92,7 @@ export class Session implements CommandHost {
     private readonly mcp: SessionMcp | undefined,
   ) {
     this.access = new SkillAccess(guardOf(plan), this.activationObservers);
+    this.images = new ImageStore(options.stateDir, { retentionMs: RECEIPT_TTL_MS });
     this.views = new ViewKeeper(options, view, (next) => {
       const routes = this.routesFor(next);
       return () => this.rpc.swapRoutes(routes);

@@ -2,6 +2,7 @@
  * Transcript rows (O-9): what a person sees of a conversation, stored with the receipts and
  * streamed as they happen. snake_case, because they go to HTTP and to `albedo chat --json` as is.
  */
+import type { ImageRef } from "../images/index.js";
 import { humanSize } from "../json/index.js";
 import type { TranscriptEntry } from "../operations/index.js";
 import type { McpCallRecord } from "../session/index.js";
@@ -13,7 +14,11 @@ export type TranscriptRow =
   | { readonly kind: "user"; readonly text: string }
   | { readonly kind: "assistant"; readonly text: string }
   | { readonly kind: "code"; readonly code: string }
-  | { readonly kind: "output"; readonly text: string; readonly status: "ok" | "error"; readonly truncated: boolean }
+  | {
+      readonly kind: "output"; readonly text: string; readonly status: "ok" | "error"; readonly truncated: boolean;
+      /** The cell's images kept for people (I-3), in output order; absent when it showed none. */
+      readonly images?: readonly ImageRef[];
+    }
   | { readonly kind: "skill"; readonly skill: string; readonly bytes: number; readonly via: PullVia; readonly already_loaded: boolean; readonly text: string }
   | {
       readonly kind: "mcp"; readonly server: string; readonly tool: string; readonly via: McpCallRecord["via"];

@@ -1,5 +1,6 @@
 /** What every tool of the turn loop is: a spec the model sees, a schema its arguments must meet, and what it does. */
 import { z } from "zod";
+import type { ImageStore } from "../../images/index.js";
 import type { ExecuteFuture } from "../../kernel/index.js";
 import type { ToolSpec } from "../../model/index.js";
 import type { Activation, ResourceListing } from "../../skills/index.js";
@@ -55,6 +56,8 @@ export interface TurnHost {
   observeActivations(observer: ActivationObserver): Disposable;
   /** The session's MCP servers; undefined when none is configured (no block, no words, no tools). */
   mcpForTurns?(): TurnMcp | undefined;
+  /** Where the images of the turn's cells are kept for people (I-3); without one, output rows carry no images. */
+  readonly images?: ImageStore;
 }
 
 /** What a tool may use while it runs. */
