@@ -6,6 +6,7 @@
  */
 import { createInterface, type Interface } from "node:readline";
 import { completeCommand } from "../commands/index.js";
+import { imageFile, imageLabel } from "../images/index.js";
 import { MODEL_MODES, type ModelMode } from "../model/index.js";
 import { jsonWithoutControls, textColumns, visibleControls } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
@@ -25,8 +26,11 @@ const PYTHON_RUNNING = "python: running (Ctrl-C interrupts)";
 /** Exit status of a one-shot chat whose turn did not complete. */
 const EXIT_TURN_NOT_COMPLETED = 1;
 
-/** A row as a person reads it; undefined for rows already shown as they streamed. */
-export function renderRow(row: StoredRow, streamedProse: boolean): string | undefined {
+/**
+ * A row as a person reads it; undefined for rows already shown as they streamed. An output's
+ * images are one label each with the file they were kept in under `stateDir` (I-3).
+ */
+export function renderRow(row: StoredRow, streamedProse: boolean, stateDir?: string): string | undefined {
   switch (row.kind) {
     case "user":
       return streamedProse ? undefined : `› ${row.text}`;
@@ -34,8 +38,10 @@ export function renderRow(row: StoredRow, streamedProse: boolean): string | unde
       return streamedProse ? undefined : row.text;
     case "code":
       return `python:\n${indent(row.code)}`;
-    case "output":
-      return indent(row.text.replace(/\n$/, ""));
+    case "output": {
+      const images = (row.images ?? []).map((image, index) => `${imageLabel(index + 1, image)}${stateDir === undefined ? "" : ` ${imageFile(stateDir, image.id, image.mime)}`}`);
+      return indent([row.text.replace(/\n$/, ""), ...images].filter((line) => line !== "").join("\n"));
+    }
     case "skill":
       return row.already_loaded ? `${row.text} (already loaded)` : row.text;
     case "notice":
@@ -63,7 +69,7 @@ async function oneShot(backend: ChatBackend, message: string, json: boolean, io:
     onRow: (row) => {
       if (json) io.stdout.write(`${jsonWithoutControls(JSON.stringify(row))}\n`);
       else {
-        const text = renderRow(row, false);
+        const text = renderRow(row, false, stateDir(io.env));
         if (text !== undefined) print(text);
       }
     },
@@ -185,7 +191,7 @@ class InteractiveChat {
 
   private showRow(row: StoredRow): void {
     this.stopTicker();
-    const text = renderRow(row, true);
+    const text = renderRow(row, true, stateDir(this.io.env));
     if (text === undefined) {
       // The prose streamed already; the row closes its line.
       if (row.kind === "assistant") this.endLine();

@@ -82,7 +82,7 @@ export class OutputPrinter {
       this.print(output);
       if (bundle !== undefined && Object.hasOwn(bundle, "text/html") && !this.hinted) {
         this.hinted = true;
-        this.sink.stderr.write("(an HTML output, shown above as text; a notebook or the web console renders it)\n");
+        this.sink.stderr.write("(an HTML output, shown above as text; a Jupyter notebook on the albedo kernel renders it)\n");
       }
       return;
     }

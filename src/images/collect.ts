@@ -49,3 +49,17 @@ function offeredImage(output: unknown): Offered | undefined {
   const mime = [...IMAGE_MIMES, SVG_MIME].find((candidate) => Object.hasOwn(bundle, candidate));
   return mime === undefined ? undefined : { mime, data: bundle[mime] };
 }
+
+/**
+ * Adds a display bundle that holds an image to `bundles` for collectImages (true), the first
+ * MAX_IMAGES_PER_EXECUTION whole, later ones reduced to their kinds (collectImages only counts
+ * those), so a cell that shows a thousand plots holds four while it runs; false when `data` holds
+ * no image (its text is then the output's own).
+ */
+export function keepImageBundle(bundles: unknown[], data: unknown): boolean {
+  if (typeof data !== "object" || data === null) return false;
+  const mimes = Object.keys(data).filter((mime) => mime.startsWith("image/"));
+  if (mimes.length === 0) return false;
+  bundles.push({ data: bundles.length < MAX_IMAGES_PER_EXECUTION ? data : Object.fromEntries(mimes.map((mime) => [mime, ""])) });
+  return true;
+}

@@ -51,6 +51,11 @@ export function imageRef(image: StoredImage): ImageRef {
 
 export type KeptImage = { readonly ok: true; readonly image: StoredImage } | { readonly ok: false; readonly note: string };
 
+/** Where the image `id` of `mime` is kept under `stateDir`; `id` must be an image id (isImageId). */
+export function imageFile(stateDir: string, id: string, mime: ImageMime): string {
+  return join(stateDir, IMAGES_DIR, `${id}.${EXTENSIONS[mime]}`);
+}
+
 /** Whether `id` is an image id (and so safe to join to a directory). */
 export function isImageId(id: string): boolean {
   return IMAGE_ID.test(id);
@@ -87,7 +92,7 @@ export class ImageStore {
     if (this.used + image.bytes.length > this.quotaBytes) {
       return { ok: false, note: `not kept: this session's images reached MAX_SESSION_IMAGE_BYTES (${humanSize(this.quotaBytes)})` };
     }
-    const path = join(this.dir, `${image.sha256}.${EXTENSIONS[image.mime]}`);
+    const path = imageFile(this.stateDir, image.sha256, image.mime);
     const retention = this.options.retentionMs;
     if (retention !== undefined) await (this.pruned ??= pruneImages(this.stateDir, retention).catch(() => 0));
     await mkdir(this.dir, { recursive: true, mode: 0o700 });

@@ -18,9 +18,21 @@ export interface ToolCall {
   readonly arguments: string;
 }
 
+/**
+ * An image a user message carries (I-2): a checked image's bytes as base64. Adapters send it as
+ * their wire's image part (chat completions: an `image_url` data URL after the text).
+ */
+export interface MessageImage {
+  readonly mime: string;
+  /** The bytes, base64. */
+  readonly data: string;
+  readonly width: number;
+  readonly height: number;
+}
+
 export type ChatMessage =
   | { readonly role: "system"; readonly content: string }
-  | { readonly role: "user"; readonly content: string }
+  | { readonly role: "user"; readonly content: string; readonly images?: readonly MessageImage[] }
   | { readonly role: "assistant"; readonly content: string; readonly tool_calls?: readonly ToolCall[] }
   | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
 

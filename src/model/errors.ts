@@ -24,6 +24,8 @@ export class ModelError extends Error {
     message: string,
     /** The HTTP status, for `http` errors that came as one. */
     readonly status?: number,
+    /** The server's own words about an `http` error (quoted, bounded), so a caller can tell what it refused. */
+    readonly serverText?: string,
   ) {
     super(message);
   }

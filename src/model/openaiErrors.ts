@@ -55,7 +55,7 @@ function httpError(error: APIError, context: FailureContext): ModelError {
   }
   const redirect = error.status >= 300 && error.status < 400 ? " (a redirect, which albedo does not follow, so that the key goes to base_url only)" : "";
   const retried = context.attempts > 1 ? `, ${attempts(context)}` : "";
-  return new ModelError("http", `the model server at ${context.server} answered HTTP ${error.status}${redirect}${said ? `: ${said}` : ""}${retried}`, error.status);
+  return new ModelError("http", `the model server at ${context.server} answered HTTP ${error.status}${redirect}${said ? `: ${said}` : ""}${retried}`, error.status, said || undefined);
 }
 
 /** The server's own words: the body we kept (any shape: OpenAI's, vLLM's `message`, FastAPI's `detail`), else the SDK's reading of it. */

@@ -15,6 +15,7 @@ export function chatCompletionParams(model: string, request: ModelRequest): Chat
 }
 
 function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
+  if (message.role === "user") return toOpenAIUserMessage(message);
   if (message.role !== "assistant") return message;
   if (!message.tool_calls || message.tool_calls.length === 0) return { role: "assistant", content: message.content };
   return {
@@ -27,4 +28,17 @@ function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
 
 function toOpenAITool(tool: ToolSpec): ChatCompletionTool {
   return { type: "function", function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } } };
+}
+
+/** A user message: its text, then each image as an `image_url` part with a data URL (tool messages carry text only). */
+function toOpenAIUserMessage(message: Extract<ChatMessage, { role: "user" }>): ChatCompletionMessageParam {
+  const images = message.images ?? [];
+  if (images.length === 0) return { role: "user", content: message.content };
+  return {
+    role: "user",
+    content: [
+      { type: "text", text: message.content },
+      ...images.map((image) => ({ type: "image_url" as const, image_url: { url: `data:${image.mime};base64,${image.data}` } })),
+    ],
+  };
 }

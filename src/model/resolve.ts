@@ -10,7 +10,7 @@ import { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
  */
 export const GLOBAL_ONLY_MODEL_FIELDS = ["provider", "base_url", "api_key_env", "script"] as const;
 /** Fields any scope may set; the narrowest scope that sets one wins (session, project, global). */
-const LAYERED_MODEL_FIELDS = ["name", "mode", "context_tokens"] as const;
+const LAYERED_MODEL_FIELDS = ["name", "mode", "context_tokens", "images"] as const;
 
 /** The `model` section of a settings file, as the settings schema has validated it. */
 export interface ModelSection {
@@ -20,6 +20,7 @@ export interface ModelSection {
   readonly api_key_env?: string;
   readonly mode?: ModelMode;
   readonly context_tokens?: number;
+  readonly images?: boolean;
   readonly script?: string;
 }
 
@@ -33,6 +34,9 @@ export interface ModelScopes {
 /** `model.mode` when no scope sets it. */
 export const DEFAULT_MODEL_MODE: ModelMode = "code";
 
+/** `model.images` when no scope sets it: a cell's images go to the model. */
+export const DEFAULT_MODEL_IMAGES = true;
+
 /** The effective model settings, defaults applied; what `createAdapter` takes. */
 export interface ModelSettings {
   readonly provider: ModelProvider;
@@ -41,6 +45,8 @@ export interface ModelSettings {
   readonly apiKeyEnv?: string;
   readonly mode: ModelMode;
   readonly contextTokens: number;
+  /** Whether a cell's images are sent to the model (I-2); false sends a text note instead. */
+  readonly images: boolean;
   readonly script?: string;
 }
 
@@ -61,6 +67,7 @@ export function resolveModelSettings(scopes: ModelScopes, globalFile = "$ALBEDO_
     apiKeyEnv: global.api_key_env,
     mode: layered("mode") ?? DEFAULT_MODEL_MODE,
     contextTokens: layered("context_tokens") ?? DEFAULT_CONTEXT_TOKENS,
+    images: layered("images") ?? DEFAULT_MODEL_IMAGES,
     script: global.script,
   };
 }
@@ -99,5 +106,6 @@ export function describeModelSettings(scopes: ModelScopes, globalFile?: string):
     ...(settings.script ? { script: settings.script } : {}),
     mode: settings.mode,
     context_tokens: settings.contextTokens,
+    images: settings.images,
   };
 }

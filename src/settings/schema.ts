@@ -171,6 +171,8 @@ const ModelSectionShape = section("model", {
   api_key_env: z.string(notAnEnvName).max(MAX_ENV_NAME_LENGTH, notAnEnvName).regex(ENV_NAME, notAnEnvName).optional(),
   mode: oneOf(MODEL_MODES).optional(),
   context_tokens: integer(MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS).optional(),
+  /** Whether a cell's images go to the model (I-2); false sends a text note instead. */
+  images: z.boolean(says((got) => `must be true or false, got ${got}`)).optional(),
   script: text(MAX_SCRIPT_PATH_LENGTH)
     .refine((path) => isAbsolute(path), says((got) => `must be an absolute path, got ${got}`))
     .optional(),

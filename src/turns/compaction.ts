@@ -6,7 +6,7 @@
  */
 import { isModelError, type ChatMessage, type ModelAdapter } from "../model/index.js";
 import type { ConversationState, TurnMessages } from "./conversation.js";
-import { CHARS_PER_TOKEN, COMPACTION_THRESHOLD, KEPT_RECENT_TURNS, MAX_SUMMARY_SOURCE_CHARS } from "./limits.js";
+import { CHARS_PER_TOKEN, COMPACTION_THRESHOLD, IMAGE_ESTIMATE_CHARS, KEPT_RECENT_TURNS, MAX_SUMMARY_SOURCE_CHARS } from "./limits.js";
 
 /** What the model is asked when it summarises. */
 const SUMMARY_REQUEST =
@@ -32,6 +32,7 @@ export function messageChars(messages: readonly ChatMessage[]): number {
   let chars = 0;
   for (const message of messages) {
     chars += message.content.length;
+    if (message.role === "user") chars += (message.images?.length ?? 0) * IMAGE_ESTIMATE_CHARS;
     if (message.role === "assistant") for (const call of message.tool_calls ?? []) chars += call.name.length + call.arguments.length;
   }
   return chars;

@@ -20,3 +20,12 @@ export const MAX_SUMMARY_SOURCE_CHARS = 200_000;
 export const TURN_INTERRUPT_TIMEOUT_MS = 1_000;
 /** Transcript rows one conversation keeps in memory (older ones stay in the store). */
 export const MAX_LIVE_TRANSCRIPT_ROWS = 10_000;
+/**
+ * Images one model request carries at most (I-2): the newest ones of the conversation; older ones
+ * are replaced by a note that says so, in what is sent and in what is kept. Eight is two cells at
+ * MAX_IMAGES_PER_EXECUTION, about 12,000 tokens of images on either provider's pricing of a
+ * 1568-pixel image, so a plotting session does not crowd out its own history.
+ */
+export const MAX_IMAGES_IN_CONTEXT = 8;
+/** Characters an image counts as when a request's size is estimated for compaction (about 1,500 tokens at CHARS_PER_TOKEN). */
+export const IMAGE_ESTIMATE_CHARS = 6_000;

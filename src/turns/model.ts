@@ -8,5 +8,5 @@ import type { TurnModel } from "./worker.js";
 export async function turnModel(scopes: ScopedSettings, env: ModelEnv, mode?: ModelMode): Promise<TurnModel> {
   const settings = resolveModelSettings(scopes, globalSettingsTarget(stateDir(env as NodeJS.ProcessEnv)).file);
   const adapter = await createAdapter(settings, env);
-  return { adapter, mode: mode ?? settings.mode, contextTokens: settings.contextTokens };
+  return { adapter, mode: mode ?? settings.mode, contextTokens: settings.contextTokens, images: settings.images };
 }

@@ -3,11 +3,13 @@
  * it makes is run and answered until it replies in prose, is interrupted, fails, or passes
  * MAX_TURN_STEPS. Whatever happens, the input and what was done stay in the conversation.
  */
-import { isModelError, type ChatMessage, type ModelAdapter, type ToolCall } from "../model/index.js";
+import type { CheckedImage } from "../images/index.js";
+import { isModelError, type ChatMessage, type ModelAdapter, type ModelReply, type ToolCall } from "../model/index.js";
 import { activationBlock, findSkill, type SlashActivation } from "../skills/index.js";
 import { compactIfNeeded, messageChars, TokenEstimate } from "./compaction.js";
 import { systemPrompt, type Prompts, type ToolMode } from "./context.js";
 import type { ConversationState } from "./conversation.js";
+import { imageCount, ImageRefusal, imagesMessage, keepNewestImages, refusesImages, withoutImages } from "./images.js";
 import { MAX_TURN_STEPS } from "./limits.js";
 import { alreadyLoadedNote, PullLedger } from "./pulls.js";
 import { mcpRow, type TranscriptRow } from "./rows.js";
@@ -38,6 +40,10 @@ export interface TurnSetup {
   readonly emit: (row: TranscriptRow) => void;
   /** Receives the model's prose as it streams. */
   readonly onText?: (delta: string) => void;
+  /** `model.images` (I-2): false sends a note instead of a cell's images; true when unset. */
+  readonly images?: boolean;
+  /** The session's memory that its endpoint refused images; a turn without one remembers for itself only. */
+  readonly imageRefusal?: ImageRefusal;
 }
 
 /** Runs one turn over `state`; resolves with how it ended and the conversation after it. Never rejects for a model or tool failure. */
@@ -72,13 +78,16 @@ class TurnLoop {
   private readonly estimate = new TokenEstimate();
   /** The tools the last request offered: its calls are answered from these. */
   private tools: readonly Tool[] = [];
+  private readonly imageRefusal: ImageRefusal;
 
   constructor(
     private readonly setup: TurnSetup,
     private readonly ledger: PullLedger,
     private readonly current: ChatMessage[],
     private readonly signal: AbortSignal,
-  ) {}
+  ) {
+    this.imageRefusal = setup.imageRefusal ?? new ImageRefusal();
+  }
 
   async run(state: ConversationState): Promise<TurnEnd> {
     this.turns = state.turns;
@@ -107,6 +116,7 @@ class TurnLoop {
     // Read once per request: the block and the function tools describe the same servers.
     const servers = mcp?.servers();
     const system: ChatMessage = { role: "system", content: systemPrompt(host.view.snapshot, mode, prompts, servers && mcpContext(servers)) };
+    this.keepNewestImages();
     const compacted = await compactIfNeeded({
       system, state: { turns: this.turns, loaded: this.ledger.list() }, current: this.current,
       contextTokens: this.setup.contextTokens, estimate: this.estimate, adapter, signal: this.signal,
@@ -115,26 +125,66 @@ class TurnLoop {
     if (compacted.notice !== undefined) this.setup.emit({ kind: "notice", text: compacted.notice });
     const messages = [system, ...this.turns.flatMap((turn) => turn.messages), ...this.current];
     const specs = this.offer(mode === "tool" && mcp && servers ? { mcp, servers } : undefined);
-    const reply = await adapter.complete({ messages, tools: specs, signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
+    const reply = await this.complete(messages, specs);
     this.estimate.calibrate(messageChars(messages), reply.usage?.promptTokens);
     this.current.push(reply.toolCalls.length > 0 ? { role: "assistant", content: reply.text, tool_calls: reply.toolCalls } : { role: "assistant", content: reply.text });
     if (reply.text.trim() !== "") this.setup.emit({ kind: "assistant", text: reply.text });
     return reply.toolCalls.length > 0 ? reply.toolCalls : undefined;
   }
 
+  /**
+   * One model call of `messages`, their images replaced by a note when `model.images` is false or
+   * the endpoint refused images before; an endpoint that refuses them now (a 4xx naming images) is
+   * remembered for the session and asked once more without them.
+   */
+  private async complete(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): Promise<ModelReply> {
+    const call = (sent: readonly ChatMessage[]) =>
+      this.setup.adapter.complete({ messages: sent, tools, signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
+    const off = this.imagesOff();
+    if (off !== undefined || imageCount(messages) === 0) return call(off === undefined ? messages : withoutImages(messages, off));
+    try {
+      return await call(messages);
+    } catch (error) {
+      if (!refusesImages(error)) throw error;
+      this.imageRefusal.reason = error instanceof Error ? error.message : String(error);
+      this.setup.emit({ kind: "notice", text: "the model server refused images; this session sends a note in their place from now on" });
+      return call(withoutImages(messages, this.imagesOff() ?? "images are off"));
+    }
+  }
+
+  /** Why images are not sent now, or undefined when they are. */
+  private imagesOff(): string | undefined {
+    if (this.setup.images === false) return "model.images is false";
+    const refused = this.imageRefusal.reason;
+    return refused === undefined ? undefined : `the model server refused images earlier in this session (${refused})`;
+  }
+
+  /** Bounds the conversation, in what is sent and in what is kept, to the newest MAX_IMAGES_IN_CONTEXT images. */
+  private keepNewestImages(): void {
+    const groups = keepNewestImages([...this.turns.map((turn) => turn.messages), this.current]);
+    this.turns = this.turns.map((turn, index) => (groups[index] === turn.messages ? turn : { ...turn, messages: groups[index]! }));
+    const current = groups.at(-1)!;
+    if (current !== this.current) this.current.splice(0, this.current.length, ...current);
+  }
+
   /** Runs each call and appends its result; a call's own mistake is told to the model and the turn goes on. */
   private async answer(calls: readonly ToolCall[]): Promise<void> {
     const context: ToolContext = { host: this.setup.host, ledger: this.ledger, emit: this.setup.emit, signal: this.signal };
+    const shown: { callId: string; images: readonly CheckedImage[] }[] = [];
     for (const call of calls) {
-      const { result, problem } = await runToolCall(call, this.tools, context).catch((error: unknown) => {
+      const { result, images, problem } = await runToolCall(call, this.tools, context).catch((error: unknown) => {
         if (error instanceof TurnInterrupted && error.result !== undefined) this.current.push({ role: "tool", tool_call_id: call.id, content: error.result });
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        return { result: `Error: ${message}`, problem: `${call.name} failed: ${message}` };
+        return { result: `Error: ${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
       });
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
       this.current.push({ role: "tool", tool_call_id: call.id, content: result });
+      if (images !== undefined) shown.push({ callId: call.id, images });
     }
+    // After every tool result of the step: chat completions want the results right after their calls.
+    const carrier = imagesMessage(shown);
+    if (carrier !== undefined) this.current.push(carrier);
   }
 
   /** The tools of this request: the view's, and in tool mode those of the MCP servers running now. */

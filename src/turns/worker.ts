@@ -6,6 +6,7 @@
 import type { ModelAdapter } from "../model/index.js";
 import type { Prompts, ToolMode } from "./context.js";
 import type { ConversationStore } from "./conversation.js";
+import { ImageRefusal } from "./images.js";
 import { TURN_INTERRUPT_TIMEOUT_MS } from "./limits.js";
 import type { StoredRow } from "./rows.js";
 import { runTurn, type TurnEnd, type TurnRequest } from "./runner.js";
@@ -24,6 +25,8 @@ export interface TurnModel {
   readonly adapter: ModelAdapter;
   readonly mode: ToolMode;
   readonly contextTokens: number;
+  /** `model.images` (I-2): false sends a note instead of a cell's images; true when unset. */
+  readonly images?: boolean;
 }
 
 export interface TurnWorkerOptions {
@@ -44,6 +47,8 @@ export class TurnWorker {
   private draining: Promise<void> | undefined;
   private current: { turnId: string; controller: AbortController; ended: Promise<void> } | undefined;
   private closed = false;
+  /** The session's memory that its endpoint refused images (I-2): it outlives the turn that learned it. */
+  private readonly imageRefusal = new ImageRefusal();
 
   constructor(private readonly options: TurnWorkerOptions) {}
 
@@ -95,7 +100,7 @@ export class TurnWorker {
     try {
       const model = await options.model();
       const done = await runTurn(request, options.conversations.load(options.sessionId), {
-        ...model, prompts: options.prompts, host: options.host, emit,
+        ...model, prompts: options.prompts, host: options.host, emit, imageRefusal: this.imageRefusal,
         ...(options.onText ? { onText: (delta: string) => options.onText!(request.turnId, delta) } : {}),
       }, controller.signal);
       options.conversations.save(options.sessionId, done.state);

@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeO
 import { KEY, KEY_ENV } from "../model/support.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { roots, writeSkill } from "../support/skills.js";
+import { TINY_PNG_BASE64 } from "../mcpServer/support.js";
 
 const BIN = join(ROOT, "bin", "albedo");
 /** Bound on one CLI run (kernel boot included). */
@@ -163,6 +164,37 @@ describe("X albedo chat one-shot", () => {
     const run = await chat(["what does the research skill say?"], {});
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^used skill research · [\d.]+ KB$/m);
+  });
+});
+
+describe("I-2 I-3 albedo chat and a cell's images", () => {
+  const showTiny = `from IPython.display import display\ndisplay({'image/png': ${JSON.stringify(TINY_PNG_BASE64)}, 'text/plain': '<stand-in>'}, raw=True)\nprint('shown')`;
+  const pythonCall: FakeReply = { kind: "reply", toolCalls: [{ id: "p1", name: "python", arguments: JSON.stringify({ code: showTiny }) }] };
+
+  it("prints the output's image as a label with the file it was kept in; the model received it as an image_url part", async () => {
+    await globalSettings(openaiModel());
+    server.enqueue(pythonCall, answer("A dot."));
+    const run = await chat(["draw"]);
+    expect(run.code, run.stderr).toBe(0);
+    const label = /^ {2}\[image 1 · 8×8 PNG · 75 B\] (\S+\/images\/[0-9a-f]{64}\.png)$/m.exec(run.stdout);
+    expect(label, run.stdout).not.toBeNull();
+    expect((await readFile(label![1]!)).equals(Buffer.from(TINY_PNG_BASE64, "base64"))).toBe(true);
+    expect(run.stdout).toMatch(/^ {2}shown$/m);
+    const parts = server.requests[1]!.body.messages.flatMap((m: { content: unknown }) => (Array.isArray(m.content) ? m.content : []));
+    expect(parts.filter((part: { type: string }) => part.type === "image_url")).toHaveLength(1);
+  });
+
+  it("--json rows carry the images' references", async () => {
+    await globalSettings(openaiModel({ images: false }));
+    server.enqueue(pythonCall, answer("Noted."));
+    const run = await chat(["--json", "draw"]);
+    expect(run.code, run.stderr).toBe(0);
+    const output = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>).find((row) => row.kind === "output");
+    expect(output).toMatchObject({ images: [{ id: expect.stringMatching(/^[0-9a-f]{64}$/), mime: "image/png", width: 8, height: 8, bytes: 75 }] });
+    // model.images false: the model got a note, no part.
+    const sent = JSON.stringify(server.requests[1]!.body.messages);
+    expect(sent).not.toContain("image_url");
+    expect(sent).toContain("not sent: model.images is false");
   });
 });
 

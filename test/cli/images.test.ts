@@ -85,7 +85,7 @@ describe("I-3 albedo exec prints each image as a label with its file", () => {
     const run = await exec(`${PRELUDE}display(HTML('<b>bold</b>'))`);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("<IPython.core.display.HTML object>");
-    expect(run.stderr).toContain("(an HTML output, shown above as text; a notebook or the web console renders it)");
+    expect(run.stderr).toContain("(an HTML output, shown above as text; a Jupyter notebook on the albedo kernel renders it)");
   }, 120_000);
 });
 

@@ -52,7 +52,8 @@ describe("O-7 model settings: validation", () => {
     ["context_tokens below the minimum", { context_tokens: MIN_CONTEXT_TOKENS - 1 }, `model.context_tokens: must be an integer from ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS}`],
     ["context_tokens that are not an integer", { context_tokens: 4096.5 }, "model.context_tokens: must be an integer"],
     ["a relative script path", { script: "demo.json" }, "model.script: must be an absolute path"],
-    ["an unknown field", { api_key: "sk-..." }, "model.api_key: unknown field; model allows provider, base_url, name, api_key_env, mode, context_tokens, script"],
+    ["I-2 images that are not a boolean", { images: "no" }, "model.images: must be true or false"],
+    ["an unknown field", { api_key: "sk-..." }, "model.api_key: unknown field; model allows provider, base_url, name, api_key_env, mode, context_tokens, images, script"],
   ];
   for (const [label, model, problem] of bad) {
     it(`names the field: ${label}`, () => {
@@ -86,6 +87,7 @@ describe("O-7 model settings: the global-only rule", () => {
       name: "project-model",
       mode: "tool",
       contextTokens: 8_192,
+      images: true,
     });
   });
 
@@ -99,8 +101,15 @@ describe("O-7 model settings: the global-only rule", () => {
     expect(settings).toMatchObject({ name: "session-model", mode: "tool", contextTokens: 8_192, baseUrl: "https://api.example.com/v1" });
   });
 
-  it("applies the defaults: mode code, DEFAULT_CONTEXT_TOKENS", () => {
-    expect(resolveModelSettings({ global: { model: { provider: "stub", script: "/x.json" } } })).toMatchObject({ mode: "code", contextTokens: DEFAULT_CONTEXT_TOKENS });
+  it("applies the defaults: mode code, DEFAULT_CONTEXT_TOKENS, images on", () => {
+    expect(resolveModelSettings({ global: { model: { provider: "stub", script: "/x.json" } } })).toMatchObject({ mode: "code", contextTokens: DEFAULT_CONTEXT_TOKENS, images: true });
+  });
+
+  it("I-2 model.images: any scope may turn images off, the narrowest wins", () => {
+    const stub = { provider: "stub" as const, script: "/x.json" };
+    expect(resolveModelSettings({ global: { model: { ...stub, images: false } } }).images).toBe(false);
+    expect(resolveModelSettings({ global: { model: stub }, project: { model: { images: false } } }).images).toBe(false);
+    expect(resolveModelSettings({ global: { model: { ...stub, images: false } }, project: { model: { images: false } }, session: { model: { images: true } } }).images).toBe(true);
   });
 
   it("is a config error when no global provider is set, and says so when only the project names one", () => {

@@ -11,7 +11,7 @@ const dirs = tempDirs("albedo-model-stub-");
 afterAll(() => dirs.cleanup());
 
 function stubSettings(script: string | undefined, extra: Partial<ModelSettings> = {}): ModelSettings {
-  return { provider: "stub", script, mode: "code", contextTokens: DEFAULT_CONTEXT_TOKENS, ...extra };
+  return { provider: "stub", script, mode: "code", contextTokens: DEFAULT_CONTEXT_TOKENS, images: true, ...extra };
 }
 
 /** Writes `content` (a value as JSON, or text as it is) to a fresh script file and returns its path. */

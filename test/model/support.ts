@@ -10,7 +10,7 @@ export const ENV = { [KEY_ENV]: KEY };
 
 /** Settings of an openai adapter pointed at `baseUrl`. */
 export function openaiSettings(baseUrl: string, extra: Partial<ModelSettings> = {}): ModelSettings {
-  return { provider: "openai", baseUrl, name: "fake-model", apiKeyEnv: KEY_ENV, mode: "code", contextTokens: DEFAULT_CONTEXT_TOKENS, ...extra };
+  return { provider: "openai", baseUrl, name: "fake-model", apiKeyEnv: KEY_ENV, mode: "code", contextTokens: DEFAULT_CONTEXT_TOKENS, images: true, ...extra };
 }
 
 /** An openai adapter against the fake server, with the key in its environment. */

@@ -1,5 +1,6 @@
 /** The tools a turn offers (O-3, O-5) and how one call is checked and run. */
 import { z } from "zod";
+import type { CheckedImage } from "../../images/index.js";
 import { parseJsonWellFormed } from "../../json/index.js";
 import type { ToolCall, ToolSpec } from "../../model/index.js";
 import type { SessionView } from "../../session/index.js";
@@ -14,7 +15,7 @@ export { boundToolText, GatheredText } from "./bounds.js";
 export { mcpTools } from "./mcp.js";
 export { skillText } from "./skill.js";
 export { toolSpec } from "./tool.js";
-export type { McpTurnAnswer, McpTurnServers, McpTurnTool, Tool, ToolContext, TurnHost, TurnMcp } from "./tool.js";
+export type { McpTurnAnswer, ToolAnswer, McpTurnServers, McpTurnTool, Tool, ToolContext, TurnHost, TurnMcp } from "./tool.js";
 
 /** A turn's tools and the specs the model sees, for one view and mode. */
 export interface Toolset {
@@ -55,7 +56,7 @@ function buildTools(view: SessionView, mode: ToolMode): Tool[] {
  * itself was wrong (unknown tool, malformed or invalid arguments): the model is told, and the turn
  * goes on. Throws only what the tool throws (an interrupt, a dead kernel).
  */
-export async function runToolCall(call: ToolCall, tools: readonly Tool[], context: ToolContext): Promise<{ result: string; problem?: string }> {
+export async function runToolCall(call: ToolCall, tools: readonly Tool[], context: ToolContext): Promise<{ result: string; images?: readonly CheckedImage[]; problem?: string }> {
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (tool === undefined) {
     const problem = `there is no tool "${call.name}"; the tools are ${tools.map((t) => t.name).join(", ")}`;
@@ -74,5 +75,6 @@ export async function runToolCall(call: ToolCall, tools: readonly Tool[], contex
     const problem = `invalid arguments for ${call.name}: ${z.prettifyError(checked.error).replace(/\s*\n\s*/g, " ")}`;
     return { result: `Error: ${problem}.`, problem };
   }
-  return { result: await tool.run(checked.data, context) };
+  const answer = await tool.run(checked.data, context);
+  return typeof answer === "string" ? { result: answer } : { result: answer.text, images: answer.images };
 }

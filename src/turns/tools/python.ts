@@ -1,6 +1,8 @@
 /** The `python` tool (O-3): model-written code runs in the session's kernel; what it printed comes back, bounded. */
 import { z } from "zod";
+import { collectImages, imageRef, keepImageBundle, type CheckedImage, type ImageRef } from "../../images/index.js";
 import type { ExecuteOutput } from "../../kernel/index.js";
+import { imagesFollowLine } from "../images.js";
 import { TURN_INTERRUPT_TIMEOUT_MS } from "../limits.js";
 import { alreadyLoadedNote } from "../pulls.js";
 import { boundToolText, GatheredText } from "./bounds.js";
@@ -37,22 +39,52 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
       context.ledger.pull(entry, "python", activation.instructions) ? { ...activation, instructions: alreadyLoadedNote(entry.name) } : activation,
     );
     try {
-      const { text, bytes, status } = await execute(code, context);
-      const bounded = boundToolText(text, undefined, bytes);
-      context.emit({ kind: "output", ...bounded, status });
-      return bounded.text;
+      const { text, bytes, status, bundles } = await execute(code, context);
+      const { images, notes } = await collectImages(bundles);
+      const printed = text.length > 0 || bundles.length === 0 ? boundToolText(text.length > 0 ? text : NO_OUTPUT, undefined, text.length > 0 ? bytes : undefined) : { text: "", truncated: false };
+      // The notes come after the cut, so a cell that printed too much still says which images were dropped.
+      const shown = joinLines(printed.text, ...notes);
+      const kept = await keepForPeople(images, context);
+      context.emit({ kind: "output", text: joinLines(shown, ...kept.notes), truncated: printed.truncated, status, ...(kept.refs.length > 0 ? { images: kept.refs } : {}) });
+      if (images.length === 0) return shown;
+      return { text: joinLines(shown, imagesFollowLine(images.length)), images };
     } finally {
       observing.dispose();
     }
   },
 };
 
+/**
+ * The images kept in the session's store for the output row (I-3); one the store refuses (its
+ * quota) or fails to write is a note on the row, and the model still receives it.
+ */
+async function keepForPeople(images: readonly CheckedImage[], context: ToolContext): Promise<{ refs: ImageRef[]; notes: string[] }> {
+  const refs: ImageRef[] = [];
+  const notes: string[] = [];
+  const store = context.host.images;
+  if (store === undefined) return { refs, notes };
+  for (const [index, image] of images.entries()) {
+    const kept = await store.keep(image).catch((error: unknown) => ({ ok: false as const, note: `not kept: ${error instanceof Error ? error.message : String(error)}` }));
+    if (kept.ok) refs.push(imageRef(kept.image));
+    else notes.push(`image ${index + 1} ${kept.note}`);
+  }
+  return { refs, notes };
+}
+
+/** The non-empty parts, one a line: a part that already ends its line is not given another newline. */
+function joinLines(...parts: string[]): string {
+  return parts.filter((part) => part !== "").reduce((joined, part) => (joined === "" || joined.endsWith("\n") ? joined + part : `${joined}\n${part}`), "");
+}
+
 /** Runs the cell to its end, or interrupts it when the turn is; returns its outputs as one text. */
-async function execute(code: string, context: ToolContext): Promise<{ text: string; bytes: number; status: "ok" | "error" }> {
+async function execute(code: string, context: ToolContext): Promise<{ text: string; bytes: number; status: "ok" | "error"; bundles: unknown[] }> {
   if (context.signal.aborted) throw new TurnInterrupted("the turn was interrupted before the cell ran");
   const future = context.host.execute(code);
   const gathered = new GatheredText();
+  const bundles: unknown[] = [];
   const listening = future.onOutput((output) => {
+    // An image goes to the model as an image (I-2): its text/plain stand-in ("<…Image object>") would only be noise.
+    if ((output.header.msg_type === "display_data" || output.header.msg_type === "execute_result") && keepImageBundle(bundles, (output.content as { data?: unknown }).data)) return;
     const text = describeOutput(output);
     if (text !== undefined) gathered.add(text.replace(ANSI, ""));
   });
@@ -76,7 +108,7 @@ async function execute(code: string, context: ToolContext): Promise<{ text: stri
       throw interrupted(text, bytes, reply === undefined, refused);
     }
     const status = reply?.status === "ok" ? "ok" : "error";
-    return text.length > 0 ? { text, bytes, status } : { text: NO_OUTPUT, bytes: Buffer.byteLength(NO_OUTPUT), status };
+    return { text, bytes, status, bundles };
   } finally {
     clearTimeout(timer);
     listening.dispose();

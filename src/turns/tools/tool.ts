@@ -1,6 +1,6 @@
 /** What every tool of the turn loop is: a spec the model sees, a schema its arguments must meet, and what it does. */
 import { z } from "zod";
-import type { ImageStore } from "../../images/index.js";
+import type { CheckedImage, ImageStore } from "../../images/index.js";
 import type { ExecuteFuture } from "../../kernel/index.js";
 import type { ToolSpec } from "../../model/index.js";
 import type { Activation, ResourceListing } from "../../skills/index.js";
@@ -69,14 +69,20 @@ export interface ToolContext {
   readonly signal: AbortSignal;
 }
 
+/** A result with images (the `python` tool's): the text for the model, and the images that follow it (I-2). */
+export interface ToolAnswer {
+  readonly text: string;
+  readonly images: readonly CheckedImage[];
+}
+
 export interface Tool<Args = unknown> {
   readonly name: string;
   readonly description: string;
   readonly schema: z.ZodType<Args>;
   /** The JSON Schema the model sees, when it is not the schema's own (an MCP tool's, checked by the runtime). */
   readonly parameters?: Readonly<Record<string, unknown>>;
-  /** Runs the tool; returns the text sent back to the model. Throws only for an interrupt or a dead kernel. */
-  run(args: Args, context: ToolContext): Promise<string>;
+  /** Runs the tool; returns the text sent back to the model (and any images that follow it). Throws only for an interrupt or a dead kernel. */
+  run(args: Args, context: ToolContext): Promise<string | ToolAnswer>;
 }
 
 /** The spec the model sees: the schema as JSON Schema, without the dialect marker providers do not want. */
