@@ -1,13 +1,16 @@
 /**
  * The images step of one execution: a cell's display bundle carrying a 3000 × 2000 PNG, collected,
- * checked (magic number, header, a whole decode) and scaled to MAX_IMAGE_EDGE_PX, as the runtime
- * does for every image a cell shows. The baseline is sharp decoding the same PNG and nothing else,
+ * checked (magic number, header, a whole decode), scaled to MAX_IMAGE_EDGE_PX and attached to the
+ * next chat completions request (the user message with its data URL, serialised as the request
+ * body), as the runtime does for every image a cell shows. The baseline is sharp decoding the same PNG and nothing else,
  * in alternating batches: the floor any check that reads every pixel pays.
  */
 import { performance } from "node:perf_hooks";
 import sharp from "sharp";
 import { collectImages, MAX_IMAGE_EDGE_PX } from "../src/images/index.js";
 import { humanSize } from "../src/json/index.js";
+import { chatCompletionParams } from "../src/model/index.js";
+import { imagesMessage } from "../src/turns/index.js";
 import { limitGoal } from "./goals.js";
 import { median, percentile, round } from "./stats.js";
 
@@ -18,6 +21,8 @@ const BATCHES = 8;
 const PER_BATCH = 5;
 /** Goal: the issue's bound on the runtime's work for one large plot. */
 const IMAGE_STEP_TARGET_MS = 30;
+/** The request the image is attached to is built, not sent. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** A bar chart on a white ground with grid lines: flat colour and sharp edges compress like a real plot. */
 async function barChart(width: number, height: number): Promise<Buffer> {
@@ -49,12 +54,22 @@ export async function benchImages(): Promise<Record<string, unknown>> {
   const outputs = [{ data: { "text/plain": "<Figure size 3000x2000>", "image/png": png.toString("base64") }, metadata: {} }];
   const steps: number[] = [];
   const decodes: number[] = [];
+  const attaches: number[] = [];
   let kept = "";
+  let body = "";
   for (let batch = 0; batch < BATCHES; batch++) {
     for (let i = 0; i < PER_BATCH; i++) {
       const began = performance.now();
       const { images } = await collectImages(outputs);
-      if (batch > 0) steps.push(performance.now() - began);
+      const collected = performance.now();
+      const carrier = imagesMessage([{ callId: "call_bench", images }]);
+      if (carrier === undefined) throw new Error("the bench image was not attached");
+      body = JSON.stringify(chatCompletionParams("bench", { messages: [carrier], tools: [], signal: NEVER_ABORTED }));
+      const ended = performance.now();
+      if (batch > 0) {
+        steps.push(ended - began);
+        attaches.push(ended - collected);
+      }
       const image = images[0];
       if (image === undefined || Math.max(image.width, image.height) !== MAX_IMAGE_EDGE_PX) throw new Error("the bench image was not kept and scaled");
       kept = `${image.width}×${image.height} PNG, ${humanSize(image.bytes.length)}`;
@@ -72,6 +87,8 @@ export async function benchImages(): Promise<Record<string, unknown>> {
       image: `${WIDTH_PX}×${HEIGHT_PX} PNG, ${humanSize(png.length)} → ${kept}`,
       median_ms: round(step),
       p95_ms: round(percentile(steps, 95)),
+      attach_median_ms: round(median(attaches)),
+      request_body: humanSize(body.length),
       decode_only_median_ms: round(decode),
       ratio_to_decode: round(step / decode),
       ...limitGoal(step, IMAGE_STEP_TARGET_MS),

@@ -52,6 +52,11 @@ export const API = {
     responses: { 200: { description: "the execution's outcome and the outputs its bounds keep", schema: ExecuteAnswer } },
     problems: ["session_not_found", "conflict", "kernel_died"],
   }),
+  getImage: route({
+    method: "GET", path: "/sessions/{id}/images/{image_id}", summary: "The bytes of an image this session kept (an execute answer's or an output row's image id)",
+    responses: { 200: { description: "the image, its own media type, cacheable for good (its id is its content's hash)", raw: "image/*" } },
+    problems: ["session_not_found", "not_found"],
+  }),
   interrupt: route({
     method: "POST", path: "/sessions/{id}/interrupt", summary: "End the running turn as interrupted, or interrupt the running cell; its pending RPC calls are cancelled",
     responses: NO_CONTENT, problems: ["session_not_found", "conflict", "kernel_died"],

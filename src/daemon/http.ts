@@ -3,9 +3,9 @@ import { problemsOfIssues } from "../json/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { NoBody } from "./bodies.js";
 import type { DaemonContext } from "./context.js";
-import { HttpProblem, problemOf, sendJson, sendProblem } from "./problem.js";
+import { HttpProblem, problemOf, sendBytes, sendJson, sendProblem } from "./problem.js";
 import { ifMatchRevision, parseInput, readJsonBody } from "./requestBody.js";
-import { Router, type BoundRoute, type RouteRequest } from "./router.js";
+import { RawBody, Router, type BoundRoute, type RouteRequest } from "./router.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { eventRoutes } from "./routes/events.js";
 import { operationRoutes } from "./routes/operations.js";
@@ -46,7 +46,8 @@ async function handle(router: Router, token: string, req: IncomingMessage, res: 
     const { route, params } = router.match(req.method ?? "GET", url.pathname);
     const reply = await route.handler(await routeRequest(route, req, url, params));
     if (options.checkReplies) checkReply(route, reply);
-    sendJson(res, reply.status, reply.body, reply.headers);
+    if (reply.body instanceof RawBody) sendBytes(res, reply.status, reply.body.contentType, reply.body.bytes, reply.headers);
+    else sendJson(res, reply.status, reply.body, reply.headers);
   } catch (error) {
     const problem = problemOf(error);
     // A bug's stack helps; a known fault (full disk, dead kernel) is said in one line.
@@ -78,6 +79,7 @@ function checkReply(route: BoundRoute, reply: { status: number; body: unknown })
   const declared = route.spec.responses[reply.status];
   const where = `${route.spec.method} ${route.spec.path} answered ${reply.status}`;
   if (declared === undefined) throw new HttpProblem("internal_error", `${where}, which it does not declare`);
+  if ((declared.raw !== undefined) !== reply.body instanceof RawBody) throw new HttpProblem("internal_error", `${where} with ${declared.raw ? "JSON where it declares bytes" : "bytes where it declares JSON"}`);
   const parsed = declared.schema?.safeParse(reply.body);
   if (parsed !== undefined && !parsed.success) {
     const problems = problemsOfIssues(parsed.error.issues);

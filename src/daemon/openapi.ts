@@ -149,6 +149,7 @@ function answer(response: ResponseSpec, schemas: Schemas): Json {
     description: response.description,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     ...(response.schema === undefined ? {} : { content: { "application/json": { schema: schemas.ref(response.schema, "output") } } }),
+    ...(response.raw === undefined ? {} : { content: { [response.raw]: { schema: { type: "string", format: "binary" } } } }),
     ...(response.websocket === undefined ? {} : { "x-websocket-message": schemas.ref(response.websocket, "output") }),
   };
 }

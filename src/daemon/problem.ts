@@ -140,6 +140,12 @@ export function problemResponse(problem: HttpProblem): string {
   return `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? "Error"}\r\n${lines.join("")}\r\n${text}`;
 }
 
+/** Writes bytes of `contentType` (a RawBody's), never sniffed by a browser. */
+export function sendBytes(res: ServerResponse, status: number, contentType: string, bytes: Uint8Array, headers: Readonly<Record<string, string>> = {}): void {
+  res.writeHead(status, { "content-type": contentType, "x-content-type-options": "nosniff", ...headers, "content-length": String(bytes.byteLength) });
+  res.end(bytes);
+}
+
 /** Writes a JSON body (or none for 204). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
   const text = status === 204 || body === undefined ? "" : JSON.stringify(body);

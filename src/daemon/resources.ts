@@ -110,11 +110,23 @@ export type SessionList = DeepReadonly<z.infer<typeof SessionList>>;
 export const OutputResource = z.strictObject({ msg_type: z.string(), content: z.record(z.string(), Json) });
 export type OutputResource = DeepReadonly<z.infer<typeof OutputResource>>;
 
+/** An image an execution showed, kept for people; its bytes at `url`. */
+export const ImageResource = z.strictObject({
+  id: z.string().describe("the SHA-256 of the bytes, 64 lower-case hex digits"),
+  mime: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+  width: Count,
+  height: Count,
+  bytes: Count,
+  url: z.string().describe("GET it, with the token, for the bytes: /sessions/{id}/images/{image_id}"),
+});
+
 export const ExecuteAnswer = z.strictObject({
   execution_id: z.string(),
   status: z.enum(["ok", "error", "aborted"]),
   execution_count: Count.nullable(),
   outputs: z.array(OutputResource),
+  images: z.array(ImageResource).describe("the images the execution showed, checked, scaled and kept, in output order (at most MAX_IMAGES_PER_EXECUTION)"),
+  image_notes: z.array(z.string()).describe("one line per image shown but not kept: bad bytes, a bomb, an SVG, past the per-execution bound or the session's quota"),
   dropped_outputs: Count,
   dropped_output_bytes: Count,
   pages: z.array(z.string()).describe("text the kernel paged instead of printing it (IPython's `obj?` help)"),

@@ -15,6 +15,16 @@ export interface ResponseSpec {
   readonly location?: true;
   /** A WebSocket: the connection switches protocols, and each message has this schema. */
   readonly websocket?: z.ZodType;
+  /** The body is bytes of this media type (a pattern such as `image/*` for OpenAPI), sent as a RawBody, not JSON. */
+  readonly raw?: string;
+}
+
+/** Bytes a route answers with instead of JSON (an image): its exact media type and content. */
+export class RawBody {
+  constructor(
+    readonly contentType: string,
+    readonly bytes: Uint8Array,
+  ) {}
 }
 
 /** A route of the daemon's contract: what it takes, what it answers, and which problems it may give besides the common ones. */
@@ -57,7 +67,7 @@ export interface RouteRequest<S extends RouteSpec = RouteSpec> {
 export type Reply<S extends RouteSpec> = {
   [K in keyof S["responses"] & number]: {
     readonly status: K;
-    readonly body: Answer<S["responses"][K]["schema"]>;
+    readonly body: S["responses"][K] extends { readonly raw: string } ? RawBody : Answer<S["responses"][K]["schema"]>;
     readonly headers?: Readonly<Record<string, string>>;
   };
 }[keyof S["responses"] & number];

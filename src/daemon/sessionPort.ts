@@ -2,6 +2,7 @@
  * What the HTTP routes need from the daemon's sessions, and nothing more. `SessionRegistry`
  * (with `LiveSession`) implements it for real; route tests pass a fake with no kernel behind it.
  */
+import type { ImageStore } from "../images/index.js";
 import type { KernelBridge } from "../bridge/index.js";
 import type { ExecuteOutput, ExecuteReply, RemoteOverride } from "../kernel/index.js";
 import type { Turn } from "../operations/index.js";
@@ -71,6 +72,8 @@ export interface SessionFace {
   refresh(): Promise<void>;
   /** Walks the files once, applying a session-scope change in the same step (D-3). */
   walkCatalog(change?: SelectionChange): Promise<CatalogWalk>;
+  /** The images its cells and turns showed, kept for people (I-3). */
+  readonly images: ImageStore;
 }
 
 /** A session as the daemon holds it: the session and the stream listeners its events fan out to. */

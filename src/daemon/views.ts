@@ -94,11 +94,19 @@ export function outputResource(msgType: string, content: unknown): OutputResourc
 }
 
 /** The answer to POST /sessions/{id}/execute: how the cell ended and the outputs the answer's bounds kept. */
-export function executeAnswer(executionId: string, reply: ExecuteReply, outputs: OutputsAnswer, pages: readonly string[] = []): ExecuteAnswer {
+export function executeAnswer(executionId: string, reply: ExecuteReply, outputs: OutputsAnswer, pages: readonly string[] = [], images: ExecuteImages = NO_IMAGES): ExecuteAnswer {
   // Kernels say "aborted"; older message specs spell it "abort".
   const status = reply.status === "abort" ? "aborted" : reply.status;
-  return { execution_id: executionId, status, execution_count: "execution_count" in reply ? (reply.execution_count ?? null) : null, ...outputs, pages: [...pages] };
+  return { execution_id: executionId, status, execution_count: "execution_count" in reply ? (reply.execution_count ?? null) : null, ...outputs, ...images, pages: [...pages] };
 }
+
+/** The images fields of an execute answer. */
+export interface ExecuteImages {
+  readonly images: ExecuteAnswer["images"];
+  readonly image_notes: readonly string[];
+}
+
+const NO_IMAGES: ExecuteImages = { images: [], image_notes: [] };
 
 /** What a reload changed (K-7). */
 export function reloadAnswer(result: ReloadResult): ReloadAnswer {

@@ -20,6 +20,7 @@ export {
   MAX_STUB_SCRIPT_BYTES,
 } from "./limits.js";
 export { MODEL_PROVIDERS } from "./providers.js";
+export { chatCompletionParams } from "./openaiRequest.js";
 export { describeModelSettings, ignoredModelFields, resolveModelSettings, type ModelSettings } from "./resolve.js";
 
 /**

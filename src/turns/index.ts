@@ -9,3 +9,4 @@ export { boundToolText, describeOutput, GatheredText, skillText } from "./tools/
 export { TurnWorker } from "./worker.js";
 export { turnModel } from "./model.js";
 export { renderMcpServers } from "./mcpContext.js";
+export { imagesMessage } from "./images.js";

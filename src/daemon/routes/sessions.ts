@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import { API } from "../api.js";
 import type { DaemonContext } from "../context.js";
@@ -10,6 +10,9 @@ import { storedRows } from "../turns.js";
 import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive } from "../../platform/index.js";
 import { outputPayloadBytes } from "../../kernel/index.js";
+import { collectImages, imageRef, keepImageBundle, type ImageStore } from "../../images/index.js";
+import { RawBody } from "../router.js";
+import type { ExecuteImages } from "../views.js";
 
 async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.openSession>) {
   const body = request.body();
@@ -45,14 +48,44 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
   const body = request.body();
   const executionId = body.execution_id ?? randomUUID();
   const kept = new KeptOutputs();
+  const bundles: unknown[] = [];
   const future = live.session.execute(body.code);
   future.onOutput((output) => {
     live.publish({ type: "output", executionId, output });
     kept.add(outputResource(output.header.msg_type, output.content), outputPayloadBytes(output));
+    const type = output.header.msg_type;
+    if (type === "display_data" || type === "execute_result") keepImageBundle(bundles, (output.content as { data?: unknown }).data);
   });
   const reply = await future.done;
-  return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(future.cutOutputBytes), pagesOf(reply)) };
+  const images = bundles.length === 0 ? undefined : await keptImages(live.id, live.session.images, bundles);
+  return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(future.cutOutputBytes), pagesOf(reply), images) };
 }
+
+/** The images of an execution's bundles, checked, scaled and kept in the session's store (I-3); each one not kept is a note. */
+async function keptImages(sessionId: string, store: ImageStore, bundles: readonly unknown[]): Promise<ExecuteImages> {
+  const { images, notes } = await collectImages(bundles);
+  const refs: ExecuteImages["images"][number][] = [];
+  const more: string[] = [];
+  for (const [index, image] of images.entries()) {
+    const kept = await store.keep(image).catch((error: unknown) => ({ ok: false as const, note: `not kept: ${error instanceof Error ? error.message : String(error)}` }));
+    if (kept.ok) refs.push({ ...imageRef(kept.image), url: `/sessions/${sessionId}/images/${kept.image.id}` });
+    else more.push(`image ${index + 1} ${kept.note}`);
+  }
+  return { images: refs, image_notes: [...notes, ...more] };
+}
+
+/** An image's bytes, only for an id this session kept (never a path) and while its file is there. */
+async function getImage(ctx: DaemonContext, request: RouteRequest<typeof API.getImage>) {
+  const live = ctx.registry.get(request.params.id!);
+  const id = request.params.image_id!;
+  const stored = live.session.images.find(id);
+  const bytes = stored === undefined ? undefined : await readFile(stored.path).catch(() => undefined);
+  if (stored === undefined || bytes === undefined) throw new HttpProblem("not_found", `session ${live.id} kept no image ${id.slice(0, 80)}`);
+  return { status: 200 as const, body: new RawBody(stored.mime, bytes), headers: { "cache-control": IMMUTABLE } };
+}
+
+/** An image's address is its content's hash: what it names never changes. Private: it came through the token. */
+const IMMUTABLE = "private, max-age=31536000, immutable";
 
 /** Mounts the session routes (D-2). */
 export function sessionRoutes(router: Router, ctx: DaemonContext): void {
@@ -74,6 +107,7 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
       return { status: 204, body: undefined };
     })
     .add(API.execute, (request) => execute(ctx, request))
+    .add(API.getImage, (request) => getImage(ctx, request))
     .add(API.interrupt, async (request) => {
       const live = ctx.registry.get(request.params.id!);
       // A running turn ends as interrupted (it interrupts its own cell); otherwise the cell running now.

@@ -114,6 +114,7 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     prepare: (name, input, caller) => session.prepare(name, input, caller),
     refresh: () => session.refresh(),
     walkCatalog: (change) => session.walkCatalog(change),
+    images: session.images,
   };
   return {
     id: live.id,
