@@ -68,6 +68,8 @@ describe("D-2 one shape per resource", () => {
         dropped_outputs: 0,
         dropped_output_bytes: 0,
         pages: [],
+        images: [],
+        image_notes: [],
       });
       await poll(() => stream.events.filter((event) => event.type === "output").length === 2, { what: "the outputs on the stream" });
       const streamed = stream.events.filter((event) => event.type === "output");
