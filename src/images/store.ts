@@ -109,6 +109,21 @@ export class ImageStore {
     return { ok: true, image: stored };
   }
 
+  /**
+   * Keeps each of `images` (one execution's, in order): the references of those kept, and a note
+   * ("image 2 not kept: …") for each the quota refuses or the disk fails to take. Never throws.
+   */
+  async keepAll(images: readonly CheckedImage[]): Promise<{ refs: ImageRef[]; notes: string[] }> {
+    const refs: ImageRef[] = [];
+    const notes: string[] = [];
+    for (const [index, image] of images.entries()) {
+      const kept = await this.keep(image).catch((error: unknown) => ({ ok: false as const, note: `not kept: ${error instanceof Error ? error.message : String(error)}` }));
+      if (kept.ok) refs.push(imageRef(kept.image));
+      else notes.push(`image ${index + 1} ${kept.note}`);
+    }
+    return { refs, notes };
+  }
+
   /** The image this session kept under `id`; undefined for an id it did not keep, or one that is not an id. */
   find(id: string): StoredImage | undefined {
     return isImageId(id) ? this.kept.get(id) : undefined;

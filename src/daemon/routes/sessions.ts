@@ -10,7 +10,7 @@ import { storedRows } from "../turns.js";
 import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive } from "../../platform/index.js";
 import { outputPayloadBytes } from "../../kernel/index.js";
-import { collectImages, imageRef, keepImageBundle, type ImageStore } from "../../images/index.js";
+import { collectImages, keepImageBundle, type ImageStore } from "../../images/index.js";
 import { RawBody } from "../router.js";
 import type { ExecuteImages } from "../views.js";
 
@@ -64,14 +64,8 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
 /** The images of an execution's bundles, checked, scaled and kept in the session's store (I-3); each one not kept is a note. */
 async function keptImages(sessionId: string, store: ImageStore, bundles: readonly unknown[]): Promise<ExecuteImages> {
   const { images, notes } = await collectImages(bundles);
-  const refs: ExecuteImages["images"][number][] = [];
-  const more: string[] = [];
-  for (const [index, image] of images.entries()) {
-    const kept = await store.keep(image).catch((error: unknown) => ({ ok: false as const, note: `not kept: ${error instanceof Error ? error.message : String(error)}` }));
-    if (kept.ok) refs.push({ ...imageRef(kept.image), url: `/sessions/${sessionId}/images/${kept.image.id}` });
-    else more.push(`image ${index + 1} ${kept.note}`);
-  }
-  return { images: refs, image_notes: [...notes, ...more] };
+  const kept = await store.keepAll(images);
+  return { images: kept.refs.map((ref) => ({ ...ref, url: `/sessions/${sessionId}/images/${ref.id}` })), image_notes: [...notes, ...kept.notes] };
 }
 
 /** An image's bytes, only for an id this session kept (never a path) and while its file is there. */

@@ -1,6 +1,6 @@
 /** The `python` tool (O-3): model-written code runs in the session's kernel; what it printed comes back, bounded. */
 import { z } from "zod";
-import { collectImages, imageRef, keepImageBundle, type CheckedImage, type ImageRef } from "../../images/index.js";
+import { collectImages, keepImageBundle } from "../../images/index.js";
 import type { ExecuteOutput } from "../../kernel/index.js";
 import { imagesFollowLine } from "../images.js";
 import { TURN_INTERRUPT_TIMEOUT_MS } from "../limits.js";
@@ -44,7 +44,8 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
       const printed = text.length > 0 || bundles.length === 0 ? boundToolText(text.length > 0 ? text : NO_OUTPUT, undefined, text.length > 0 ? bytes : undefined) : { text: "", truncated: false };
       // The notes come after the cut, so a cell that printed too much still says which images were dropped.
       const shown = joinLines(printed.text, ...notes);
-      const kept = await keepForPeople(images, context);
+      // Kept for people (I-3): one the store refuses is a note on the row; the model still receives it.
+      const kept = (await context.host.images?.keepAll(images)) ?? { refs: [], notes: [] };
       context.emit({ kind: "output", text: joinLines(shown, ...kept.notes), truncated: printed.truncated, status, ...(kept.refs.length > 0 ? { images: kept.refs } : {}) });
       if (images.length === 0) return shown;
       return { text: joinLines(shown, imagesFollowLine(images.length)), images };
@@ -53,23 +54,6 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
     }
   },
 };
-
-/**
- * The images kept in the session's store for the output row (I-3); one the store refuses (its
- * quota) or fails to write is a note on the row, and the model still receives it.
- */
-async function keepForPeople(images: readonly CheckedImage[], context: ToolContext): Promise<{ refs: ImageRef[]; notes: string[] }> {
-  const refs: ImageRef[] = [];
-  const notes: string[] = [];
-  const store = context.host.images;
-  if (store === undefined) return { refs, notes };
-  for (const [index, image] of images.entries()) {
-    const kept = await store.keep(image).catch((error: unknown) => ({ ok: false as const, note: `not kept: ${error instanceof Error ? error.message : String(error)}` }));
-    if (kept.ok) refs.push(imageRef(kept.image));
-    else notes.push(`image ${index + 1} ${kept.note}`);
-  }
-  return { refs, notes };
-}
 
 /** The non-empty parts, one a line: a part that already ends its line is not given another newline. */
 function joinLines(...parts: string[]): string {
