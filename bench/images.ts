@@ -4,14 +4,23 @@
  * next chat completions request (the user message with its data URL, serialised as the request
  * body), as the runtime does for every image a cell shows. The baseline is sharp decoding the same PNG and nothing else,
  * in alternating batches: the floor any check that reads every pixel pays.
+ *
+ * Then the memory a conversation holds as its cells show images: turns of a real session, each
+ * with one python call whose cell displays a different PNG, measured after as many turns as a
+ * request carries images (MAX_IMAGES_IN_CONTEXT) and again after CONVERSATION_IMAGES.
  */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import sharp from "sharp";
-import { collectImages, MAX_IMAGE_EDGE_PX } from "../src/images/index.js";
+import { collectImages, MAX_IMAGE_EDGE_PX, MAX_SESSION_IMAGE_BYTES } from "../src/images/index.js";
 import { humanSize } from "../src/json/index.js";
-import { chatCompletionParams } from "../src/model/index.js";
-import { imagesMessage } from "../src/turns/index.js";
-import { limitGoal } from "./goals.js";
+import { chatCompletionParams, type ModelAdapter, type ModelReply, type ModelRequest } from "../src/model/index.js";
+import { installDir } from "../src/platform/index.js";
+import { Session } from "../src/session/index.js";
+import { EMPTY_CONVERSATION, imagesMessage, loadPrompts, MAX_IMAGES_IN_CONTEXT, runTurn, type ConversationState } from "../src/turns/index.js";
+import { goal, limitGoal } from "./goals.js";
 import { median, percentile, round } from "./stats.js";
 
 const WIDTH_PX = 3000;
@@ -21,6 +30,13 @@ const BATCHES = 8;
 const PER_BATCH = 5;
 /** Goal: the issue's bound on the runtime's work for one large plot. */
 const IMAGE_STEP_TARGET_MS = 30;
+/** Turns in the conversation whose memory is measured, one image each. */
+const CONVERSATION_IMAGES = 50;
+/** Goal: what the conversation holds after CONVERSATION_IMAGES images over what it held after MAX_IMAGES_IN_CONTEXT; bounded, not growing with the count. */
+const CONVERSATION_GROWTH_BOUND = 1.5;
+/** Each turn's image: noise, so it compresses badly and no two are alike (about 1.4 MB as PNG). */
+const NOISE_WIDTH_PX = 800;
+const NOISE_HEIGHT_PX = 600;
 /** The request the image is attached to is built, not sent. */
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -46,6 +62,109 @@ async function barChart(width: number, height: number): Promise<Buffer> {
  */
 function decodeOnly(png: Buffer): Promise<Buffer> {
   return sharp(png).extract({ left: 0, top: HEIGHT_PX - 1, width: WIDTH_PX, height: 1 }).raw().toBuffer();
+}
+
+/** A PNG of seeded noise: a xorshift stream, so image `seed` is the same on every run and unlike the others. */
+function noisePng(seed: number): Promise<Buffer> {
+  const pixels = Buffer.alloc(NOISE_WIDTH_PX * NOISE_HEIGHT_PX * 3);
+  let state = (seed + 1) * 2654435761 >>> 0;
+  for (let i = 0; i < pixels.length; i++) {
+    state ^= state << 13; state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5; state >>>= 0;
+    pixels[i] = state & 0xff;
+  }
+  return sharp(pixels, { raw: { width: NOISE_WIDTH_PX, height: NOISE_HEIGHT_PX, channels: 3 } }).png().toBuffer();
+}
+
+/** A model that calls python once per turn (the cell showing that turn's image) and then answers in prose. */
+class ImageTurnsModel implements ModelAdapter {
+  private turn = 0;
+  private called = false;
+
+  async complete(_request: ModelRequest): Promise<ModelReply> {
+    if (this.called) {
+      this.called = false;
+      this.turn += 1;
+      return { text: "seen", toolCalls: [], finishReason: "stop" };
+    }
+    this.called = true;
+    const code = `from IPython.display import Image, display\ndisplay(Image(filename="img/${this.turn}.png"))`;
+    return { text: "", toolCalls: [{ id: `c${this.turn}`, name: "python", arguments: JSON.stringify({ code }) }], finishReason: "tool_calls" };
+  }
+
+  describe() {
+    return { provider: "bench", model: "scripted", mode: "tool" as const, contextTokens: 10_000_000 };
+  }
+}
+
+/**
+ * Heap and external memory one process holds, in MiB, after GC when exposed. External counts
+ * buffers and Node's large base64 strings, which live outside the heap.
+ */
+async function heldMb(): Promise<number> {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  // Twice, a turn of the loop apart: external memory is given back by callbacks after a collection.
+  for (let i = 0; i < 2; i++) {
+    collect?.();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const usage = process.memoryUsage();
+  return (usage.heapUsed + usage.external) / 2 ** 20;
+}
+
+/** The conversation serialised, in MiB: its messages with their images' base64, as a store saves it. */
+function stateMb(state: ConversationState): number {
+  return Buffer.byteLength(JSON.stringify(state)) / 2 ** 20;
+}
+
+/**
+ * What a conversation of CONVERSATION_IMAGES turns, one image each, holds: the heap and buffers
+ * grown, after MAX_IMAGES_IN_CONTEXT turns and after all of them, the images carried, and what
+ * the session's store kept on disk. Bounded by the quota and the newest-N rule means the second
+ * number stays near the first.
+ */
+async function conversationWithImages(): Promise<Record<string, unknown>> {
+  const root = await mkdtemp(join(tmpdir(), "alb-bench-images-"));
+  const dirs = { workspace: join(root, "ws"), home: join(root, "home"), state: join(root, "st") };
+  await Promise.all(Object.values(dirs).map((dir) => mkdir(dir)));
+  await mkdir(join(dirs.workspace, "img"));
+  let pngBytes = 0;
+  for (let i = 0; i < CONVERSATION_IMAGES; i++) {
+    const png = await noisePng(i);
+    pngBytes += png.length;
+    await writeFile(join(dirs.workspace, "img", `${i}.png`), png);
+  }
+  const session = await Session.open({ workspace: dirs.workspace, home: dirs.home, stateDir: dirs.state, env: { ...process.env, HOME: dirs.home } });
+  try {
+    const setup = { adapter: new ImageTurnsModel(), mode: "tool" as const, contextTokens: 10_000_000, prompts: loadPrompts(installDir()), host: session, emit: () => undefined };
+    const before = await heldMb();
+    let state: ConversationState = EMPTY_CONVERSATION;
+    let atBound = { held: 0, state: 0 };
+    for (let i = 0; i < CONVERSATION_IMAGES; i++) {
+      state = (await runTurn({ turnId: `t${i}`, visibleText: `plot ${i}`, modelInput: `plot ${i}` }, state, setup, new AbortController().signal)).state;
+      if (i + 1 === MAX_IMAGES_IN_CONTEXT) atBound = { held: (await heldMb()) - before, state: stateMb(state) };
+    }
+    const atEnd = { held: (await heldMb()) - before, state: stateMb(state) };
+    const carried = state.turns.flatMap((turn) => turn.messages).flatMap((message) => (message.role === "user" ? (message.images ?? []) : []));
+    return {
+      turns: state.turns.length,
+      image: `${NOISE_WIDTH_PX}×${NOISE_HEIGHT_PX} PNG noise, ${humanSize(pngBytes / CONVERSATION_IMAGES)} each`,
+      images_carried: carried.length,
+      carried_base64_mb: round(carried.reduce((chars, image) => chars + image.data.length, 0) / 2 ** 20),
+      [`state_mb_after_${MAX_IMAGES_IN_CONTEXT}`]: round(atBound.state),
+      [`state_mb_after_${CONVERSATION_IMAGES}`]: round(atEnd.state),
+      [`process_mb_after_${MAX_IMAGES_IN_CONTEXT}`]: round(atBound.held),
+      [`process_mb_after_${CONVERSATION_IMAGES}`]: round(atEnd.held),
+      store_mb: round(session.images.usedBytes / 2 ** 20),
+      store_quota_mb: round(MAX_SESSION_IMAGE_BYTES / 2 ** 20),
+      note: "state: the conversation serialised (what it holds and what a store saves); process: heap used + external grown since the first turn (noisy); the conversation carries the newest MAX_IMAGES_IN_CONTEXT images, the store stops at its quota; ratio: state after all over state at the bound",
+      ...goal(atEnd.state, atBound.state, CONVERSATION_GROWTH_BOUND),
+    };
+  } finally {
+    await session.close();
+    await rm(root, { recursive: true, force: true });
+  }
 }
 
 /** Runs the benchmark; the median step in milliseconds held to IMAGE_STEP_TARGET_MS, and sharp's decode alone beside it. */
@@ -93,5 +212,6 @@ export async function benchImages(): Promise<Record<string, unknown>> {
       ratio_to_decode: round(step / decode),
       ...limitGoal(step, IMAGE_STEP_TARGET_MS),
     },
+    conversation_50_images: await conversationWithImages(),
   };
 }

@@ -248,7 +248,10 @@ export const TranscriptRowResource = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("user"), text: z.string(), ...RowPlace }),
   z.strictObject({ kind: z.literal("assistant"), text: z.string(), ...RowPlace }),
   z.strictObject({ kind: z.literal("code"), code: z.string(), ...RowPlace }),
-  z.strictObject({ kind: z.literal("output"), text: z.string(), status: z.enum(["ok", "error"]), truncated: z.boolean(), ...RowPlace }),
+  z.strictObject({
+    kind: z.literal("output"), text: z.string(), status: z.enum(["ok", "error"]), truncated: z.boolean(),
+    images: z.array(ImageResource).optional().describe("the cell's images kept for people, in output order; absent when it showed none"), ...RowPlace,
+  }),
   z.strictObject({ kind: z.literal("skill"), skill: z.string(), bytes: Count, via: PullVia, already_loaded: z.boolean(), text: z.string(), ...RowPlace }),
   z.strictObject({
     kind: z.literal("mcp"), server: z.string(), tool: z.string(), via: z.enum(["python", "tool"]), ms: Count, bytes: Count.describe("the result's size"),

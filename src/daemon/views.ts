@@ -161,12 +161,22 @@ export function healthResource(sessions: number, spares: readonly SpareStatus[],
 
 /** A page of a session's transcript: `limit` rows after `after`; `next_after` is set when more may follow. */
 export function transcriptPage(sessionId: string, rows: readonly StoredRow[], limit: number): TranscriptPage {
-  return { session_id: sessionId, rows: rows.map(rowResource), next_after: rows.length === limit ? rows.at(-1)!.seq : null };
+  return { session_id: sessionId, rows: rows.map((row) => rowResource(sessionId, row)), next_after: rows.length === limit ? rows.at(-1)!.seq : null };
 }
 
-/** One stored transcript row as HTTP and the stream carry it: the stored row is its wire shape, and this signature keeps the two one shape. */
-export function rowResource(row: StoredRow): TranscriptRowResource {
-  return row;
+/**
+ * One stored transcript row as HTTP and the stream carry it: the stored row is its wire shape
+ * (this signature keeps the two one shape), an output row's images with the URL of their bytes.
+ */
+export function rowResource(sessionId: string, row: StoredRow): TranscriptRowResource {
+  if (row.kind !== "output") return row;
+  const { images, ...rest } = row;
+  return images === undefined ? rest : { ...rest, images: images.map((image) => ({ ...image, url: imageUrl(sessionId, image.id) })) };
+}
+
+/** Where the bytes of the image `imageId` of a session are: GET, with the token. */
+export function imageUrl(sessionId: string, imageId: string): string {
+  return `/sessions/${sessionId}/images/${imageId}`;
 }
 
 /** The message a session's stream sends for one of its events. */
@@ -177,7 +187,7 @@ export function streamMessage(live: HostedSession, event: StreamEvent): StreamMe
     case "output":
       return { type: "output", session_id: live.id, execution_id: event.executionId, ...outputResource(event.output.header.msg_type, event.output.content) };
     case "row":
-      return { type: "row", session_id: live.id, row: rowResource(event.row) };
+      return { type: "row", session_id: live.id, row: rowResource(live.id, event.row) };
     case "text":
       return { type: "text", session_id: live.id, turn_id: event.turnId, delta: event.delta };
     case "transcript":

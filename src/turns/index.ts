@@ -10,3 +10,4 @@ export { TurnWorker } from "./worker.js";
 export { turnModel } from "./model.js";
 export { renderMcpServers } from "./mcpContext.js";
 export { imagesMessage } from "./images.js";
+export { MAX_IMAGES_IN_CONTEXT } from "./limits.js";

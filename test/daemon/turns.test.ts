@@ -9,6 +9,7 @@ import { daemonFixture } from "./support/fixture.js";
 import { poll } from "../support/poll.js";
 import { writeSkill } from "../support/skills.js";
 import { EVERYTHING } from "../mcp/support.js";
+import { picture } from "../images/fixtures.js";
 
 let server: FakeOpenAI;
 
@@ -104,6 +105,30 @@ describe("O-3 O-9 turns in the daemon", () => {
     const admitted = await say(daemon, session, { type: "message", text: "x" });
     expect(await outcomeOf(daemon, admitted.body.operation_id)).toMatchObject({ outcome: { result: "failed", error: expect.stringMatching(/unknown model/) } });
     expect((await call(daemon, "POST", `/sessions/${session}/execute`, { code: "print(2 + 2)" })).body.outputs[0].content.text).toBe("4\n");
+  });
+});
+
+describe("I-3 O-9 a turn's images over HTTP", () => {
+  it("the output row of a python call that showed a plot carries the image with its url, in the transcript and on the stream; GET returns its bytes", async () => {
+    const { dirs, daemon, session } = await daemonWith();
+    const plot = await picture(320, 200);
+    await writeFile(join(dirs.workspace, "plot.png"), plot);
+    const stream = await openStream(daemon, session);
+    server.enqueue(toolCall("python", { code: "from IPython.display import Image, display\ndisplay(Image(filename='plot.png'))" }), prose("A plot."));
+    await outcomeOf(daemon, (await say(daemon, session, { type: "message", text: "plot it" })).body.operation_id);
+    const page = (await call(daemon, "GET", `/sessions/${session}/transcript`)).body;
+    const output = page.rows.find((row: { kind: string }) => row.kind === "output");
+    expect(output.images).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{64}$/), mime: "image/png", width: 320, height: 200, bytes: plot.length, url: expect.any(String) }]);
+    expect(output.images[0].url).toBe(`/sessions/${session}/images/${output.images[0].id}`);
+    const outputRow = () => stream.events.find((e) => e.type === "row" && (e.row as { kind: string }).kind === "output")?.row as { images?: unknown } | undefined;
+    await poll(() => outputRow() !== undefined, { what: "the output row on the stream" });
+    expect(outputRow()!.images).toEqual(output.images);
+    await stream.close();
+    const got = await fetch(daemon.url + output.images[0].url, { headers: { authorization: `Bearer ${daemon.token}` } });
+    expect(got.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await got.arrayBuffer()).equals(plot)).toBe(true);
+    // A row without images has no images field.
+    expect(page.rows.find((row: { kind: string }) => row.kind === "user")).not.toHaveProperty("images");
   });
 });
 

@@ -7,7 +7,7 @@ import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import { MAX_TRANSCRIPT_PAGE_ROWS } from "../limits.js";
 import { storedRows } from "../turns.js";
-import { createdSession, executeAnswer, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
+import { createdSession, executeAnswer, imageUrl, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive } from "../../platform/index.js";
 import { outputPayloadBytes } from "../../kernel/index.js";
 import { collectImages, keepImageBundle, type ImageStore } from "../../images/index.js";
@@ -65,7 +65,7 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
 async function keptImages(sessionId: string, store: ImageStore, bundles: readonly unknown[]): Promise<ExecuteImages> {
   const { images, notes } = await collectImages(bundles);
   const kept = await store.keepAll(images);
-  return { images: kept.refs.map((ref) => ({ ...ref, url: `/sessions/${sessionId}/images/${ref.id}` })), image_notes: [...notes, ...kept.notes] };
+  return { images: kept.refs.map((ref) => ({ ...ref, url: imageUrl(sessionId, ref.id) })), image_notes: [...notes, ...kept.notes] };
 }
 
 /** An image's bytes, only for an id this session kept (never a path) and while its file is there. */
