@@ -90,6 +90,9 @@ HEALTH_TIMEOUT_S = 2
 DAEMON_START_DEADLINE_S = 30
 INSTALL_ENV = "ALBEDO_INSTALL"
 NODE_ENV = "ALBEDO_NODE"
+# The global settings file, read by a launcher that reaches no daemon for its `sandbox` mode (K-14), and its bound.
+SETTINGS_FILE = "settings.json"
+MAX_SETTINGS_BYTES = 262144
 # Remote kernels (K-12): the comm the runtime opens, how a blocking call asks for its reply on the
 # comm's subshell, and the oldest ipykernel that serves comm messages while a cell awaits.
 COMM_TARGET = "albedo.rpc"

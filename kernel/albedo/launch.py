@@ -1,9 +1,15 @@
-"""Kernel entry point of the "albedo (Python)" kernelspec (K-13): `python -m albedo.launch -f FILE`.
+"""Kernel entry point of the "albedo (Python)" kernelspec (K-13, K-14): `python -m albedo.launch -f FILE`.
 
-Finds (or starts) the albedo daemon for the state dir, opens a session for the kernel's working
-directory whose kernel is this process, puts the session's RPC access into the environment and
-runs ipykernel with the albedo extension. When any of that fails the kernel still starts, as
-plain Python, after one line on stderr saying why.
+The launcher is not the kernel. It finds (or starts) the albedo daemon for the state dir, asks it
+for a session on the notebook's directory whose kernel (sandboxed as the `sandbox` setting says)
+signs with the key of Jupyter's connection file, and relays Jupyter's five channels to that
+kernel's own sockets until the kernel ends (see _relay.py). Jupyter's SIGINT interrupts the
+kernel through the daemon; SIGTERM, or the kernel's end, ends the relay and closes the session.
+
+When the daemon refuses the session, the notebook gets a kernel that runs no code and answers
+each cell with the reason (_refusal.py). When no daemon can be reached the kernel starts as
+plain Python in this process, after one line on stderr saying why, unless the global `sandbox`
+setting is `required`: then it is the refusing kernel too.
 """
 
 from __future__ import annotations
@@ -11,9 +17,12 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import select
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
@@ -28,9 +37,11 @@ from ._contract import (
     HEALTH_PATH,
     HEALTH_TIMEOUT_S,
     INSTALL_ENV,
+    MAX_SETTINGS_BYTES,
     MAX_STATE_FILE_BYTES,
     NODE_ENV,
     SESSIONS_PATH,
+    SETTINGS_FILE,
     STATE_DIR_ENV,
     STATE_DIR_NAME,
 )
@@ -40,10 +51,18 @@ SESSION_ID_ENV = "ALBEDO_SESSION_ID"
 # The launcher's own waits: how often it looks for a daemon it started, and how long a session's open may take.
 DAEMON_POLL_S = 0.1
 SESSION_OPEN_TIMEOUT_S = 60.0
+# How often the relaying launcher looks at its relay and its parent between its kernel's events.
+WATCH_INTERVAL_S = 0.5
+# The longest the launcher's requests to the daemon while it relays (an interrupt, the close) may take.
+CONTROL_TIMEOUT_S = 10.0
 
 
 class LaunchError(Exception):
     """Why the kernel starts without albedo; the message says what to do."""
+
+
+class Refused(LaunchError):
+    """The daemon answered, and would not open the session: no kernel may run in its place."""
 
 
 class _UnixConnection(http.client.HTTPConnection):
@@ -171,16 +190,21 @@ def open_session(state: str, workspace: str, start: bool = True) -> Dict[str, st
         if not start:
             raise LaunchError(f"no albedo daemon runs for {state}; start one with `albedo serve`")
         found = _start_daemon(state)
-    body = {"workspace": workspace, "kernel": "external", "kernel_pid": os.getpid()}
+    answer = _post_session(found, {"workspace": workspace, "kernel": "external", "kernel_pid": os.getpid()}, "rpc")
+    return {**bridge_env(answer["rpc"]), SESSION_ID_ENV: str(answer["id"])}
+
+
+def _post_session(found: Tuple[Dict[str, Any], str], body: Dict[str, Any], member: str) -> Dict[str, Any]:
+    """The daemon's answer to POST /sessions with `body`, which must carry `member`; raises LaunchError, or Refused when the daemon said no."""
     try:
         status, answer = request(found[0], found[1], "POST", SESSIONS_PATH, body, SESSION_OPEN_TIMEOUT_S)
     except (OSError, ValueError) as error:
         raise LaunchError(f"the daemon at {found[0]['url']} did not open a session: {error}") from error
-    if status != 201 or not isinstance(answer, dict) or not isinstance(answer.get("rpc"), dict):
+    if status != 201 or not isinstance(answer, dict) or not isinstance(answer.get(member), dict):
         # A refusal is a problem document: `code` is stable, `detail` says what to do.
         problem = answer if isinstance(answer, dict) else {}
-        raise LaunchError(f"the daemon refused a session for {workspace} ({status} {problem.get('code') or 'without a code'}: {problem.get('detail') or 'no detail'})")
-    return {**bridge_env(answer["rpc"]), SESSION_ID_ENV: str(answer["id"])}
+        raise Refused(f"the albedo daemon refused a session for {body['workspace']} ({status} {problem.get('code') or 'without a code'}: {problem.get('detail') or 'no detail'})")
+    return answer
 
 
 def bridge_env(rpc: Dict[str, Any]) -> Dict[str, str]:
@@ -192,21 +216,148 @@ def _env_text(value: Any) -> str:
     return EXTENSIONS_SEPARATOR.join(value) if isinstance(value, list) else str(value)
 
 
-def kernel_argv(argv: List[str]) -> List[str]:
-    """ipykernel's arguments: ours (`-f FILE`) plus the albedo extension when a session is open."""
+def open_relayed_session(state: str, workspace: str, key: str) -> Tuple[Tuple[Dict[str, Any], str], Dict[str, Any]]:
+    """The daemon and its new session for `workspace`, whose kernel signs with `key` (K-14); raises Refused or LaunchError."""
+    found = _daemon(state)
+    if found is None or not _healthy(found):
+        found = _start_daemon(state)
+    relay = {"key": key, "signature_scheme": "hmac-sha256", "launcher_pid": os.getpid()}
+    return found, _post_session(found, {"workspace": workspace, "kernel": "relay", "relay": relay}, "relay")
+
+
+def sandbox_line(answer: Dict[str, Any]) -> str:
+    """The one line the launcher writes about what it started: sandboxed or not, and where."""
+    kernel = answer.get("kernel") if isinstance(answer.get("kernel"), dict) else {}
+    where = f"session {answer.get('id')} on {answer.get('workspace')}"
+    if kernel.get("sandbox") == "bwrap":
+        return f"albedo: kernel sandboxed (bubblewrap), {where}"
+    return f"albedo: kernel NOT sandboxed (the sandbox setting is off, or auto found no working bubblewrap: `albedo doctor` says which), {where}"
+
+
+def global_sandbox_mode(state: str) -> str:
+    """The global settings' `sandbox` mode, "auto" when unset; "required" when the file cannot be read (the safe reading)."""
+    path = os.path.join(state, SETTINGS_FILE)
     try:
-        os.environ.update(open_session(state_dir(), os.getcwd()))
-    except Exception as error:  # any failure leaves a working plain-Python kernel
-        print(f"albedo: starting without `skills` and `commands`: {error}. "
-              "Run `albedo serve` (or `albedo doctor`) and restart the kernel.", file=sys.stderr)
-        return argv
-    return [*argv, "--ext", "albedo"]
+        with open(path, "r", encoding="utf-8") as handle:
+            text = handle.read(MAX_SETTINGS_BYTES + 1)
+    except FileNotFoundError:
+        return "auto"
+    except OSError:
+        return "required"
+    try:
+        settings = json.loads(text) if len(text) <= MAX_SETTINGS_BYTES else None
+    except ValueError:
+        settings = None
+    if not isinstance(settings, dict):
+        return "required"
+    mode = settings.get("sandbox", "auto")
+    return mode if mode in ("auto", "required", "off") else "required"
+
+
+def relay_until_done(found: Tuple[Dict[str, Any], str], answer: Dict[str, Any], connection: Dict[str, Any]) -> int:
+    """Relays Jupyter's channels to the session's kernel until the kernel ends, the relay fails, Jupyter goes or SIGTERM comes; then closes the session."""
+    from ._relay import CHANNELS, Relay, RelayError
+
+    info, token = found
+    session = str(answer["id"])
+    target = answer["relay"]
+    relay = Relay(connection, {channel: str(target[channel]) for channel in CHANNELS})
+    try:
+        relay.start()
+    except RelayError as error:
+        print(f"albedo: {error}", file=sys.stderr)
+        _close_session(info, token, session)
+        return 1
+    stop = threading.Event()
+
+    def interrupt() -> None:
+        try:
+            request(info, token, "POST", f"{SESSIONS_PATH}/{session}/interrupt", None, CONTROL_TIMEOUT_S)
+        except (OSError, ValueError) as error:
+            print(f"albedo: the interrupt did not reach the daemon: {error}", file=sys.stderr)
+
+    # Jupyter interrupts a "signal" kernel with SIGINT to this process; the kernel is the daemon's child, so the daemon passes it on.
+    signal.signal(signal.SIGINT, lambda *_: threading.Thread(target=interrupt, name="albedo-interrupt", daemon=True).start())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    parent = os.getppid()
+    try:
+        kernel = os.pidfd_open(int(target["kernel_pid"]))
+    except OSError:
+        kernel = None
+    print(sandbox_line(answer), file=sys.stderr)
+    why = "the kernel ended"
+    try:
+        while kernel is not None:
+            if stop.is_set():
+                why = "asked to stop"
+                break
+            ready, _, _ = select.select([kernel], [], [], WATCH_INTERVAL_S)
+            if ready:
+                break
+            if not relay.alive():
+                why = "the relay stopped"
+                break
+            if os.getppid() != parent:
+                why = "Jupyter went away"
+                break
+    finally:
+        relay.stop()
+        if kernel is not None:
+            os.close(kernel)
+        _close_session(info, token, session)
+    print(f"albedo: relay ended: {why}", file=sys.stderr)
+    return 0
+
+
+def _close_session(info: Dict[str, Any], token: str, session: str) -> None:
+    """Closes the session (its kernel's shutdown ladder runs in the daemon); the daemon also does so once this process is gone."""
+    try:
+        request(info, token, "DELETE", f"{SESSIONS_PATH}/{session}", None, CONTROL_TIMEOUT_S)
+    except (OSError, ValueError):
+        pass
+
+
+def _connection_file(argv: List[str]) -> Optional[str]:
+    """The FILE of `-f FILE` (or `--f=FILE`), as Jupyter passes it."""
+    for index, arg in enumerate(argv):
+        if arg == "-f" and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith("--f="):
+            return arg[len("--f="):]
+    return None
 
 
 def main() -> None:
-    from ipykernel.kernelapp import IPKernelApp
+    from ._refusal import run_refusal_kernel
+    from ._relay import RelayError, read_connection_file
 
-    IPKernelApp.launch_instance(argv=kernel_argv(sys.argv[1:]))
+    argv = sys.argv[1:]
+    path = _connection_file(argv)
+    if path is None:
+        print("albedo: usage: python -m albedo.launch -f CONNECTION_FILE (Jupyter runs it so)", file=sys.stderr)
+        sys.exit(2)
+    try:
+        connection = read_connection_file(path)
+    except RelayError as error:
+        print(f"albedo: {error}", file=sys.stderr)
+        sys.exit(1)
+    state = state_dir()
+    try:
+        found, answer = open_relayed_session(state, os.getcwd(), str(connection["key"]))
+    except Refused as refused:
+        run_refusal_kernel(argv, str(refused))
+        return
+    except LaunchError as error:
+        if global_sandbox_mode(state) == "required":
+            run_refusal_kernel(argv, f"{error}; the sandbox setting is required, so no kernel runs outside the sandbox")
+            return
+        from ipykernel.kernelapp import IPKernelApp
+
+        print(f"albedo: starting without a sandbox, `skills` and `commands`: {error}. "
+              "Run `albedo serve` (or `albedo doctor`) and restart the kernel.", file=sys.stderr)
+        IPKernelApp.launch_instance(argv=argv)
+        return
+    sys.exit(relay_until_done(found, answer, connection))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REP
 import { MCP_CATALOG_WAIT_MS, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
 import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES } from "../daemon/index.js";
 import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
+import { MAX_SETTINGS_BYTES, SETTINGS_FILE_NAME } from "../settings/index.js";
 import { DAEMON_START_TIMEOUT_MS, ON_DEMAND_LOG_FILE } from "./daemonAccess.js";
 import { LAUNCHER_INSTALL_ENV, LAUNCHER_NODE_ENV } from "./kernelspec.js";
 
@@ -126,6 +127,9 @@ function launcherSection(): string[] {
     `DAEMON_START_DEADLINE_S = ${py(DAEMON_START_TIMEOUT_MS / 1000)}`,
     `INSTALL_ENV = ${py(LAUNCHER_INSTALL_ENV)}`,
     `NODE_ENV = ${py(LAUNCHER_NODE_ENV)}`,
+    "# The global settings file, read by a launcher that reaches no daemon for its `sandbox` mode (K-14), and its bound.",
+    `SETTINGS_FILE = ${py(SETTINGS_FILE_NAME)}`,
+    `MAX_SETTINGS_BYTES = ${py(MAX_SETTINGS_BYTES)}`,
   ];
 }
 

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { remoteSettingsProblems } from "../kernel/index.js";
 import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "../operations/index.js";
 import { REPLACED_SECTIONS, SkillName } from "../settings/index.js";
-import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
+import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH, MAX_RELAY_KEY_LENGTH, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
 
 const AbsolutePath = z
   .string()
@@ -33,19 +33,31 @@ const RemoteBody = z
     }
   });
 
+/** `relay` of POST /sessions: what a notebook's launcher gives so the session's kernel signs as the notebook expects (K-14). */
+const RelayBody = z.strictObject({
+  // Printable ASCII: it goes into the kernel's connection file as it is, and Jupyter writes a UUID.
+  key: z.string().min(1).max(MAX_RELAY_KEY_LENGTH).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces").describe("the HMAC key of the notebook's connection file"),
+  signature_scheme: z.literal("hmac-sha256").describe("the only scheme Jupyter uses"),
+  launcher_pid: z.number().int().positive().describe("the launcher's pid: the session (and its kernel) closes when that process is gone"),
+});
+
 export const OpenSessionBody = z
   .strictObject({
     workspace: AbsolutePath.describe("an existing directory"),
     extensions: z.strictObject({ skills: z.boolean().optional() }).optional(),
-    kernel: z.enum(["own", "external"]).optional().describe('"external": a notebook\'s running kernel joins the session (K-13)'),
+    kernel: z.enum(["own", "external", "relay"]).optional().describe('"external": a notebook\'s running kernel joins the session (K-13); "relay": the session\'s own kernel, signing with a notebook\'s key, for its launcher to relay to (K-14)'),
     kernel_pid: z.number().int().positive().optional().describe('the pid of that kernel; only with "kernel": "external"'),
+    relay: RelayBody.optional().describe('only with "kernel": "relay"'),
     remote: RemoteBody.optional().describe("run this session's kernel on that Jupyter Server (K-12), over the global kernel.remote settings"),
   })
   .superRefine((body, ctx) => {
     const external = body.kernel === "external";
-    if (external && body.remote !== undefined) ctx.addIssue({ code: "custom", path: ["remote"], message: '"remote" cannot go with "kernel": "external"' });
+    const relayed = body.kernel === "relay";
+    if ((external || relayed) && body.remote !== undefined) ctx.addIssue({ code: "custom", path: ["remote"], message: `"remote" cannot go with "kernel": "${body.kernel}"` });
     if (external && body.kernel_pid === undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: 'an external kernel needs "kernel_pid", the pid of its process' });
     if (!external && body.kernel_pid !== undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: '"kernel_pid" goes with "kernel": "external"' });
+    if (relayed && body.relay === undefined) ctx.addIssue({ code: "custom", path: ["relay"], message: 'a relayed kernel needs "relay": the notebook\'s key, signature_scheme and launcher_pid' });
+    if (!relayed && body.relay !== undefined) ctx.addIssue({ code: "custom", path: ["relay"], message: '"relay" goes with "kernel": "relay"' });
   });
 export type OpenSessionBody = z.infer<typeof OpenSessionBody>;
 

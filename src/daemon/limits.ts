@@ -19,6 +19,8 @@ export const MAX_EXECUTE_OUTPUT_BYTES = 16 * 1024 * 1024;
 export const MAX_EXECUTION_ID_LENGTH = 64;
 /** Characters of a workspace path in a request. */
 export const MAX_PATH_LENGTH = 4_096;
+/** The longest HMAC key a notebook's relay may give (K-14); Jupyter's are 36-character UUIDs. */
+export const MAX_RELAY_KEY_LENGTH = 256;
 /** How long `GET /health` may take before a client counts the daemon as gone. */
 export const HEALTH_TIMEOUT_MS = 2_000;
 /** How long a clean shutdown may take closing sessions before the process exits anyway. */

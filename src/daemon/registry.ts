@@ -6,7 +6,7 @@ import { LiveSession } from "./live.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
-import type { SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
+import type { KernelJoin, SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
 import { globalSettingsTarget, readSettings } from "../settings/index.js";
 import { isSameProcessAlive, type Log, processIdentity } from "../platform/index.js";
 
@@ -47,10 +47,11 @@ export class SessionRegistry implements SessionDirectory {
   }
 
   /**
-   * Opens a session; with `externalPid` it boots no kernel and closes once that process is gone (K-13).
-   * Throws 429 too_many_sessions at the bound, or the Session's own error when the kernel does not start.
+   * Opens a session; with `join` it boots no kernel (external, K-13) or boots one that signs with
+   * the relay's key (K-14), and closes once the join's process is gone. Throws 429
+   * too_many_sessions at the bound, or the Session's own error when the kernel does not start.
    */
-  async open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number, remote?: RemoteOverride): Promise<LiveSession> {
+  async open(workspace: string, extensions: Partial<ExtensionState>, join?: KernelJoin, remote?: RemoteOverride): Promise<LiveSession> {
     if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
     const cap = await this.sessionCap();
     // Checked and counted in one step after the only await, so opens racing each other cannot pass the cap together.
@@ -62,12 +63,12 @@ export class SessionRegistry implements SessionDirectory {
     this.opening += 1;
     try {
       const wanted: ExtensionState = { skills: extensions.skills ?? true };
-      // A notebook's own kernel (K-13), or one on a server named for this session only (K-12), has nothing to gain from a spare.
-      const spare = externalPid === undefined && remote === undefined ? await this.pool.take(workspace, wanted) : undefined;
-      const session = spare ?? (await this.openSession(workspace, wanted, externalPid !== undefined, remote));
+      // A notebook's kernel (K-13, K-14: its key is fixed at boot), or one on a server named for this session only (K-12), has nothing to gain from a spare.
+      const spare = join === undefined && remote === undefined ? await this.pool.take(workspace, wanted) : undefined;
+      const session = spare ?? (await this.openSession(workspace, wanted, join, remote));
       const live = await this.adopt(session, spare !== undefined);
       this.sessions.set(session.id, live);
-      if (externalPid !== undefined) this.watchPid(live, externalPid);
+      if (join !== undefined) this.watchPid(live, join.pid);
       else if (remote === undefined) this.pool.refill(workspace, wanted);
       return live;
     } finally {
@@ -103,7 +104,7 @@ export class SessionRegistry implements SessionDirectory {
     return this.pool.status();
   }
 
-  private openSession(workspace: string, extensions: ExtensionState, external = false, remote?: RemoteOverride): Promise<Session> {
+  private openSession(workspace: string, extensions: ExtensionState, join?: KernelJoin, remote?: RemoteOverride): Promise<Session> {
     return Session.open({
       workspace,
       home: this.options.home,
@@ -111,7 +112,8 @@ export class SessionRegistry implements SessionDirectory {
       env: this.options.env,
       mcpShared: this.mcpShared,
       extensions,
-      ...(external ? { kernel: "external" as const } : {}),
+      ...(join?.kind === "external" ? { kernel: "external" as const } : {}),
+      ...(join?.kind === "relay" ? { relayKey: join.key } : {}),
       ...(this.options.install ? { install: this.options.install } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
@@ -120,7 +122,7 @@ export class SessionRegistry implements SessionDirectory {
   }
 
   private watchPid(live: LiveSession, pid: number): void {
-    // Its start time too: once the kernel is gone its pid may be given to another process.
+    // Its start time too: once the process is gone its pid may be given to another.
     const kernel = processIdentity(pid);
     const timer = setInterval(() => {
       if (!isSameProcessAlive(kernel) && this.sessions.get(live.id) === live) void this.close(live.id).catch(() => undefined);

@@ -99,8 +99,21 @@ export const BridgeResource = z.strictObject({
 });
 export type BridgeResource = DeepReadonly<z.infer<typeof BridgeResource>>;
 
-/** The `201` of `POST /sessions`: the session, plus `rpc` only for a session whose kernel is external. */
-export const CreatedSession = SessionResource.extend({ rpc: BridgeResource.optional() });
+const ChannelAddress = z.string().describe("a ZeroMQ address, ipc://PATH");
+
+/** Where a notebook's launcher relays Jupyter's channels to (K-14): the session kernel's own sockets. */
+export const RelayResource = z.strictObject({
+  shell: ChannelAddress,
+  iopub: ChannelAddress,
+  stdin: ChannelAddress,
+  control: ChannelAddress,
+  hb: ChannelAddress,
+  kernel_pid: Count.describe("the kernel's process (in a sandbox, the sandbox's): the relay ends when it does"),
+});
+export type RelayResource = DeepReadonly<z.infer<typeof RelayResource>>;
+
+/** The `201` of `POST /sessions`: the session, plus `rpc` only for a session whose kernel is external, `relay` only for one opened for a relay. */
+export const CreatedSession = SessionResource.extend({ rpc: BridgeResource.optional(), relay: RelayResource.optional() });
 export type CreatedSession = DeepReadonly<z.infer<typeof CreatedSession>>;
 
 export const SessionList = z.strictObject({ sessions: z.array(SessionResource) });

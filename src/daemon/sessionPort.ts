@@ -74,7 +74,24 @@ export interface SessionFace {
   walkCatalog(change?: SelectionChange): Promise<CatalogWalk>;
   /** The images its cells and turns showed, kept for people (I-3). */
   readonly images: ImageStore;
+  /** Where a notebook's relay reaches the kernel (K-14); undefined for a session not opened for one. */
+  relayTarget(): RelayTarget | undefined;
 }
+
+/** A relayed kernel's channel addresses and the process whose end is the kernel's end (K-14). */
+export interface RelayTarget {
+  readonly addresses: Readonly<Record<"shell" | "iopub" | "stdin" | "control" | "hb", string>>;
+  readonly pid: number;
+}
+
+/**
+ * A kernel that is not the session's own to start as it likes: a notebook's running kernel that
+ * joins (K-13), or the session's own kernel signing with a notebook's key for its relay (K-14).
+ * Either way the session closes once `pid` (the kernel, or the launcher) is gone.
+ */
+export type KernelJoin =
+  | { readonly kind: "external"; readonly pid: number }
+  | { readonly kind: "relay"; readonly key: string; readonly pid: number };
 
 /** A session as the daemon holds it: the session and the stream listeners its events fan out to. */
 export interface HostedSession {
@@ -93,8 +110,8 @@ export interface HostedSession {
 
 /** The daemon's sessions as the routes see them. */
 export interface SessionDirectory {
-  /** Opens a session; with `externalPid` a notebook's running kernel joins it (K-13). Throws 429 too_many_sessions at the bound. */
-  open(workspace: string, extensions: Partial<ExtensionState>, externalPid?: number, remote?: RemoteOverride): Promise<HostedSession>;
+  /** Opens a session; with `join` a notebook's kernel joins it or a notebook's relay reaches it (K-13, K-14). Throws 429 too_many_sessions at the bound. */
+  open(workspace: string, extensions: Partial<ExtensionState>, join?: KernelJoin, remote?: RemoteOverride): Promise<HostedSession>;
   /** The session with this id. Throws 404 session_not_found. */
   get(id: string): HostedSession;
   list(): readonly HostedSession[];

@@ -17,7 +17,7 @@ import type {
   BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, OperationResource, OutputResource,
   ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
 } from "./resources.js";
-import type { HostedSession, StreamEvent } from "./sessionPort.js";
+import type { HostedSession, RelayTarget, StreamEvent } from "./sessionPort.js";
 
 /** The session's kernel; `status` overrides the current one (a status event reports the state it is about). */
 export function kernelResource(live: HostedSession, status?: string): KernelResource {
@@ -81,9 +81,13 @@ function composition(live: HostedSession): SessionResource["composition"] {
   };
 }
 
-/** The answer to POST /sessions: the session, and how an external kernel reaches it (K-13). */
-export function createdSession(live: HostedSession, rpc: KernelBridge | undefined): CreatedSession {
-  return rpc === undefined ? sessionResource(live) : { ...sessionResource(live), rpc: bridgeJson(rpc) as BridgeResource };
+/** The answer to POST /sessions: the session, and how an external kernel reaches it (K-13) or a relay its kernel (K-14). */
+export function createdSession(live: HostedSession, rpc: KernelBridge | undefined, relay?: RelayTarget): CreatedSession {
+  return {
+    ...sessionResource(live),
+    ...(rpc === undefined ? {} : { rpc: bridgeJson(rpc) as BridgeResource }),
+    ...(relay === undefined ? {} : { relay: { ...relay.addresses, kernel_pid: relay.pid } }),
+  };
 }
 
 /** One kernel output. A traceback loses its terminal colours: the kernel's own copy keeps them for terminals. */

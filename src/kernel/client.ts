@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { KernelMessage } from "@jupyterlab/services";
 import type { SendChannel } from "./channels.js";
+import type { ConnectionInfo } from "./connection.js";
 import { isAlive, KernelBase } from "./base.js";
 import { deadlineError, kernelDiedError, kernelStoppedError } from "./errors.js";
 import { ExecuteFuture } from "./future.js";
@@ -48,6 +49,11 @@ export class KernelClient extends KernelBase implements Kernel {
   /** The kernel process id, while one runs. */
   get pid(): number | undefined {
     return this.instance?.process.pid;
+  }
+
+  /** The current connection info (transport, addresses, key), while a kernel runs. */
+  get connection(): ConnectionInfo | undefined {
+    return this.instance?.info;
   }
 
   /** The current connection file path, while a kernel runs. */

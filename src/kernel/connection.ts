@@ -54,11 +54,11 @@ export async function ensureRunDir(runDir: string): Promise<void> {
 }
 
 /**
- * Fresh connection info with a new random key. IPC sockets get a new random prefix inside
- * `runDir`; throws when the resulting socket paths exceed MAX_UNIX_SOCKET_PATH_BYTES.
+ * Fresh connection info with `key`, else a new random one. IPC sockets get a new random prefix
+ * inside `runDir`; throws when the resulting socket paths exceed MAX_UNIX_SOCKET_PATH_BYTES.
  */
-export async function newConnectionInfo(runDir: string, transport: KernelTransport): Promise<ConnectionInfo> {
-  const key = randomBytes(KEY_BYTES).toString("hex");
+export async function newConnectionInfo(runDir: string, transport: KernelTransport, given?: string): Promise<ConnectionInfo> {
+  const key = given ?? randomBytes(KEY_BYTES).toString("hex");
   if (transport === "tcp") {
     const [shell, iopub, stdin, control, hb] = await freeTcpPorts(CHANNELS.length);
     return { transport, ip: TCP_LOOPBACK, shell_port: shell!, iopub_port: iopub!, stdin_port: stdin!, control_port: control!, hb_port: hb!, key, signature_scheme: "hmac-sha256" };

@@ -5,6 +5,7 @@ export { MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GR
 export { headerDateMs, type ExecuteTimes } from "./timeline.js";
 export { DROPPED_BYTES_METADATA, outputDropMarker, outputPayloadBytes } from "./outputs.js";
 export { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "./launcher.js";
+export { channelAddress, CHANNELS, type ChannelName } from "./connection.js";
 export { KernelStartError } from "./errors.js";
 export { RestartPolicy, superviseKernel } from "./supervisor.js";
 export { findKernelSpec, jupyterDataDir, KernelSpecError, listKernelSpecs, resolveKernelLaunch, type ResolvedKernelLaunch } from "./kernelspecs.js";

@@ -54,7 +54,7 @@ export class KernelInstance {
   /** Launches a kernel and waits for readiness; throws KernelStartError (after cleaning up) when it never gets there. */
   static async boot(options: StartKernelOptions, sessionId: string, handlers: InstanceHandlers): Promise<KernelInstance> {
     await ensureRunDir(options.runDir);
-    const info = await newConnectionInfo(options.runDir, options.transport ?? "ipc");
+    const info = await newConnectionInfo(options.runDir, options.transport ?? "ipc", options.key);
     // A wrapper (the sandbox) hands the kernel its connection file itself: the key then never sits on disk.
     const connectionFile = options.wrap ? undefined : await writeConnectionFile(options.runDir, info);
     let process: KernelProcess;

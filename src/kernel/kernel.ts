@@ -62,6 +62,8 @@ export interface StartKernelOptions {
   readonly withoutEnv?: readonly string[];
   /** Default "ipc"; "tcp" binds 127.0.0.1 on free ports. */
   readonly transport?: KernelTransport;
+  /** The HMAC key every message is signed with; a fresh random one at each boot when absent (a notebook's relay gives its own, K-14). */
+  readonly key?: string;
   /** Rewrites the final argv just before spawn (the sandbox prefixes bwrap here). */
   readonly wrap?: KernelWrap;
   /** Logger hook; the kernel domain never writes to the console itself. */

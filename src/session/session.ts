@@ -3,7 +3,10 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { bridgeEnv, type KernelBridge } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
-import { startKernel, superviseKernel, RestartPolicy, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelStatus, type RemoteKernelOptions, type RemoteOverride } from "../kernel/index.js";
+import {
+  channelAddress, CHANNELS, startKernel, superviseKernel, RestartPolicy,
+  type ChannelName, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelClient, type KernelStatus, type RemoteKernelOptions, type RemoteOverride,
+} from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
 import type { Caller } from "../commands/index.js";
 import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
@@ -54,6 +57,11 @@ export interface SessionOptions {
   readonly onProgress?: (message: string) => void;
   /** "external": boot no kernel; one started elsewhere connects with `bridge()` (K-13). Default "own". */
   readonly kernel?: KernelOwnership;
+  /**
+   * A notebook's relay (K-14): the own kernel signs with the notebook's HMAC key, so the relay can
+   * pass Jupyter's frames untouched, and is not restarted when it dies (Jupyter restarts it).
+   */
+  readonly relayKey?: string;
   /** Run the kernel on this Jupyter Server (`--remote URL`, `POST /sessions {"remote": …}`), over the global `kernel.remote` settings (K-12). */
   readonly remote?: RemoteOverride;
   /** The daemon's pool of MCP server processes for entries marked `"shared": true` (M-2). */
@@ -69,6 +77,8 @@ export interface SessionOptions {
 export class Session implements CommandHost {
   private readonly views: ViewKeeper;
   private kernelValue: Kernel | undefined;
+  /** The kernel process this machine runs for the session, when it runs one (not a remote or external kernel). */
+  private localKernel: KernelClient | undefined;
   /** Told of activations the kernel's code makes while a turn's python tool runs (visible pulls). */
   private readonly activationObservers = new Set<ActivationObserver>();
   /** Told of every MCP call the kernel's code makes (a conversation draws its rows from them). */
@@ -182,9 +192,23 @@ export class Session implements CommandHost {
       withoutEnv: [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
       ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
+      ...(this.options.relayKey !== undefined ? { key: this.options.relayKey } : {}),
     });
     this.watch(kernel);
-    this.watchers.push(superviseKernel(kernel, new RestartPolicy(), this.options.log ? { log: this.options.log } : {}));
+    this.localKernel = kernel;
+    // A relayed kernel's death is the notebook's to see: its launcher exits and Jupyter restarts it.
+    if (this.options.relayKey === undefined) this.watchers.push(superviseKernel(kernel, new RestartPolicy(), this.options.log ? { log: this.options.log } : {}));
+  }
+
+  /**
+   * Where a notebook's relay reaches this session's kernel (K-14): each channel's address and the
+   * process to watch. Undefined unless the session was opened for a relay and its kernel runs.
+   */
+  relayTarget(): { readonly addresses: Readonly<Record<ChannelName, string>>; readonly pid: number } | undefined {
+    const info = this.options.relayKey === undefined ? undefined : this.localKernel?.connection;
+    const pid = this.localKernel?.pid;
+    if (info === undefined || pid === undefined) return undefined;
+    return { addresses: Object.fromEntries(CHANNELS.map((channel) => [channel, channelAddress(info, channel)])) as Record<ChannelName, string>, pid };
   }
 
   /** A kernel on a Jupyter Server (K-12). Its server restarts it when it dies; the client boots it again. */

@@ -71,11 +71,11 @@ describe("K-13 albedo kernelspec install", () => {
   });
 });
 
-describe("K-13 a kernel started from the kernelspec joins a daemon session", () => {
+describe("K-13 K-14 a kernel started from the kernelspec is a daemon session's kernel", () => {
   // The daemon serves dirs made by dirsFor, removed by the file's cleanups after this kill.
   const fixture = daemonFixture({ signal: "SIGKILL" });
 
-  it("gets skills and commands backed by an external session that closes when the kernel exits", async () => {
+  it("gets skills and commands from a session whose sandboxed kernel it relays to, closed when the kernel exits", async () => {
     const dirs = await dirsFor();
     writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "Demo instructions here.\n" });
     const daemon = await fixture.start(undefined, undefined, { dirs });
@@ -91,21 +91,24 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
     expect(listed.text).toContain("'demo'");
 
     const sessions = (await call(daemon, "GET", "/sessions")).body.sessions;
-    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ status: "external" }) })]);
+    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ status: expect.stringMatching(/^(ready|idle)$/), sandbox: "bwrap" }) })]);
     const id = sessions[0].id as string;
     const resource = await call(daemon, "GET", `/sessions/${id}`);
-    expect(resource.body.kernel.status).toBe("external");
     expect(resource.body.rpc).toBeUndefined();
-    const refused = await call(daemon, "POST", `/sessions/${id}/execute`, { code: "1" });
-    expect(refused.status).toBe(409);
+    expect(resource.body.relay).toBeUndefined();
+    // The kernel is the session's own: the daemon's clients reach the notebook's namespace too.
+    await run(kernel, "shared = 41");
+    const executed = await call(daemon, "POST", `/sessions/${id}/execute`, { code: "shared + 1" });
+    expect(executed.status).toBe(200);
+    expect(executed.body.outputs[0].content.data["text/plain"]).toBe("42");
 
     await kernel.shutdown();
-    await poll(async () => (await call(daemon, "GET", "/sessions")).body.sessions.length === 0, { what: "the daemon to close the external session" });
+    await poll(async () => (await call(daemon, "GET", "/sessions")).body.sessions.length === 0, { what: "the daemon to close the notebook's session" });
     // The registry forgets the session first, then closes it: its run dir goes a moment later.
-    await poll(() => !existsSync(join(dirs.state, "run", id)), { what: "the external session's run dir to go" });
+    await poll(() => !existsSync(join(dirs.state, "run", id)), { what: "the notebook session's run dir to go" });
   });
 
-  it("POST /sessions validates kernel and kernel_pid", async () => {
+  it("POST /sessions validates kernel, kernel_pid and relay", async () => {
     const dirs = await dirsFor();
     const daemon = await fixture.start(undefined, undefined, { dirs });
     const post = (extra: Record<string, unknown>) => call(daemon, "POST", "/sessions", { workspace: dirs.workspace, ...extra });
@@ -116,6 +119,15 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
       [{ kernel: "elsewhere", kernel_pid: process.pid }, "kernel"],
       [{ kernel_pid: process.pid }, "kernel_pid"],
       [{ kernel: "external", kernel_pid: process.pid, pid: 1 }, "pid"],
+      [{ kernel: "relay" }, "relay"],
+      [{ relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: process.pid } }, "relay"],
+      [{ kernel: "relay", relay: { key: "", signature_scheme: "hmac-sha256", launcher_pid: process.pid } }, "relay.key"],
+      [{ kernel: "relay", relay: { key: "a b", signature_scheme: "hmac-sha256", launcher_pid: process.pid } }, "relay.key"],
+      [{ kernel: "relay", relay: { key: "k".repeat(257), signature_scheme: "hmac-sha256", launcher_pid: process.pid } }, "relay.key"],
+      [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-md5", launcher_pid: process.pid } }, "relay.signature_scheme"],
+      [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-sha256" } }, "relay.launcher_pid"],
+      [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: 2 ** 22 + 7 } }, "relay.launcher_pid"],
+      [{ kernel: "relay", kernel_pid: process.pid, relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: process.pid } }, "kernel_pid"],
     ] as const) {
       const answer = await post(extra);
       expect(answer.status, JSON.stringify(extra)).toBe(400);
@@ -125,6 +137,12 @@ describe("K-13 a kernel started from the kernelspec joins a daemon session", () 
     expect(made.status).toBe(201);
     expect(made.body.kernel).toEqual({ status: "external", pid: null, sandbox_notes: [], sandbox: "none", warm: false });
     expect(made.body.rpc).toEqual(expect.objectContaining({ endpoint: expect.stringMatching(/^ipc:\/\//), token: expect.any(String), extensions: ["python", "skills"] }));
+    const relayed = await post({ kernel: "relay", relay: { key: "the-notebook-key", signature_scheme: "hmac-sha256", launcher_pid: process.pid } });
+    expect(relayed.status).toBe(201);
+    const socket = expect.stringMatching(/^ipc:\/\/\/.+-\d$/);
+    expect(relayed.body.relay).toEqual({ shell: socket, iopub: socket, stdin: socket, control: socket, hb: socket, kernel_pid: expect.any(Number) });
+    expect(relayed.body.rpc).toBeUndefined();
+    expect(relayed.body.kernel).toMatchObject({ status: expect.stringMatching(/^(ready|idle)$/), sandbox: "bwrap" });
   });
 });
 
@@ -146,7 +164,7 @@ describe("K-13 the launcher starts a daemon when none runs", () => {
     const info = JSON.parse(await readFile(join(dirs.state, "daemon.json"), "utf8")) as { url: string; pid: number };
     const token = (await readFile(join(dirs.state, "daemon.token"), "utf8")).trim();
     const sessions = (await call({ url: info.url, token }, "GET", "/sessions")).body.sessions;
-    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ status: "external" }) })]);
+    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ sandbox: "bwrap" }) })]);
     // The daemon writes its own log (`--log-file`), private, with timestamped entries.
     expect(await readFile(join(dirs.state, "daemon.log"), "utf8")).toMatch(/^\S+Z info listening on /m);
     // Started on demand: it goes away by itself once no notebook has used it for a while.
@@ -166,7 +184,7 @@ describe("K-13 the kernel still starts when no daemon can be reached", () => {
     expect(result).toEqual({ status: "ok", text: "2 False False\n" });
     const lines = stderr().split("\n").filter((line) => line.startsWith("albedo:"));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/starting without `skills` and `commands`: `albedo serve` exited .*Run `albedo serve`/);
+    expect(lines[0]).toMatch(/starting without a sandbox, `skills` and `commands`: `albedo serve` exited .*Run `albedo serve`/);
     expect(existsSync(join(dirs.state, "daemon.json"))).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { outputPayloadBytes } from "../../kernel/index.js";
 import { collectImages, keepImageBundle, type ImageStore } from "../../images/index.js";
 import { RawBody } from "../router.js";
 import type { ExecuteImages } from "../views.js";
+import type { HostedSession, KernelJoin, RelayTarget } from "../sessionPort.js";
 
 async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.openSession>) {
   const body = request.body();
@@ -21,10 +22,17 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
   if (body.kernel_pid !== undefined && !isProcessAlive(body.kernel_pid)) {
     throw new HttpProblem("invalid_body", `kernel_pid: no process ${body.kernel_pid} is running`, { field: "kernel_pid" });
   }
-  const live = await ctx.registry.open(body.workspace, body.extensions ?? {}, body.kernel_pid, body.remote);
+  if (body.relay !== undefined && !isProcessAlive(body.relay.launcher_pid)) {
+    throw new HttpProblem("invalid_body", `relay.launcher_pid: no process ${body.relay.launcher_pid} is running`, { field: "relay.launcher_pid" });
+  }
+  const join: KernelJoin | undefined =
+    body.kernel_pid !== undefined ? { kind: "external", pid: body.kernel_pid }
+    : body.relay !== undefined ? { kind: "relay", key: body.relay.key, pid: body.relay.launcher_pid }
+    : undefined;
+  const live = await ctx.registry.open(body.workspace, body.extensions ?? {}, join, body.remote);
   try {
-    // Only the creator learns how to reach the RPC socket: it is the one that starts the kernel.
-    const answer = createdSession(live, body.kernel_pid === undefined ? undefined : live.session.bridge());
+    // Only the creator learns how to reach the RPC socket, or the kernel's channels: it is the one that starts or relays the kernel.
+    const answer = createdSession(live, join?.kind === "external" ? live.session.bridge() : undefined, join?.kind === "relay" ? relayTargetOf(live) : undefined);
     // Encoded once here so that an answer that cannot be written fails while the session can still be closed.
     JSON.stringify(answer);
     return { status: 201 as const, body: answer, headers: { location: `/sessions/${live.id}` } };
@@ -33,6 +41,13 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
     await ctx.registry.close(live.id).catch(() => undefined);
     throw error;
   }
+}
+
+/** Where the relay reaches the session's kernel; a session opened for a relay always has it once booted. */
+function relayTargetOf(live: HostedSession): RelayTarget {
+  const target = live.session.relayTarget();
+  if (target === undefined) throw new HttpProblem("kernel_died", "the relayed kernel is not running");
+  return target;
 }
 
 /** The text of the pages a reply carries: IPython answers `obj?` with a "page" payload, not an output. */

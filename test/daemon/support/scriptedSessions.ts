@@ -115,6 +115,7 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     refresh: () => session.refresh(),
     walkCatalog: (change) => session.walkCatalog(change),
     images: session.images,
+    relayTarget: () => undefined,
   };
   return {
     id: live.id,
