@@ -16,6 +16,7 @@ import { benchScale } from "./scale.js";
 import { benchImages } from "./images.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
+import { benchNotebook } from "./notebook.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -29,6 +30,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["mcp_server", benchMcpServer],
   ["scale", benchScale],
   ["remote_kernel", benchRemote],
+  ["notebook", benchNotebook],
 ];
 
 /** Where a full run draws its goals. */

@@ -3,7 +3,7 @@ import { remoteDoctor, resolveRemoteKernel } from "../kernel/index.js";
 import { globalSettingsTarget, readSettings, SettingsFileError } from "../settings/index.js";
 import { remoteOf } from "./session.js";
 import type { ParsedArgs } from "./args.js";
-import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon, checkMcpServers } from "./doctorChecks.js";
+import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon, checkMcpServers, checkNotebookSandbox } from "./doctorChecks.js";
 import { styleFor, type Style } from "./style.js";
 import { listKernelSpecs } from "../kernel/index.js";
 import { runDoctor, type CheckStatus, type DoctorPackages, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
@@ -63,7 +63,9 @@ async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: Docto
 async function localReport(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorReport> {
   const { packages, sandbox, mcp } = await doctorSettings(env);
   const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages });
-  const checks = [...base.checks, checkBubblewrap(env, sandbox), await checkAlbedoKernelSpec(env), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd))];
+  const bubblewrap = checkBubblewrap(env, sandbox);
+  const kernelspec = await checkAlbedoKernelSpec(env);
+  const checks = [...base.checks, bubblewrap, kernelspec, checkNotebookSandbox(kernelspec, bubblewrap, sandbox), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd))];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 

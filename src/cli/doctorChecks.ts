@@ -56,6 +56,20 @@ function executable(path: string): boolean {
   }
 }
 
+/**
+ * Whether a notebook on the albedo kernelspec gets a sandboxed kernel (K-14): its launcher relays
+ * to a daemon kernel, so the answer is the bubblewrap check's, for a kernelspec that runs this install.
+ */
+export function checkNotebookSandbox(kernelspec: DoctorCheck, bubblewrap: DoctorCheck, mode: SandboxMode): DoctorCheck {
+  const name = "notebook-sandbox";
+  if (kernelspec.status !== "ok") return { name, status: "warn", detail: "the albedo kernelspec does not run this install: what its kernels get is that install's to say", fix: kernelspec.fix };
+  if (kernelspec.detail.startsWith("not installed")) return { name, status: "ok", detail: "no albedo kernelspec: notebooks do not start albedo kernels", fix: null };
+  if (mode === "off") return { name, status: "ok", detail: "notebook kernels run without a sandbox (the sandbox setting is off)", fix: "`albedo settings set sandbox auto` to sandbox them" };
+  if (bubblewrap.status === "ok") return { name, status: "ok", detail: "notebook kernels run in the bubblewrap sandbox, as daemon kernels do: the notebook's directory read-write, skill roots read-only, no network unless the setting allows", fix: null };
+  if (mode === "required") return { name, status: "fail", detail: "notebook kernels will run no code: the sandbox setting is required and bubblewrap cannot sandbox here (each cell says so)", fix: bubblewrap.fix };
+  return { name, status: "warn", detail: "notebook kernels will run without a sandbox: bubblewrap cannot sandbox here (sandbox: auto)", fix: bubblewrap.fix };
+}
+
 /** What `sandbox: off` (the setting) makes of the bubblewrap check: nothing to fix, kernels run unsandboxed by choice. */
 const OFF_DETAIL = "not checked: the sandbox setting is off, kernels run without a sandbox (`albedo settings set sandbox auto` turns it on)";
 

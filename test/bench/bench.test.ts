@@ -81,7 +81,7 @@ describe("bench CPU accounting from /proc", () => {
     expect(mainThreadCpuMs(process.pid)).toBeLessThanOrEqual(processCpuMs(process.pid));
   }, 30_000);
 
-  it("counts each thread's context switches by role: a main thread that sleeps 50 times in a row switches at least once per sleep", async () => {
+  it("counts each thread's context switches by role: a main thread that sleeps 50 times in a row switches about once per sleep", async () => {
     // A node process that, told to, blocks its main thread 50 times for 2 ms each, then waits for its stdin to close.
     const sleeper = "process.stdout.write('ready'); process.stdin.once('data', () => { const cell = new Int32Array(new SharedArrayBuffer(4)); for (let i = 0; i < 50; i++) Atomics.wait(cell, 0, 0, 2); process.stdout.write('slept'); });";
     const child = spawn(process.execPath, ["-e", sleeper], { stdio: ["pipe", "pipe", "inherit"] });
@@ -92,7 +92,8 @@ describe("bench CPU accounting from /proc", () => {
       child.stdin!.write("go");
       await once(child.stdout!, "data");
       const grew = switchesPerCall(before, threadSwitches([child.pid!]), 50);
-      expect(grew["node main"]!.voluntary).toBeGreaterThanOrEqual(1);
+      // Nearly every sleep yields the CPU; on a loaded machine a wait can find its time already up, so one in ten may not.
+      expect(grew["node main"]!.voluntary).toBeGreaterThanOrEqual(0.9);
       // Roles that did not move are left out rather than shown as zero.
       expect(Object.values(grew).every((s) => s.voluntary > 0 || s.involuntary > 0)).toBe(true);
     } finally {

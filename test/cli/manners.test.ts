@@ -169,20 +169,32 @@ describe("X albedo completion bash|zsh", () => {
   });
 });
 
-describe("X albedo doctor reports the daemon and the albedo kernelspec", () => {
+describe("X K-14 albedo doctor reports the daemon, the albedo kernelspec and whether notebook kernels are sandboxed", () => {
   const fixture = daemonFixture();
 
-  it("says when the kernelspec runs another install, when it runs this one, and whether a daemon runs", async () => {
-    const doctor = async () => JSON.parse((await albedo(["doctor", "--json"])).stdout) as { checks: { name: string; status: string; detail: string; fix: string | null }[] };
-    const check = async (name: string) => (await doctor()).checks.find((c) => c.name === name)!;
+  it("says when the kernelspec runs another install, when it runs this one, whether its kernels are sandboxed, and whether a daemon runs", async () => {
+    const doctor = async (extra: NodeJS.ProcessEnv = {}) => JSON.parse((await albedo(["doctor", "--json"], extra)).stdout) as { checks: { name: string; status: string; detail: string; fix: string | null }[] };
+    const check = async (name: string, extra: NodeJS.ProcessEnv = {}) => (await doctor(extra)).checks.find((c) => c.name === name)!;
     expect(await check("daemon")).toMatchObject({ status: "ok", detail: expect.stringContaining("not running") });
+    expect(await check("notebook-sandbox")).toMatchObject({ status: "ok", detail: expect.stringContaining("no albedo kernelspec") });
     const spec = join(dirs.root, "jupyter", "kernels", "albedo");
     await mkdir(spec, { recursive: true });
     const elsewhere = { argv: [testPython(), "-m", "albedo.launch", "-f", "{connection_file}"], display_name: "albedo (Python)", language: "python", env: { ALBEDO_INSTALL: "/opt/old-albedo", PYTHONPATH: "/opt/old-albedo/kernel" } };
     await writeFile(join(spec, "kernel.json"), JSON.stringify(elsewhere));
     expect(await check("albedo-kernelspec")).toMatchObject({ status: "warn", detail: expect.stringContaining("/opt/old-albedo, not this one"), fix: expect.stringContaining("albedo kernelspec install") });
+    expect(await check("notebook-sandbox")).toMatchObject({ status: "warn", detail: expect.stringContaining("does not run this install") });
     expect((await albedo(["kernelspec", "install"], { ALBEDO_PYTHON: testPython() })).code).toBe(0);
     expect(await check("albedo-kernelspec")).toMatchObject({ status: "ok", detail: expect.stringContaining("runs this install") });
+    expect(await check("notebook-sandbox")).toMatchObject({ status: "ok", detail: expect.stringContaining("run in the bubblewrap sandbox") });
+    // No bubblewrap on the PATH: under auto the kernels run unsandboxed (a warning), under required they run nothing (a failure).
+    const noBwrap = { PATH: join(dirs.root, "empty-bin") };
+    await mkdir(noBwrap.PATH, { recursive: true });
+    expect(await check("notebook-sandbox", noBwrap)).toMatchObject({ status: "warn", detail: expect.stringContaining("without a sandbox"), fix: expect.stringContaining("bubblewrap") });
+    await writeFile(join(dirs.stateDir, "settings.json"), JSON.stringify({ sandbox: "required" }));
+    expect(await check("notebook-sandbox", noBwrap)).toMatchObject({ status: "fail", detail: expect.stringContaining("will run no code") });
+    await writeFile(join(dirs.stateDir, "settings.json"), JSON.stringify({ sandbox: "off" }));
+    expect(await check("notebook-sandbox")).toMatchObject({ status: "ok", detail: expect.stringContaining("without a sandbox (the sandbox setting is off)") });
+    await writeFile(join(dirs.stateDir, "settings.json"), "{}");
     const daemon = await fixture.start(undefined, undefined, { dirs: { root: dirs.root, workspace: dirs.workspace, home: dirs.home, state: dirs.stateDir, cleanup: async () => undefined } });
     expect(await check("daemon")).toMatchObject({ status: "ok", detail: expect.stringContaining(`running at ${daemon.url}`) });
     const text = await albedo(["doctor"]);
