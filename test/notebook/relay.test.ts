@@ -72,12 +72,12 @@ function listener(): Promise<{ server: Server; port: number; connections: () => 
 }
 
 describe("K-14 a notebook on the albedo kernelspec runs in the sandbox", () => {
-  it("nbclient: a cell cannot read ~/.ssh, write outside its directory, reach a loopback listener or see the state dir; skills, commands, slash lines and %albedo work", { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("nbclient: a cell cannot read ~/.ssh, write outside its directory, reach a loopback listener or see the state dir; limits apply; skills, commands, slash lines and %albedo work", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dirs = await dirsFor();
     writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "Demo instructions here.\n" });
     await mkdir(join(dirs.home, ".ssh"), { recursive: true });
     await writeFile(join(dirs.home, ".ssh", "id_rsa"), "PRIVATE KEY\n", { mode: 0o600 });
-    const { daemon, env } = await setUp(dirs);
+    const { daemon, env } = await setUp(dirs, { limits: { openFiles: 321 } });
     const loopback = await listener();
     cleanups.push(() => new Promise((resolve) => loopback.server.close(() => resolve())));
     // Outside the scratch /tmp: a host directory the sandbox shows read-only, if at all.
@@ -95,6 +95,7 @@ describe("K-14 a notebook on the albedo kernelspec runs in the sandbox", () => {
       "/demo go",
       "%albedo /help",
       "c = await commands.catalog()\nprint('/reload' in [x['name'] for x in c['commands']])",
+      "import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE))",
     ];
     const file = join(dirs.root, "cells.json");
     await writeFile(file, JSON.stringify(cells));
@@ -114,6 +115,8 @@ describe("K-14 a notebook on the albedo kernelspec runs in the sandbox", () => {
     expect(shown[6]).toContain("Demo instructions here.");
     expect(shown[7]).toContain("/reload");
     expect(shown[8]).toBe("True\n");
+    // The limits settings apply to a notebook's kernel as to any.
+    expect(shown[9]).toBe("(321, 321)\n");
     // The notebook's session was the daemon's own sandboxed kernel; it closed when nbclient shut the kernel down.
     await poll(async () => (await sessions(daemon)).length === 0, { what: "the notebook's session to close" });
   });
