@@ -13,7 +13,7 @@ import { benchKernel } from "./kernel.js";
 import { benchTurns } from "./turns.js";
 import { benchRemote } from "./remote.js";
 import { benchScale } from "./scale.js";
-import { benchImages } from "./images.js";
+import { benchImageConversation, benchImages } from "./images.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
 import { benchNotebook } from "./notebook.js";
@@ -26,6 +26,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["kernel_bridge", benchKernel],
   ["turns", benchTurns],
   ["images", benchImages],
+  ["images_conversation", benchImageConversation],
   ["mcp", benchMcp],
   ["mcp_server", benchMcpServer],
   ["scale", benchScale],

@@ -66,9 +66,17 @@ def _interrupted(client, interrupt):
     """Starts a long cell, interrupts it once it runs, and returns how the cell ended."""
     msg_id = client.execute("import time\nprint('sleeping', flush=True)\ntime.sleep(60)")
     deadline = time.monotonic() + STEP_TIMEOUT_S
+    seen = []
     while True:
-        message = client.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
-        if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "stream":
+        try:
+            message = client.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+        except Exception:
+            # What the cell did instead of starting, for the test's message.
+            return {"status": "never started", "seen": seen}
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        seen.append(message["msg_type"] if message["msg_type"] != "status" else message["content"]["execution_state"])
+        if message["msg_type"] == "stream":
             break
     began = time.monotonic()
     interrupt()
