@@ -6,11 +6,12 @@ export type AdapterFactory = (settings: ModelSettings, env: ModelEnv, options: A
 
 /**
  * Every provider, by the name `model.provider` takes. Loaded on first use, so reading settings
- * never loads the openai SDK. Adding a provider is one file plus one line here; the settings
+ * never loads an SDK. Adding a provider is one file plus one line here; the settings
  * schema takes its names from this table.
  */
 export const PROVIDERS = {
   openai: async () => (await import("./openai.js")).createOpenAIAdapter,
+  anthropic: async () => (await import("./anthropic.js")).createAnthropicAdapter,
   stub: async () => (await import("./stub.js")).createStubAdapter,
 } satisfies Record<string, () => Promise<AdapterFactory>>;
 

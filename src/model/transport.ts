@@ -1,7 +1,7 @@
-import type { ClientOptions } from "openai";
 import { MAX_ERROR_BODY_BYTES } from "./limits.js";
 
-type Fetch = NonNullable<ClientOptions["fetch"]>;
+/** The fetch both SDKs take. */
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** A response body that passed its byte bound; the stream reading it fails with this. */
 export class ResponseTooLargeError extends Error {
