@@ -33,6 +33,8 @@ export type FakeAnthropicReply =
       readonly usage?: FakeAnthropicUsage;
       /** Default "tool_use" with calls, else "end_turn"; null sends no message_delta at all. */
       readonly stopReason?: string | null;
+      /** The usage message_delta carries (default: the output tokens of `usage`). */
+      readonly finalUsage?: Partial<FakeAnthropicUsage>;
     }
   /** An HTTP status with a body (a function of the request, e.g. to echo a header back). */
   | { readonly kind: "status"; readonly status: number; readonly body?: string | ((request: RecordedAnthropicRequest) => string); readonly headers?: Readonly<Record<string, string>> }
@@ -142,7 +144,7 @@ function eventsOf(reply: ReplySpec): Record<string, unknown>[] {
     index += 1;
   });
   const stop = stopOf(reply);
-  if (stop !== null) events.push({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  if (stop !== null) events.push({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: reply.finalUsage ?? { output_tokens: usage.output_tokens } });
   events.push({ type: "message_stop" });
   return events;
 }

@@ -15,6 +15,7 @@ export interface FakeToolCall {
 export interface FakeUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
 }
 
 /** One scripted answer. */
