@@ -12,6 +12,7 @@ import { readKey } from "./apiKey.js";
 import type { CallControl } from "./callControl.js";
 import { ModelError, quoteServerText } from "./errors.js";
 import { DEFAULT_MAX_TOKENS } from "./limits.js";
+import { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_KEY_ENV } from "./providers.js";
 import { ReplyBuilder } from "./replyBuilder.js";
 import type { ModelSettings } from "./resolve.js";
 import { adapterLimits, contentTypeOf, sdkCall } from "./sdkCall.js";
@@ -19,10 +20,6 @@ import type { SdkErrorClasses } from "./sdkErrors.js";
 import { redactingLogger } from "./sdkLogger.js";
 import type { CallTransport } from "./transport.js";
 
-/** `model.base_url` when unset: Anthropic's own API (the SDK appends `/v1/messages`). */
-export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
-/** `model.api_key_env` when unset. */
-export const DEFAULT_ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY";
 /** The SDK's variable of extra headers for every request; its names are dropped, so only what settings say reaches base_url. */
 const AMBIENT_HEADERS_ENV = "ANTHROPIC_CUSTOM_HEADERS";
 const ERRORS: SdkErrorClasses = { userAbort: APIUserAbortError, connectionTimeout: APIConnectionTimeoutError, connection: APIConnectionError, api: APIError };

@@ -10,6 +10,7 @@ import type { CallControl } from "./callControl.js";
 import { ModelError, quoteServerText } from "./errors.js";
 import { readChunk, readCompletion } from "./openaiReply.js";
 import { chatCompletionParams } from "./openaiRequest.js";
+import { DEFAULT_OPENAI_BASE_URL } from "./providers.js";
 import { ReplyBuilder } from "./replyBuilder.js";
 import type { ModelSettings } from "./resolve.js";
 import { adapterLimits, contentTypeOf, sdkCall } from "./sdkCall.js";
@@ -17,8 +18,6 @@ import type { SdkErrorClasses } from "./sdkErrors.js";
 import { redactingLogger } from "./sdkLogger.js";
 import type { CallTransport } from "./transport.js";
 
-/** `model.base_url` when unset: OpenAI's own API. */
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** What the SDK is given when no key variable is named; it requires a key, and the header carrying it is dropped. */
 const NO_KEY = "no-key";
 const ERRORS: SdkErrorClasses = { userAbort: APIUserAbortError, connectionTimeout: APIConnectionTimeoutError, connection: APIConnectionError, api: APIError };

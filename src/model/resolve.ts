@@ -1,7 +1,7 @@
 import type { ModelMode } from "./adapter.js";
 import { ModelError } from "./errors.js";
 import { DEFAULT_CONTEXT_TOKENS } from "./limits.js";
-import { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
+import { MODEL_PROVIDERS, PROVIDER_DEFAULTS, type ModelProvider } from "./providers.js";
 
 /**
  * Fields read from the global settings file only. A project file lives in a cloned repository:
@@ -94,7 +94,7 @@ function noProviderMessage(scopes: ModelScopes, globalFile: string): string {
   return `${base}; the ${elsewhere.map((field) => field.split(":")[0]).join(" and ")} settings name one, which is ignored because only the global file may choose the model server`;
 }
 
-/** What `/model` shows: provider, base URL, model name, key variable (its name only), mode and budget, or why there is none. */
+/** What `/model` shows: provider, base URL and key variable (its name only) as they will be used, defaults included, model name, mode and budget, or why there is none. */
 export function describeModelSettings(scopes: ModelScopes, globalFile?: string): Record<string, unknown> {
   let settings: ModelSettings;
   try {
@@ -102,11 +102,14 @@ export function describeModelSettings(scopes: ModelScopes, globalFile?: string):
   } catch (error) {
     return { provider: "none", detail: error instanceof Error ? error.message : String(error) };
   }
+  const defaults = PROVIDER_DEFAULTS[settings.provider];
+  const baseUrl = settings.baseUrl ?? defaults.baseUrl;
+  const apiKeyEnv = settings.apiKeyEnv ?? defaults.apiKeyEnv;
   return {
     provider: settings.provider,
-    ...(settings.baseUrl ? { base_url: settings.baseUrl } : {}),
+    ...(baseUrl ? { base_url: baseUrl } : {}),
     ...(settings.name ? { model: settings.name } : {}),
-    ...(settings.apiKeyEnv ? { api_key_env: settings.apiKeyEnv } : {}),
+    ...(apiKeyEnv ? { api_key_env: apiKeyEnv } : {}),
     ...(settings.script ? { script: settings.script } : {}),
     mode: settings.mode,
     context_tokens: settings.contextTokens,

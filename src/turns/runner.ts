@@ -4,7 +4,7 @@
  * MAX_TURN_STEPS. Whatever happens, the input and what was done stay in the conversation.
  */
 import type { CheckedImage } from "../images/index.js";
-import { isModelError, type ChatMessage, type ModelAdapter, type ModelReply, type ToolCall } from "../model/index.js";
+import { isModelError, TOOL_ERROR_PREFIX, type ChatMessage, type ModelAdapter, type ModelReply, type ToolCall } from "../model/index.js";
 import { activationBlock, findSkill, type SlashActivation } from "../skills/index.js";
 import { compactIfNeeded, messageChars, TokenEstimate } from "./compaction.js";
 import { systemPrompt, type Prompts, type ToolMode } from "./context.js";
@@ -176,7 +176,7 @@ class TurnLoop {
         if (error instanceof TurnInterrupted && error.result !== undefined) this.current.push({ role: "tool", tool_call_id: call.id, content: error.result });
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        return { result: `Error: ${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
+        return { result: `${TOOL_ERROR_PREFIX}${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
       });
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
       this.current.push({ role: "tool", tool_call_id: call.id, content: result });

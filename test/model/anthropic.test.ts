@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createAdapter, type ChatMessage, type ToolSpec } from "../../src/model/index.js";
+import { DEFAULT_MAX_TOKENS, createAdapter, type ChatMessage, type ToolSpec } from "../../src/model/index.js";
 import { words } from "./fakeOpenAI.js";
 import { startFakeAnthropic, type FakeAnthropic } from "./fakeAnthropic.js";
 import { anthropicAdapter, anthropicSettings, KEY, KEY_ENV, modelFailure, request } from "./support.js";
@@ -52,9 +52,10 @@ describe("O-10 anthropic adapter: prose and tool calls", () => {
     });
   });
 
-  it("reports length when the reply stopped at max_tokens in prose", async () => {
+  it("reports length when the reply stopped at max_tokens in prose; max_tokens is DEFAULT_MAX_TOKENS when unset", async () => {
     server.enqueue({ kind: "reply", text: "Cut sh", stopReason: "max_tokens" });
     expect((await (await anthropicAdapter(server)).complete(request())).finishReason).toBe("length");
+    expect(server.requests[0]?.body.max_tokens).toBe(DEFAULT_MAX_TOKENS);
   });
 });
 

@@ -114,6 +114,8 @@ describe("O-7 model settings: the global-only rule", () => {
     expect(resolveModelSettings({ global: claude, project: { model: { max_tokens: 512 } } }).maxTokens).toBe(512);
     expect(resolveModelSettings({ global: { model: { provider: "anthropic" } } }).maxTokens).toBeUndefined();
     expect(describeModelSettings({ global: claude })).toMatchObject({ provider: "anthropic", model: "claude-x", max_tokens: 4_096 });
+    // Unset global-only fields are shown as the adapter will use them.
+    expect(describeModelSettings({ global: claude })).toMatchObject({ base_url: "https://api.anthropic.com", api_key_env: "ANTHROPIC_API_KEY" });
   });
 
   it("I-2 model.images: any scope may turn images off, the narrowest wins", () => {
