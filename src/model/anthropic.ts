@@ -18,7 +18,7 @@ import type { ModelSettings } from "./resolve.js";
 import { adapterLimits, contentTypeOf, sdkCall } from "./sdkCall.js";
 import type { SdkErrorClasses } from "./sdkErrors.js";
 import { redactingLogger } from "./sdkLogger.js";
-import type { CallTransport } from "./transport.js";
+import { scopedFetch } from "./transport.js";
 
 /** The SDK's variable of extra headers for every request; its names are dropped, so only what settings say reaches base_url. */
 const AMBIENT_HEADERS_ENV = "ANTHROPIC_CUSTOM_HEADERS";
@@ -33,23 +33,22 @@ export async function createAnthropicAdapter(settings: ModelSettings, env: Model
   const maxTokens = settings.maxTokens ?? DEFAULT_MAX_TOKENS;
   const description: ModelDescription = { provider: "anthropic", baseUrl, model, mode: settings.mode, contextTokens: settings.contextTokens };
   const limits = adapterLimits(options);
-  const clientFor = (transport: CallTransport): Anthropic =>
-    new Anthropic({
-      // A credential passed in code: the SDK then reads no ANTHROPIC_AUTH_TOKEN, profile or workload identity.
-      apiKey: key,
-      authToken: null,
-      webhookKey: null,
-      baseURL: baseUrl,
-      // The SDK sends apiKey as a bearer token; the Messages API's own header is x-api-key.
-      defaultHeaders: { ...droppedAmbientHeaders(), Authorization: null, "x-api-key": key },
-      maxRetries: limits.maxRetries,
-      timeout: limits.requestTimeoutMs,
-      fetch: transport.fetch,
-      openTelemetry: false,
-      logger: options.log ? redactingLogger(options.log.logger, key) : undefined,
-      logLevel: options.log?.level ?? "off",
-    });
-  const setup = { baseUrl, key, limits, errors: ERRORS, clientFor };
+  const client = new Anthropic({
+    // A credential passed in code: the SDK then reads no ANTHROPIC_AUTH_TOKEN, profile or workload identity.
+    apiKey: key,
+    authToken: null,
+    webhookKey: null,
+    baseURL: baseUrl,
+    // The SDK sends apiKey as a bearer token; the Messages API's own header is x-api-key.
+    defaultHeaders: { ...droppedAmbientHeaders(), Authorization: null, "x-api-key": key },
+    maxRetries: limits.maxRetries,
+    timeout: limits.requestTimeoutMs,
+    fetch: scopedFetch,
+    openTelemetry: false,
+    logger: options.log ? redactingLogger(options.log.logger, key) : undefined,
+    logLevel: options.log?.level ?? "off",
+  });
+  const setup = { baseUrl, key, limits, errors: ERRORS, client };
   return {
     describe: () => description,
     complete: (request) => sdkCall(request, setup, (client, control) => run(client, { model, maxTokens, maxReplyBytes: limits.maxReplyBytes }, request, control)),

@@ -16,7 +16,7 @@ import type { ModelSettings } from "./resolve.js";
 import { adapterLimits, contentTypeOf, sdkCall } from "./sdkCall.js";
 import type { SdkErrorClasses } from "./sdkErrors.js";
 import { redactingLogger } from "./sdkLogger.js";
-import type { CallTransport } from "./transport.js";
+import { scopedFetch } from "./transport.js";
 
 /** What the SDK is given when no key variable is named; it requires a key, and the header carrying it is dropped. */
 const NO_KEY = "no-key";
@@ -30,24 +30,23 @@ export async function createOpenAIAdapter(settings: ModelSettings, env: ModelEnv
   const key = readKey(settings.apiKeyEnv, env);
   const description: ModelDescription = { provider: "openai", baseUrl, model, mode: settings.mode, contextTokens: settings.contextTokens };
   const limits = adapterLimits(options);
-  const clientFor = (transport: CallTransport): OpenAI =>
-    new OpenAI({
-      apiKey: key ?? NO_KEY,
-      baseURL: baseUrl,
-      // Explicit nulls: the SDK would otherwise read OPENAI_ADMIN_KEY, OPENAI_ORG_ID, … from the
-      // process environment and send them to base_url.
-      adminAPIKey: null,
-      organization: null,
-      project: null,
-      webhookSecret: null,
-      defaultHeaders: key === undefined ? { Authorization: null } : undefined,
-      maxRetries: limits.maxRetries,
-      timeout: limits.requestTimeoutMs,
-      fetch: transport.fetch,
-      logger: options.log ? redactingLogger(options.log.logger, key) : undefined,
-      logLevel: options.log?.level ?? "off",
-    });
-  const setup = { baseUrl, key, limits, errors: ERRORS, clientFor };
+  const client = new OpenAI({
+    apiKey: key ?? NO_KEY,
+    baseURL: baseUrl,
+    // Explicit nulls: the SDK would otherwise read OPENAI_ADMIN_KEY, OPENAI_ORG_ID, … from the
+    // process environment and send them to base_url.
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    defaultHeaders: key === undefined ? { Authorization: null } : undefined,
+    maxRetries: limits.maxRetries,
+    timeout: limits.requestTimeoutMs,
+    fetch: scopedFetch,
+    logger: options.log ? redactingLogger(options.log.logger, key) : undefined,
+    logLevel: options.log?.level ?? "off",
+  });
+  const setup = { baseUrl, key, limits, errors: ERRORS, client };
   return {
     describe: () => description,
     complete: (request) => sdkCall(request, setup, (client, control) => run(client, model, request, control, limits.maxReplyBytes)),

@@ -14,7 +14,7 @@ import {
   MODEL_STREAM_IDLE_TIMEOUT_MS,
 } from "./limits.js";
 import { toModelError, type SdkErrorClasses } from "./sdkErrors.js";
-import { callTransport, type CallTransport } from "./transport.js";
+import { callTransport, withTransport } from "./transport.js";
 
 /** The deadlines and bounds of one adapter, overrides applied. */
 export type AdapterLimits = Required<Omit<AdapterOptions, "log">>;
@@ -37,8 +37,8 @@ export interface SdkCallSetup<Client> {
   readonly key: string | undefined;
   readonly limits: AdapterLimits;
   readonly errors: SdkErrorClasses;
-  /** A client whose every request goes through `transport`. */
-  readonly clientFor: (transport: CallTransport) => Client;
+  /** The adapter's one client, made with `scopedFetch` (so each call's requests go through its own transport). */
+  readonly client: Client;
 }
 
 /** Runs `work` with a fresh client under the call's control; resolves with its reply, rejects with a ModelError (or what `onText` threw). */
@@ -52,7 +52,7 @@ export async function sdkCall<Client>(request: ModelRequest, setup: SdkCallSetup
   }
   const transport = callTransport(limits.maxResponseBytes, () => control.progress());
   const running = (async () => {
-    const reply = await work(setup.clientFor(transport), control);
+    const reply = await withTransport(transport, () => work(setup.client, control));
     // The SDKs end a stream quietly when it is aborted; the stop must not pass for a finished reply.
     const stopped = control.stopError();
     if (stopped) throw stopped;

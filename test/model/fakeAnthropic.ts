@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 import { parseJson, readBody, sendJson, split } from "./fakeOpenAI.js";
 
 export interface FakeToolUse {
@@ -53,6 +54,9 @@ export interface RecordedAnthropicRequest {
   readonly raw: string;
   /** The parsed JSON body; `any` so tests can read its fields directly. */
   readonly body: any;
+  /** performance.now() when the whole body had arrived, and when the answer to it was written (benches time the client between them). */
+  readonly receivedAt: number;
+  answeredAt?: number;
 }
 
 export interface FakeAnthropic {
@@ -91,12 +95,13 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
 
 async function handle(req: IncomingMessage, res: ServerResponse, queue: FakeAnthropicReply[], requests: RecordedAnthropicRequest[]): Promise<void> {
   const raw = await readBody(req);
-  const record: RecordedAnthropicRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, raw, body: parseJson(raw) };
+  const record: RecordedAnthropicRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, raw, body: parseJson(raw), receivedAt: performance.now() };
   requests.push(record);
   if (req.method !== "POST" || req.url !== MESSAGES_PATH) return sendJson(res, 404, errorBody("not_found_error", `fake server: no route ${req.method} ${req.url}`));
   const reply = queue.shift();
   if (!reply) return sendJson(res, 500, errorBody("api_error", "fake server: no reply queued"));
   answer(reply, record, res);
+  record.answeredAt = performance.now();
 }
 
 function answer(reply: FakeAnthropicReply, record: RecordedAnthropicRequest, res: ServerResponse): void {
