@@ -23,6 +23,7 @@ export {
 } from "./limits.js";
 export { MODEL_PROVIDERS } from "./providers.js";
 export { chatCompletionParams } from "./openaiRequest.js";
+export { meteredAdapter, sumUsage, usageLine, type UsageTotals } from "./usage.js";
 export { describeModelSettings, ignoredModelFields, resolveModelSettings, type ModelSettings } from "./resolve.js";
 
 /**

@@ -397,6 +397,17 @@ describe("O-10 I-2 albedo chat with provider anthropic, through the real binary 
     expect(parts[2]!.source?.media_type).toBe("image/png");
   });
 
+  it("the end of the chat prints the tokens the turn used, cache reads and writes included", async () => {
+    await globalSettings(anthropicModel());
+    claude.enqueue(
+      { kind: "reply", toolUses: [{ id: "toolu_r", name: "read", input: JSON.stringify({ path: "nowhere.txt" }) }], usage: { input_tokens: 30, output_tokens: 8, cache_creation_input_tokens: 1_500 } },
+      say("Nothing there."),
+    );
+    const run = await chat(["read it"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split("\n").at(-1)).toBe("usage: 2,470 input tokens (900 read from cache, 1,500 written to it), 13 output, 2 model calls");
+  });
+
   it("an overloaded server: the SDK retries, then the turn fails with the server's reason", async () => {
     await globalSettings(anthropicModel());
     const overloaded = { kind: "status", status: 529, headers: { "retry-after": "0" }, body: JSON.stringify(errorBody("overloaded_error", "Overloaded")) } as const;
