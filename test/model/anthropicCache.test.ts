@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ChatMessage, ToolSpec } from "../../src/model/index.js";
+import { BUILTIN_COMMANDS, describeResult } from "../../src/commands/index.js";
+import { usageLine, type ChatMessage, type ToolSpec } from "../../src/model/index.js";
 import { startFakeAnthropic, type FakeAnthropic } from "./fakeAnthropic.js";
 import { startFakeOpenAI } from "./fakeOpenAI.js";
 import { anthropicAdapter, openaiAdapter, request } from "./support.js";
@@ -95,3 +96,23 @@ describe("O-10 usage: input, output, cache read and cache write tokens", () => {
     }
   });
 });
+
+describe("O-10 usage totals for people", () => {
+  const totals = { input_tokens: 2_470, output_tokens: 13, cache_read_tokens: 900, cache_write_tokens: 1_500, model_calls: 2 };
+
+  it("one line: input with its cache reads and writes, output, calls; no cache part when nothing was cached", () => {
+    expect(usageLine(totals)).toBe("usage: 2,470 input tokens (900 read from cache, 1,500 written to it), 13 output, 2 model calls");
+    expect(usageLine({ ...totals, cache_read_tokens: 0, cache_write_tokens: 0, model_calls: 1 })).toBe("usage: 2,470 input tokens, 13 output, 1 model call");
+  });
+
+  it("/status shows the session's usage on its own line once a turn reported some", () => {
+    const status = BUILTIN_COMMANDS.find((command) => command.name === "/status");
+    const value = { id: "s1", kernel: "idle", sandbox: "bwrap", revision: "abc", skills: 1, extensions: {} };
+    const text = describeResult(status, { ...value, usage: totals });
+    expect(text).toMatch(/^usage +2,470 input tokens/m);
+    // The row wraps at the terminal's width; its words are all there.
+    expect(text.replace(/\s+/g, " ")).toContain("usage 2,470 input tokens (900 read from cache, 1,500 written to it), 13 output, 2 model calls");
+    expect(describeResult(status, { ...value, usage: null })).not.toContain("usage");
+  });
+});
+
