@@ -3,16 +3,19 @@
  * the next request goes out, minus the kernel's execute time (for a `python` step). An in-process
  * scripted adapter stands in for the model, so nothing but the runtime is timed: argument parsing,
  * the tool, the pull row, message building, message[0] and the compaction estimate. Also the
- * memory one conversation of 200 turns holds.
+ * memory one conversation of 200 turns holds. `anthropic_step_ms` times the same python step with
+ * the real Anthropic adapter and SDK against a local Messages API server: from the end of one
+ * streamed reply on the wire to the next request's arrival, the kernel's time taken out.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { ModelAdapter, ModelReply, ModelRequest } from "../src/model/index.js";
+import { createAdapter, DEFAULT_CONTEXT_TOKENS, type ModelAdapter, type ModelReply, type ModelRequest } from "../src/model/index.js";
 import { Session } from "../src/session/index.js";
 import { installDir } from "../src/platform/index.js";
 import { EMPTY_CONVERSATION, loadPrompts, runTurn, type ConversationState, type TurnHost } from "../src/turns/index.js";
+import { startFakeAnthropic } from "../test/model/fakeAnthropic.js";
 import { limitGoal } from "./goals.js";
 import { median, percentile, round } from "./stats.js";
 
@@ -25,6 +28,8 @@ const CONVERSATION_TURNS = 200;
 const SKILL_STEP_TARGET_MS = 5;
 /** The same bound for a python step: the runtime's part of it, the kernel's time taken out. */
 const PYTHON_STEP_TARGET_MS = 5;
+/** The same bound with the Anthropic adapter in the loop: reading the stream's end, building and sending the next request. */
+const ANTHROPIC_STEP_TARGET_MS = 5;
 /** Goal: the heap one 200-turn conversation holds; sixteen of them stay well inside a small daemon. */
 const CONVERSATION_HEAP_TARGET_MB = 32;
 
@@ -94,6 +99,31 @@ async function stepCosts(session: Session, tool: "skill" | "python", steps: numb
   return costs.slice(0, steps);
 }
 
+/** Python steps through the anthropic adapter; returns the runtime's time per step: next request in minus last reply out, kernel time removed. */
+async function anthropicStepCosts(session: Session, steps: number): Promise<number[]> {
+  const server = await startFakeAnthropic();
+  const keyEnv = "ALBEDO_BENCH_ANTHROPIC_KEY";
+  const settings = { provider: "anthropic" as const, baseUrl: server.baseUrl, name: "claude-bench", apiKeyEnv: keyEnv, mode: "code" as const, contextTokens: DEFAULT_CONTEXT_TOKENS, images: true };
+  const adapter = await createAdapter(settings, { [keyEnv]: "bench-key" });
+  const perTurn = STEPS_PER_TURN.python;
+  const costs: number[] = [];
+  try {
+    while (costs.length < steps) {
+      const executeMs: number[] = [];
+      server.requests.length = 0;
+      for (let i = 0; i < perTurn; i++) server.enqueue({ kind: "reply", toolUses: [{ id: `toolu_${i}`, name: "python", input: '{"code": "pass"}' }], usage: { input_tokens: 10, output_tokens: 5 } });
+      server.enqueue({ kind: "reply", text: "done" });
+      const setup = { adapter, mode: "code" as const, contextTokens: 1_000_000, prompts: loadPrompts(installDir()), host: timedHost(session, executeMs), emit: () => undefined };
+      await runTurn({ turnId: "bench", visibleText: "go", modelInput: "go" }, EMPTY_CONVERSATION, setup, new AbortController().signal);
+      const sent = server.requests;
+      for (let i = 0; i < perTurn; i++) costs.push(sent[i + 1]!.receivedAt - sent[i]!.answeredAt! - (executeMs[i] ?? 0));
+    }
+  } finally {
+    await server.close();
+  }
+  return costs.slice(0, steps);
+}
+
 /** Heap held by a 200-turn conversation (each turn: a message, one skill pull, a prose answer), measured after GC when exposed. */
 async function conversationMemory(session: Session): Promise<Record<string, unknown>> {
   const collect = (globalThis as { gc?: () => void }).gc;
@@ -123,10 +153,16 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
   try {
     const skillSteps = (await stepCosts(session, "skill", STEPS + WARMUP_STEPS)).slice(WARMUP_STEPS);
     const pythonSteps = (await stepCosts(session, "python", STEPS + WARMUP_STEPS)).slice(WARMUP_STEPS);
+    const anthropicSteps = (await anthropicStepCosts(session, STEPS + WARMUP_STEPS)).slice(WARMUP_STEPS);
     const skillMedian = median(skillSteps);
     return {
       skill_step_ms: { median: round(skillMedian), p99: round(percentile(skillSteps, 99)), ...limitGoal(skillMedian, SKILL_STEP_TARGET_MS) },
       python_step_ms: { median: round(median(pythonSteps)), p99: round(percentile(pythonSteps, 99)), note: "kernel execute time removed", ...limitGoal(median(pythonSteps), PYTHON_STEP_TARGET_MS) },
+      anthropic_step_ms: {
+        median: round(median(anthropicSteps)), p99: round(percentile(anthropicSteps, 99)),
+        note: "python step through the real Anthropic adapter and SDK over loopback HTTP, kernel execute time removed",
+        ...limitGoal(median(anthropicSteps), ANTHROPIC_STEP_TARGET_MS),
+      },
       conversation_200_turns: await conversationMemory(session),
     };
   } finally {

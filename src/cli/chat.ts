@@ -7,7 +7,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { completeCommand } from "../commands/index.js";
 import { imageFile, imageLabel } from "../images/index.js";
-import { MODEL_MODES, type ModelMode } from "../model/index.js";
+import { MODEL_MODES, sumUsage, usageLine, type ModelMode, type UsageTotals } from "../model/index.js";
 import { jsonWithoutControls, textColumns, visibleControls } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
@@ -80,6 +80,7 @@ async function oneShot(backend: ChatBackend, message: string, json: boolean, io:
     else io.stdout.write(visibleControls(result.text, "\n\t"));
     return 0;
   }
+  if (!json && result.end.usage !== undefined) print(usageLine(result.end.usage));
   return result.end.result === "completed" ? 0 : EXIT_TURN_NOT_COMPLETED;
 }
 
@@ -95,6 +96,8 @@ class InteractiveChat {
   private midLine = false;
   /** The elapsed-time line under a python call that is running: the cell's output comes as one row at its end. */
   private ticker: ProgressDone | undefined;
+  /** The tokens this chat's turns used, as the endpoint reported them; printed when the chat ends. */
+  private usage: UsageTotals | undefined;
 
   constructor(private readonly backend: ChatBackend, private readonly io: CliIO) {
     this.rl = createInterface({
@@ -128,6 +131,7 @@ class InteractiveChat {
     })();
     const stayed = await Promise.race([lines, exit, ...(lost ? [lost] : [])]);
     this.rl.close();
+    if (this.usage !== undefined) this.io.stdout.write(`${usageLine(this.usage)}\n`);
     return stayed;
   }
 
@@ -163,6 +167,7 @@ class InteractiveChat {
       this.busy = turn;
       const result = await turn;
       this.endLine();
+      if (result.kind === "turn" && result.end.usage !== undefined) this.usage = this.usage === undefined ? result.end.usage : sumUsage(this.usage, result.end.usage);
       this.showResult(result);
     } catch (error) {
       this.endLine();

@@ -144,9 +144,10 @@ async function followTurn(remote: RemoteSession, sink: ChatHandlers, admit: () =
 function turnEndOf(outcome: TurnResource["outcome"]): TurnEnd | undefined {
   if (outcome === null) return undefined;
   if (outcome.state === "committed") {
-    if (outcome.result === "completed") return { result: "completed", reply: typeof outcome.reply === "string" ? outcome.reply : "" };
-    if (outcome.result === "failed") return { result: "failed", error: outcome.error ?? "the turn failed" };
-    return { result: "interrupted" };
+    const usage = outcome.usage === null ? {} : { usage: outcome.usage };
+    if (outcome.result === "completed") return { result: "completed", reply: typeof outcome.reply === "string" ? outcome.reply : "", ...usage };
+    if (outcome.result === "failed") return { result: "failed", error: outcome.error ?? "the turn failed", ...usage };
+    return { result: "interrupted", ...usage };
   }
   return { result: "failed", error: outcome.reason ?? `the turn was ${outcome.state}` };
 }

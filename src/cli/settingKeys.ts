@@ -32,6 +32,7 @@ export const SETTABLE_KEYS: readonly SettableKey[] = [
   { key: "model.name", kind: "string" },
   { key: "model.mode", kind: { oneOf: ["code", "tool"] } },
   { key: "model.context_tokens", kind: "integer" },
+  { key: "model.max_tokens", kind: "integer" },
   { key: "model.images", kind: "boolean" },
 ];
 

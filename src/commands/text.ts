@@ -6,6 +6,7 @@
  * passes through visibleControls.
  */
 import { cut, hangingRow, jsonWithoutControls, shortRevision, table, TERMINAL_COLUMNS, visibleControls, wrap } from "../text/index.js";
+import { usageLine, type UsageTotals } from "../model/index.js";
 import type { ArgumentSpec } from "./types.js";
 
 /** Left column of a command row in /help. */
@@ -70,8 +71,13 @@ export function statusText(value: unknown, columns = TERMINAL_COLUMNS): string {
     ["sandbox", str(data.sandbox)],
     ["catalog", `${plural(Number(data.skills ?? 0), "skill")}, revision ${shortRevision(str(data.revision))}`],
     ["extensions", ["python", ...extensions].join(", ")],
+    ...(isUsage(data.usage) ? [["usage", usageLine(data.usage).replace(/^usage: /, "")] as [string, string]] : []),
   ];
   return lines([...rows.flatMap(([k, v]) => hangingRow(`${k}  `, v, STATUS_COLUMN, columns)), ...notes.flatMap((note) => hangingRow("  note  ", note, STATUS_COLUMN, columns))]);
+}
+
+function isUsage(value: unknown): value is UsageTotals {
+  return typeof value === "object" && value !== null && ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "model_calls"].every((key) => typeof (value as Record<string, unknown>)[key] === "number");
 }
 
 /** `/reload`: "reloaded: +1 skill (sql-review), 9 skills". */

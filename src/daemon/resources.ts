@@ -210,12 +210,22 @@ export const ReceiptResource = z.strictObject({
 });
 export type ReceiptResource = DeepReadonly<z.infer<typeof ReceiptResource>>;
 
+/** Tokens a turn's model calls used, as the endpoint reported them. */
+const UsageResource = z.strictObject({
+  input_tokens: Count.describe("every prompt token sent, read from a cache or not"),
+  output_tokens: Count,
+  cache_read_tokens: Count.describe("of input_tokens, those read from the endpoint's prompt cache"),
+  cache_write_tokens: Count.describe("of input_tokens, those written to the endpoint's prompt cache"),
+  model_calls: Count.describe("the model calls whose usage was reported"),
+});
+
 export const TurnOutcomeResource = z.discriminatedUnion("state", [
   z.strictObject({
     state: z.literal("committed"),
     result: z.enum(["completed", "failed", "interrupted"]).describe("how the turn ended; a built-in run after admission is completed"),
     reply: Json.describe("the model's prose answer, or a built-in command's result, as a JSON value"),
     error: z.string().nullable().describe("why a failed turn failed"),
+    usage: UsageResource.nullable().describe("the tokens the turn's model calls used; null when the endpoint reported none, or for a built-in"),
   }),
   z.strictObject({ state: z.literal("cancelled"), reason: z.string().nullable() }),
   z.strictObject({ state: z.literal("abandoned"), reason: z.string() }),

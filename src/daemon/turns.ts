@@ -82,9 +82,10 @@ function recordEnd(store: OperationsStore, turnId: string, outcome: Exclude<Turn
 
 /** How a turn's end is recorded: every model turn commits its input; the result says how it went. */
 function outcomeOf(end: TurnEnd): Exclude<TurnOutcome, { state: "abandoned" }> {
-  if (end.result === "completed") return { state: "committed", result: "completed", reply: end.reply };
-  if (end.result === "failed") return { state: "committed", result: "failed", error: end.error };
-  return { state: "committed", result: "interrupted" };
+  const usage = end.usage === undefined ? {} : { usage: end.usage };
+  if (end.result === "completed") return { state: "committed", result: "completed", reply: end.reply, ...usage };
+  if (end.result === "failed") return { state: "committed", result: "failed", error: end.error, ...usage };
+  return { state: "committed", result: "interrupted", ...usage };
 }
 
 /** A page of a session's stored rows: `limit` after `after`, as the turn loop wrote them (their shape is its own). */

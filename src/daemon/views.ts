@@ -133,7 +133,7 @@ export function receiptResource(receipt: Receipt): ReceiptResource {
 }
 
 function outcomeResource(outcome: TurnOutcome): TurnResource["outcome"] {
-  if (outcome.state === "committed") return { state: "committed", result: outcome.result ?? "completed", reply: outcome.reply ?? null, error: outcome.error ?? null };
+  if (outcome.state === "committed") return { state: "committed", result: outcome.result ?? "completed", reply: outcome.reply ?? null, error: outcome.error ?? null, usage: outcome.usage ?? null };
   if (outcome.state === "cancelled") return { state: "cancelled", reason: outcome.reason ?? null };
   return { state: "abandoned", reason: outcome.reason };
 }

@@ -30,6 +30,16 @@ export interface MessageImage {
   readonly height: number;
 }
 
+/**
+ * How the user message carrying a step's images (I-2) begins each of its lines: this prefix, the
+ * call's id, ": ", then one label per image (`[image N · …]`). An adapter whose tool results can
+ * hold images (Anthropic) reads it to put each image back into its call's result.
+ */
+export const IMAGES_OF_CALL_PREFIX = "Images of the python call ";
+
+/** How a tool result that reports a failure begins; an adapter whose wire has an error flag (Anthropic's `is_error`) sets it for these. */
+export const TOOL_ERROR_PREFIX = "Error: ";
+
 export type ChatMessage =
   | { readonly role: "system"; readonly content: string }
   | { readonly role: "user"; readonly content: string; readonly images?: readonly MessageImage[] }
@@ -63,8 +73,13 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
 
 /** Token counts the endpoint reported (O-8 uses them instead of estimating). */
 export interface ModelUsage {
+  /** Every token of the prompt, read from a cache or not (Anthropic's input tokens plus its cache reads and writes). */
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Of `promptTokens`, those read from the endpoint's prompt cache; absent when it did not say. */
+  readonly cacheReadTokens?: number;
+  /** Of `promptTokens`, those written to the endpoint's prompt cache; absent when it did not say. */
+  readonly cacheWriteTokens?: number;
 }
 
 export interface ModelReply {

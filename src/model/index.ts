@@ -5,12 +5,14 @@ import { MODEL_PROVIDERS, PROVIDERS } from "./providers.js";
 import type { ModelSettings } from "./resolve.js";
 
 export type { AdapterOptions, ChatMessage, MessageImage, ModelAdapter, ModelEnv, ModelLogger, ModelMode, ModelReply, ModelRequest, ToolCall, ToolSpec } from "./adapter.js";
-export { MODEL_MODES } from "./adapter.js";
+export { IMAGES_OF_CALL_PREFIX, MODEL_MODES, TOOL_ERROR_PREFIX } from "./adapter.js";
 export { ModelError, isModelError } from "./errors.js";
 export {
   MODEL_MAX_RETRIES,
   MAX_MODEL_REPLY_BYTES,
   DEFAULT_CONTEXT_TOKENS,
+  DEFAULT_MAX_TOKENS,
+  MAX_MAX_TOKENS,
   MIN_CONTEXT_TOKENS,
   MAX_CONTEXT_TOKENS,
   MAX_MODEL_NAME_LENGTH,
@@ -21,6 +23,7 @@ export {
 } from "./limits.js";
 export { MODEL_PROVIDERS } from "./providers.js";
 export { chatCompletionParams } from "./openaiRequest.js";
+export { meteredAdapter, sumUsage, usageLine, type UsageTotals } from "./usage.js";
 export { describeModelSettings, ignoredModelFields, resolveModelSettings, type ModelSettings } from "./resolve.js";
 
 /**

@@ -1,6 +1,6 @@
 /** Deadlines and bounds of the model adapters (O-7) and of the `model` settings section. */
 
-/** Retries the openai SDK makes itself after a connection error, a timeout, 408, 409, 429 or 5xx. */
+/** Retries the SDK (openai, Anthropic) makes itself after a connection error, a timeout, 408, 409, 429 or 5xx (Anthropic's 529 `overloaded_error` among them). */
 export const MODEL_MAX_RETRIES = 2;
 /**
  * How long one attempt may wait for the response headers (the SDK's own timeout). Replies are
@@ -30,6 +30,10 @@ export const MAX_SERVER_MESSAGE_CHARS = 500;
 
 /** Context budget (O-8) when `model.context_tokens` is unset. */
 export const DEFAULT_CONTEXT_TOKENS = 32_768;
+/** `model.max_tokens` when unset: the most tokens one reply may have (the Anthropic Messages API requires a cap on every request). */
+export const DEFAULT_MAX_TOKENS = 8_192;
+/** Largest `model.max_tokens`. */
+export const MAX_MAX_TOKENS = 1_048_576;
 /** Smallest `model.context_tokens`: below it message[0] alone would not fit. */
 export const MIN_CONTEXT_TOKENS = 1_024;
 /** Largest `model.context_tokens`. */

@@ -4,7 +4,7 @@
  * dropped; only the first choice is read, since albedo never asks for more.
  */
 import { z } from "zod";
-import { ModelError } from "./errors.js";
+import { parseShape } from "./shape.js";
 import type { ReplyBuilder } from "./replyBuilder.js";
 
 // A few servers send arguments as an object rather than JSON text; its JSON is the closest to what was meant.
@@ -28,13 +28,19 @@ const Completion = z.object({
   usage: z.unknown().optional(),
 });
 
-const Usage = z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() });
+const Count = z.number().int().nonnegative();
+const Usage = z.object({
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  // OpenAI's count of the prompt's tokens its automatic prompt cache served; a shape we cannot read is no count.
+  prompt_tokens_details: z.object({ cached_tokens: Count.nullish().catch(undefined) }).nullish().catch(undefined),
+});
 
 type Parts = z.infer<typeof Content>;
 
 /** Adds one stream chunk (the `count`th, for messages) to `builder`; throws ModelError `malformed` for a chunk of the wrong shape. */
 export function readChunk(raw: unknown, count: number, builder: ReplyBuilder): void {
-  const chunk = parse(Chunk, raw, `part ${count} of the reply stream`);
+  const chunk = parseShape(Chunk, raw, `part ${count} of the reply stream`, "a chat completion");
   for (const choice of chunk.choices ?? []) {
     if ((choice.index ?? 0) !== 0) continue;
     if (choice.delta) addParts(choice.delta, builder);
@@ -45,7 +51,7 @@ export function readChunk(raw: unknown, count: number, builder: ReplyBuilder): v
 
 /** Adds a whole (non-streamed) completion to `builder`; throws ModelError `malformed` for the wrong shape. */
 export function readCompletion(raw: unknown, builder: ReplyBuilder): void {
-  const completion = parse(Completion, raw, "the reply");
+  const completion = parseShape(Completion, raw, "the reply", "a chat completion");
   const choice = completion.choices.find((item) => (item.index ?? 0) === 0) ?? completion.choices[0];
   if (choice) {
     addParts(choice.message, builder);
@@ -65,13 +71,7 @@ function addParts(parts: Parts, builder: ReplyBuilder): void {
 /** Usage is a hint (O-8 estimates without it): a shape we cannot read is dropped, not an error. */
 function readUsage(raw: unknown, builder: ReplyBuilder): void {
   const usage = Usage.safeParse(raw);
-  if (usage.success) builder.usage({ promptTokens: usage.data.prompt_tokens, completionTokens: usage.data.completion_tokens });
-}
-
-function parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
-  const result = schema.safeParse(raw);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-  throw new ModelError("malformed", `${what} does not have the shape of a chat completion${where}: ${issue?.message ?? "unknown problem"}`);
+  if (!usage.success) return;
+  const cached = usage.data.prompt_tokens_details?.cached_tokens;
+  builder.usage({ promptTokens: usage.data.prompt_tokens, completionTokens: usage.data.completion_tokens, ...(typeof cached === "number" ? { cacheReadTokens: cached } : {}) });
 }

@@ -1,7 +1,7 @@
 import type { ModelMode } from "./adapter.js";
 import { ModelError } from "./errors.js";
 import { DEFAULT_CONTEXT_TOKENS } from "./limits.js";
-import { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
+import { MODEL_PROVIDERS, PROVIDER_DEFAULTS, type ModelProvider } from "./providers.js";
 
 /**
  * Fields read from the global settings file only. A project file lives in a cloned repository:
@@ -10,7 +10,7 @@ import { MODEL_PROVIDERS, type ModelProvider } from "./providers.js";
  */
 export const GLOBAL_ONLY_MODEL_FIELDS = ["provider", "base_url", "api_key_env", "script"] as const;
 /** Fields any scope may set; the narrowest scope that sets one wins (session, project, global). */
-const LAYERED_MODEL_FIELDS = ["name", "mode", "context_tokens", "images"] as const;
+const LAYERED_MODEL_FIELDS = ["name", "mode", "context_tokens", "max_tokens", "images"] as const;
 
 /** The `model` section of a settings file, as the settings schema has validated it. */
 export interface ModelSection {
@@ -20,6 +20,7 @@ export interface ModelSection {
   readonly api_key_env?: string;
   readonly mode?: ModelMode;
   readonly context_tokens?: number;
+  readonly max_tokens?: number;
   readonly images?: boolean;
   readonly script?: string;
 }
@@ -45,6 +46,8 @@ export interface ModelSettings {
   readonly apiKeyEnv?: string;
   readonly mode: ModelMode;
   readonly contextTokens: number;
+  /** `model.max_tokens`: the cap on one reply's tokens where the provider takes one (Anthropic; DEFAULT_MAX_TOKENS when unset). */
+  readonly maxTokens?: number;
   /** Whether a cell's images are sent to the model (I-2); false sends a text note instead. */
   readonly images: boolean;
   readonly script?: string;
@@ -67,6 +70,7 @@ export function resolveModelSettings(scopes: ModelScopes, globalFile = "$ALBEDO_
     apiKeyEnv: global.api_key_env,
     mode: layered("mode") ?? DEFAULT_MODEL_MODE,
     contextTokens: layered("context_tokens") ?? DEFAULT_CONTEXT_TOKENS,
+    ...(layered("max_tokens") !== undefined ? { maxTokens: layered("max_tokens") } : {}),
     images: layered("images") ?? DEFAULT_MODEL_IMAGES,
     script: global.script,
   };
@@ -90,7 +94,7 @@ function noProviderMessage(scopes: ModelScopes, globalFile: string): string {
   return `${base}; the ${elsewhere.map((field) => field.split(":")[0]).join(" and ")} settings name one, which is ignored because only the global file may choose the model server`;
 }
 
-/** What `/model` shows: provider, base URL, model name, key variable (its name only), mode and budget, or why there is none. */
+/** What `/model` shows: provider, base URL and key variable (its name only) as they will be used, defaults included, model name, mode and budget, or why there is none. */
 export function describeModelSettings(scopes: ModelScopes, globalFile?: string): Record<string, unknown> {
   let settings: ModelSettings;
   try {
@@ -98,14 +102,18 @@ export function describeModelSettings(scopes: ModelScopes, globalFile?: string):
   } catch (error) {
     return { provider: "none", detail: error instanceof Error ? error.message : String(error) };
   }
+  const defaults = PROVIDER_DEFAULTS[settings.provider];
+  const baseUrl = settings.baseUrl ?? defaults.baseUrl;
+  const apiKeyEnv = settings.apiKeyEnv ?? defaults.apiKeyEnv;
   return {
     provider: settings.provider,
-    ...(settings.baseUrl ? { base_url: settings.baseUrl } : {}),
+    ...(baseUrl ? { base_url: baseUrl } : {}),
     ...(settings.name ? { model: settings.name } : {}),
-    ...(settings.apiKeyEnv ? { api_key_env: settings.apiKeyEnv } : {}),
+    ...(apiKeyEnv ? { api_key_env: apiKeyEnv } : {}),
     ...(settings.script ? { script: settings.script } : {}),
     mode: settings.mode,
     context_tokens: settings.contextTokens,
+    ...(settings.maxTokens !== undefined ? { max_tokens: settings.maxTokens } : {}),
     images: settings.images,
   };
 }

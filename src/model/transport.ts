@@ -1,7 +1,8 @@
-import type { ClientOptions } from "openai";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { MAX_ERROR_BODY_BYTES } from "./limits.js";
 
-type Fetch = NonNullable<ClientOptions["fetch"]>;
+/** The fetch both SDKs take. */
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** A response body that passed its byte bound; the stream reading it fails with this. */
 export class ResponseTooLargeError extends Error {
@@ -79,3 +80,23 @@ async function readPrefix(body: ReadableStream<Uint8Array>, maxBytes: number): P
   }
   return Buffer.concat(parts).subarray(0, maxBytes).toString("utf8");
 }
+
+/** The transport of the call whose async context is running; one SDK client serves every call of an adapter. */
+const currentTransport = new AsyncLocalStorage<CallTransport>();
+
+/**
+ * The fetch an adapter's one client is made with: it sends through the transport of the call it
+ * runs in (see `withTransport`), so each call keeps its own bound, attempts and idle deadline
+ * without a client being built per call. Outside a call it refuses, rather than send unbounded.
+ */
+export const scopedFetch: Fetch = (input, init) => {
+  const transport = currentTransport.getStore();
+  if (transport === undefined) return Promise.reject(new Error("a model request was made outside a model call"));
+  return transport.fetch(input, init);
+};
+
+/** Runs `work` with `transport` as the one `scopedFetch` sends through, in its async context and all it starts. */
+export function withTransport<T>(transport: CallTransport, work: () => Promise<T>): Promise<T> {
+  return currentTransport.run(transport, work);
+}
+

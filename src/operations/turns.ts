@@ -1,4 +1,5 @@
 import type { JsonValue } from "../json/index.js";
+import type { UsageTotals } from "../model/index.js";
 import { activationBlock, type SlashActivation } from "../skills/index.js";
 
 /** The states of a turn; only pending → running → committed, and pending/running → cancelled, are allowed. */
@@ -12,7 +13,7 @@ export type TurnResult = "completed" | "failed" | "interrupted";
 
 /** How a turn ended; "abandoned" is set only by restart recovery (O-2). */
 export type TurnOutcome =
-  | { readonly state: "committed"; readonly result?: TurnResult; readonly reply?: JsonValue; readonly error?: string }
+  | { readonly state: "committed"; readonly result?: TurnResult; readonly reply?: JsonValue; readonly error?: string; readonly usage?: UsageTotals }
   | { readonly state: "cancelled"; readonly reason?: string }
   | { readonly state: "abandoned"; readonly reason: string };
 

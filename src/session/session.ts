@@ -23,7 +23,7 @@ import { sandboxInputsKey } from "./sandbox.js";
 import { startSessionRemoteKernel } from "./remoteKernel.js";
 import { requireSkill, SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
-import { describeModelSettings } from "../model/index.js";
+import { describeModelSettings, sumUsage, type UsageTotals } from "../model/index.js";
 import { ParseCache, type Activation, type ReadResult, type ResourceListing, type SkillEntry } from "../skills/index.js";
 import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
 import { type Disposable, installDir, type Log } from "../platform/index.js";
@@ -81,6 +81,8 @@ export class Session implements CommandHost {
   private localKernel: KernelClient | undefined;
   /** Told of activations the kernel's code makes while a turn's python tool runs (visible pulls). */
   private readonly activationObservers = new Set<ActivationObserver>();
+  /** The tokens this session's turns used, as their endpoints reported them (O-10); undefined until one did. */
+  private usageTotals: UsageTotals | undefined;
   /** Told of every MCP call the kernel's code makes (a conversation draws its rows from them). */
   private readonly mcpObservers = new Set<McpCallObserver>();
   /** The one way to skill files, with the plan's guard (sandbox or remote) bound in from the start. */
@@ -348,7 +350,7 @@ export class Session implements CommandHost {
 
   status(): {
     id: string; kernel: KernelStatus | "none" | "external"; pid: number | undefined; sandbox: string; sandboxNotes: readonly string[];
-    revision: string; skills: number; extensions: ExtensionState;
+    revision: string; skills: number; extensions: ExtensionState; usage: UsageTotals | null;
   } {
     const sandbox = this.sandbox;
     return {
@@ -361,7 +363,13 @@ export class Session implements CommandHost {
       revision: this.view.snapshot.revision,
       skills: this.view.snapshot.skills.length,
       extensions: this.view.extensions,
+      usage: this.usageTotals ?? null,
     };
+  }
+
+  /** Adds a finished turn's usage to the session's (what `/status` shows). */
+  recordUsage(usage: UsageTotals): void {
+    this.usageTotals = this.usageTotals === undefined ? usage : sumUsage(this.usageTotals, usage);
   }
 
   /** What `/model` shows (O-7): the model the settings name for this session's turns, never its key. */

@@ -11,6 +11,7 @@ import {
   MAX_BASE_URL_LENGTH,
   MAX_CONTEXT_TOKENS,
   MAX_ENV_NAME_LENGTH,
+  MAX_MAX_TOKENS,
   MAX_MODEL_NAME_LENGTH,
   MAX_SCRIPT_PATH_LENGTH,
   MIN_CONTEXT_TOKENS,
@@ -171,6 +172,8 @@ const ModelSectionShape = section("model", {
   api_key_env: z.string(notAnEnvName).max(MAX_ENV_NAME_LENGTH, notAnEnvName).regex(ENV_NAME, notAnEnvName).optional(),
   mode: oneOf(MODEL_MODES).optional(),
   context_tokens: integer(MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS).optional(),
+  /** The cap on one reply's tokens (Anthropic requires one; other providers ignore it). */
+  max_tokens: integer(1, MAX_MAX_TOKENS).optional(),
   /** Whether a cell's images go to the model (I-2); false sends a text note instead. */
   images: z.boolean(says((got) => `must be true or false, got ${got}`)).optional(),
   script: text(MAX_SCRIPT_PATH_LENGTH)

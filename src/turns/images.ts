@@ -7,7 +7,7 @@
  */
 import type { CheckedImage } from "../images/index.js";
 import { imageLabel } from "../images/index.js";
-import { isModelError, type ChatMessage, type MessageImage } from "../model/index.js";
+import { IMAGES_OF_CALL_PREFIX, isModelError, type ChatMessage, type MessageImage } from "../model/index.js";
 import { MAX_IMAGES_IN_CONTEXT } from "./limits.js";
 
 type UserMessage = Extract<ChatMessage, { role: "user" }>;
@@ -27,7 +27,7 @@ export function imagesFollowLine(count: number): string {
 export function imagesMessage(calls: readonly { readonly callId: string; readonly images: readonly CheckedImage[] }[]): ChatMessage | undefined {
   const shown = calls.filter((call) => call.images.length > 0);
   if (shown.length === 0) return undefined;
-  const lines = shown.map((call) => `Images of the python call ${call.callId}: ${call.images.map((image, index) => imageLabel(index + 1, image)).join(" ")}`);
+  const lines = shown.map((call) => `${IMAGES_OF_CALL_PREFIX}${call.callId}: ${call.images.map((image, index) => imageLabel(index + 1, image)).join(" ")}`);
   const images: MessageImage[] = shown.flatMap((call) =>
     call.images.map((image) => ({ mime: image.mime, data: image.bytes.toString("base64"), width: image.width, height: image.height })),
   );

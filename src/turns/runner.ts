@@ -4,7 +4,7 @@
  * MAX_TURN_STEPS. Whatever happens, the input and what was done stay in the conversation.
  */
 import type { CheckedImage } from "../images/index.js";
-import { isModelError, type ChatMessage, type ModelAdapter, type ModelReply, type ToolCall } from "../model/index.js";
+import { isModelError, meteredAdapter, TOOL_ERROR_PREFIX, type UsageTotals, type ChatMessage, type ModelAdapter, type ModelReply, type ToolCall } from "../model/index.js";
 import { activationBlock, findSkill, type SlashActivation } from "../skills/index.js";
 import { compactIfNeeded, messageChars, TokenEstimate } from "./compaction.js";
 import { systemPrompt, type Prompts, type ToolMode } from "./context.js";
@@ -27,8 +27,10 @@ export interface TurnRequest {
   readonly activation?: SlashActivation;
 }
 
-/** How a turn ended (O-3). */
-export type TurnEnd = { readonly result: "completed"; readonly reply: string } | { readonly result: "failed"; readonly error: string } | { readonly result: "interrupted" };
+/** How a turn ended (O-3), with the tokens its model calls used when the endpoint reported them. */
+export type TurnEnd = ({ readonly result: "completed"; readonly reply: string } | { readonly result: "failed"; readonly error: string } | { readonly result: "interrupted" }) & {
+  readonly usage?: UsageTotals;
+};
 
 export interface TurnSetup {
   readonly adapter: ModelAdapter;
@@ -51,7 +53,9 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   setup.emit({ kind: "user", text: request.visibleText });
   const ledger = new PullLedger(state.loaded, setup.emit);
   const current: ChatMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
-  const turn = new TurnLoop(setup, ledger, current, signal);
+  // Every call of the turn is counted, a compaction's summary request too.
+  const metered = meteredAdapter(setup.adapter);
+  const turn = new TurnLoop({ ...setup, adapter: metered.adapter }, ledger, current, signal);
   // Every MCP call of the turn draws its row: the model's own (tool mode) and its code's.
   const observing = setup.host.mcpForTurns?.()?.observe((record) => setup.emit(mcpRow(record)));
   let end: TurnEnd;
@@ -60,7 +64,8 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   } finally {
     observing?.dispose();
   }
-  return { end, state: { turns: [...turn.turns, { turn_id: request.turnId, messages: current }], loaded: ledger.list() } };
+  const usage = metered.totals();
+  return { end: usage === undefined ? end : { ...end, usage }, state: { turns: [...turn.turns, { turn_id: request.turnId, messages: current }], loaded: ledger.list() } };
 }
 
 /** The model input of the turn; a user activation draws its pull row, and a second one sends the note instead of the text. */
@@ -176,7 +181,7 @@ class TurnLoop {
         if (error instanceof TurnInterrupted && error.result !== undefined) this.current.push({ role: "tool", tool_call_id: call.id, content: error.result });
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        return { result: `Error: ${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
+        return { result: `${TOOL_ERROR_PREFIX}${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
       });
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
       this.current.push({ role: "tool", tool_call_id: call.id, content: result });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, ROOT } from "../daemon/support/daemon.js";
 import { daemonFixture } from "../daemon/support/fixture.js";
+import { errorBody, startFakeAnthropic, type FakeAnthropic, type FakeAnthropicReply } from "../model/fakeAnthropic.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { KEY, KEY_ENV } from "../model/support.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
@@ -334,3 +335,101 @@ describe("X albedo chat interactive (through a pty)", () => {
     expect(run.output).toMatch(/\r\u001b\[2K {2}woke\r?\n/);
   });
 });
+
+describe("O-10 I-2 albedo chat with provider anthropic, through the real binary and the real SDK", () => {
+  let claude: FakeAnthropic;
+  beforeAll(async () => {
+    claude = await startFakeAnthropic();
+  });
+  afterAll(async () => {
+    await claude?.close();
+  });
+  beforeEach(() => {
+    claude.requests.length = 0;
+  });
+  const anthropicModel = (extra: object = {}) => ({ model: { provider: "anthropic", base_url: claude.baseUrl, name: "claude-fake", api_key_env: KEY_ENV, mode: "tool", ...extra } });
+  const say = (text: string): FakeAnthropicReply => ({ kind: "reply", text, usage: { input_tokens: 40, output_tokens: 5, cache_read_input_tokens: 900 } });
+  const resultsOf = (index: number) => (claude.requests[index]!.body.messages.at(-1).content as { type: string }[]).filter((block) => block.type === "tool_result") as any[];
+
+  it("tool mode: a skill pull through the skill tool, message[0] as the system param, tools with input_schema, the key in x-api-key only", async () => {
+    await globalSettings({ ...anthropicModel(), skills: { on: ["pdf-processing"] } });
+    claude.enqueue({ kind: "reply", toolUses: [{ id: "toolu_s", name: "skill", input: JSON.stringify({ name: "pdf-processing" }) }] }, say("Filled."));
+    const run = await chat(["fill the form"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^used skill pdf-processing · \d+ B$/m);
+    expect(run.stdout).toContain("Filled.");
+    const [first, second] = claude.requests;
+    expect(first!.body.system[0].text).toContain("<name>pdf-processing</name>");
+    expect(first!.body.tools.find((tool: { name: string }) => tool.name === "skill").input_schema.properties.name.enum).toContain("pdf-processing");
+    const [result] = resultsOf(1);
+    expect(result).toMatchObject({ tool_use_id: "toolu_s" });
+    expect(JSON.stringify(result.content)).toContain("Fill the form.");
+    for (const sent of [first!, second!]) {
+      expect(sent.headers["x-api-key"]).toBe(KEY);
+      expect(sent.headers.authorization).toBeUndefined();
+    }
+  });
+
+  it("code mode: the model's Python runs in the kernel and its output comes back as the call's tool_result", async () => {
+    await globalSettings(anthropicModel({ mode: "code" }));
+    claude.enqueue({ kind: "reply", text: "Computing.", toolUses: [{ id: "toolu_p", name: "python", input: JSON.stringify({ code: "print(6 * 7)" }) }] }, say("It is 42."));
+    const run = await chat(["--json", "what is six times seven"]);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string });
+    expect(rows.map((row) => row.kind)).toEqual(["user", "assistant", "code", "output", "assistant"]);
+    expect(claude.requests[0]!.body.tools.map((tool: { name: string }) => tool.name)).toEqual(["python"]);
+    const [result] = resultsOf(1);
+    expect(result).toMatchObject({ tool_use_id: "toolu_p" });
+    expect(JSON.stringify(result.content)).toContain("42");
+  });
+
+  it("an image a cell shows goes to the model inside the python call's tool_result", async () => {
+    await globalSettings(anthropicModel({ mode: "code" }));
+    const showTiny = `from IPython.display import display\ndisplay({'image/png': ${JSON.stringify(TINY_PNG_BASE64)}, 'text/plain': '<stand-in>'}, raw=True)\nprint('shown')`;
+    claude.enqueue({ kind: "reply", toolUses: [{ id: "toolu_i", name: "python", input: JSON.stringify({ code: showTiny }) }] }, say("A dot."));
+    const run = await chat(["show me"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\[image 1 · 8×8 PNG · 75 B\]/);
+    const last = claude.requests[1]!.body.messages.at(-1);
+    expect(last.content.map((block: { type: string }) => block.type)).toEqual(["tool_result"]);
+    const parts = last.content[0].content as { type: string; source?: { media_type: string } }[];
+    expect(parts.map((part) => part.type)).toEqual(["text", "text", "image"]);
+    expect(parts[2]!.source?.media_type).toBe("image/png");
+  });
+
+  it("the end of the chat prints the tokens the turn used, cache reads and writes included", async () => {
+    await globalSettings(anthropicModel());
+    claude.enqueue(
+      { kind: "reply", toolUses: [{ id: "toolu_r", name: "read", input: JSON.stringify({ path: "nowhere.txt" }) }], usage: { input_tokens: 30, output_tokens: 8, cache_creation_input_tokens: 1_500 } },
+      say("Nothing there."),
+    );
+    const run = await chat(["read it"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split("\n").at(-1)).toBe("usage: 2,470 input tokens (900 read from cache, 1,500 written to it), 13 output, 2 model calls");
+  });
+
+  it("an overloaded server: the SDK retries, then the turn fails with the server's reason", async () => {
+    await globalSettings(anthropicModel());
+    const overloaded = { kind: "status", status: 529, headers: { "retry-after": "0" }, body: JSON.stringify(errorBody("overloaded_error", "Overloaded")) } as const;
+    claude.enqueue(overloaded, overloaded, overloaded);
+    const run = await chat(["hi"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/error: .*HTTP 529: Overloaded/);
+    expect(claude.requests).toHaveLength(3);
+  });
+
+  it("a missing key variable fails before any request; /model shows provider, base URL and model, never the key", async () => {
+    await globalSettings(anthropicModel({ api_key_env: undefined }));
+    const missing = await chat(["hi"], { ANTHROPIC_API_KEY: "" });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/error: .*ANTHROPIC_API_KEY/);
+    expect(claude.requests).toHaveLength(0);
+    const shown = await chat(["/model"], { ANTHROPIC_API_KEY: KEY });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^provider +anthropic$/m);
+    expect(shown.stdout).toContain(claude.baseUrl);
+    expect(shown.stdout).toContain("claude-fake");
+    expect(shown.stdout).not.toContain(KEY);
+  });
+});
+

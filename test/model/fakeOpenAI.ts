@@ -15,6 +15,7 @@ export interface FakeToolCall {
 export interface FakeUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
 }
 
 /** One scripted answer. */
@@ -183,7 +184,7 @@ function sendEvents(res: ServerResponse, chunks: readonly unknown[]): void {
   res.end("data: [DONE]\n\n");
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(value));
 }
@@ -222,7 +223,7 @@ export function words(text: string): string[] {
 }
 
 /** `text` in `pieces` nearly equal parts, or by word when `pieces` is unset. */
-function split(text: string, pieces: number | undefined): string[] {
+export function split(text: string, pieces: number | undefined): string[] {
   if (text.length === 0) return [];
   if (pieces === undefined) return words(text);
   const size = Math.ceil(text.length / pieces);
@@ -231,7 +232,7 @@ function split(text: string, pieces: number | undefined): string[] {
   return parts;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+export async function readBody(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const part of req as AsyncIterable<Buffer>) {
@@ -242,7 +243,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(parts).toString("utf8");
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -6,6 +6,7 @@ import {
   MAX_CONTEXT_TOKENS,
   MIN_CONTEXT_TOKENS,
   createAdapter,
+  describeModelSettings,
   ignoredModelFields,
   resolveModelSettings,
   type ModelSettings,
@@ -41,7 +42,8 @@ describe("O-7 model settings: validation", () => {
   });
 
   const bad: Array<[string, Record<string, unknown>, string]> = [
-    ["an unknown provider", { provider: "anthropic" }, 'model.provider: must be one of "openai", "stub"'],
+    ["an unknown provider", { provider: "claude" }, 'model.provider: must be one of "openai", "anthropic", "stub"'],
+    ["O-10 max_tokens below 1", { max_tokens: 0 }, "model.max_tokens: must be an integer from 1 to"],
     ["a base_url that is not a URL", { base_url: "localhost:8000" }, "model.base_url: must be an http or https URL"],
     ["a base_url of another scheme", { base_url: "ftp://example.com/v1" }, "model.base_url: must be an http or https URL"],
     ["a base_url with credentials", { base_url: "https://user:secret@example.com/v1" }, "model.base_url: must not carry a user name or password"],
@@ -53,7 +55,7 @@ describe("O-7 model settings: validation", () => {
     ["context_tokens that are not an integer", { context_tokens: 4096.5 }, "model.context_tokens: must be an integer"],
     ["a relative script path", { script: "demo.json" }, "model.script: must be an absolute path"],
     ["I-2 images that are not a boolean", { images: "no" }, "model.images: must be true or false"],
-    ["an unknown field", { api_key: "sk-..." }, "model.api_key: unknown field; model allows provider, base_url, name, api_key_env, mode, context_tokens, images, script"],
+    ["an unknown field", { api_key: "sk-..." }, "model.api_key: unknown field; model allows provider, base_url, name, api_key_env, mode, context_tokens, max_tokens, images, script"],
   ];
   for (const [label, model, problem] of bad) {
     it(`names the field: ${label}`, () => {
@@ -103,6 +105,17 @@ describe("O-7 model settings: the global-only rule", () => {
 
   it("applies the defaults: mode code, DEFAULT_CONTEXT_TOKENS, images on", () => {
     expect(resolveModelSettings({ global: { model: { provider: "stub", script: "/x.json" } } })).toMatchObject({ mode: "code", contextTokens: DEFAULT_CONTEXT_TOKENS, images: true });
+  });
+
+  it("O-10 takes provider anthropic with max_tokens, which any scope may set (the narrowest wins), and /model shows it", () => {
+    const claude: Settings = { model: { provider: "anthropic", name: "claude-x", max_tokens: 4_096 } };
+    expect(problemsOf(claude.model)).toEqual([]);
+    expect(resolveModelSettings({ global: claude })).toMatchObject({ provider: "anthropic", name: "claude-x", maxTokens: 4_096 });
+    expect(resolveModelSettings({ global: claude, project: { model: { max_tokens: 512 } } }).maxTokens).toBe(512);
+    expect(resolveModelSettings({ global: { model: { provider: "anthropic" } } }).maxTokens).toBeUndefined();
+    expect(describeModelSettings({ global: claude })).toMatchObject({ provider: "anthropic", model: "claude-x", max_tokens: 4_096 });
+    // Unset global-only fields are shown as the adapter will use them.
+    expect(describeModelSettings({ global: claude })).toMatchObject({ base_url: "https://api.anthropic.com", api_key_env: "ANTHROPIC_API_KEY" });
   });
 
   it("I-2 model.images: any scope may turn images off, the narrowest wins", () => {

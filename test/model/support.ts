@@ -50,3 +50,13 @@ export function expectNoKey(value: unknown): void {
   if (value instanceof Error) expect(value.message).not.toContain(KEY);
 }
 
+
+/** Settings of an anthropic adapter pointed at `baseUrl`, its key in KEY_ENV. */
+export function anthropicSettings(baseUrl: string, extra: Partial<ModelSettings> = {}): ModelSettings {
+  return { ...openaiSettings(baseUrl), provider: "anthropic", name: "claude-fake", ...extra };
+}
+
+/** An anthropic adapter against a fake Messages API server, with the key in its environment. */
+export function anthropicAdapter(server: { readonly baseUrl: string }, options: AdapterOptions = {}, extra: Partial<ModelSettings> = {}): Promise<ModelAdapter> {
+  return createAdapter(anthropicSettings(server.baseUrl, extra), ENV, options);
+}

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { CheckedImage } from "../../images/index.js";
 import { parseJsonWellFormed } from "../../json/index.js";
-import type { ToolCall, ToolSpec } from "../../model/index.js";
+import { TOOL_ERROR_PREFIX, type ToolCall, type ToolSpec } from "../../model/index.js";
 import type { SessionView } from "../../session/index.js";
 import type { ToolMode } from "../context.js";
 import { pythonTool } from "./python.js";
@@ -60,7 +60,7 @@ export async function runToolCall(call: ToolCall, tools: readonly Tool[], contex
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (tool === undefined) {
     const problem = `there is no tool "${call.name}"; the tools are ${tools.map((t) => t.name).join(", ")}`;
-    return { result: `Error: ${problem}.`, problem };
+    return { result: `${TOOL_ERROR_PREFIX}${problem}.`, problem };
   }
   let value: unknown;
   try {
@@ -68,12 +68,12 @@ export async function runToolCall(call: ToolCall, tools: readonly Tool[], contex
     value = parseJsonWellFormed(call.arguments.trim() === "" ? "{}" : call.arguments);
   } catch (error) {
     const problem = `the arguments of ${call.name} are not valid JSON (${(error as Error).message})`;
-    return { result: `Error: ${problem}; send one JSON object.`, problem };
+    return { result: `${TOOL_ERROR_PREFIX}${problem}; send one JSON object.`, problem };
   }
   const checked = tool.schema.safeParse(value);
   if (!checked.success) {
     const problem = `invalid arguments for ${call.name}: ${z.prettifyError(checked.error).replace(/\s*\n\s*/g, " ")}`;
-    return { result: `Error: ${problem}.`, problem };
+    return { result: `${TOOL_ERROR_PREFIX}${problem}.`, problem };
   }
   const answer = await tool.run(checked.data, context);
   return typeof answer === "string" ? { result: answer } : { result: answer.text, images: answer.images };

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors/index.js";
+import { TOOL_ERROR_PREFIX } from "../../model/index.js";
 import { MAX_MCP_FUNCTION_TOOLS, mcpFunctionName } from "../mcpContext.js";
 import { boundToolText } from "./bounds.js";
 import type { McpTurnAnswer, McpTurnServers, McpTurnTool, Tool, TurnMcp } from "./tool.js";
@@ -38,7 +39,7 @@ function mcpTool(mcp: TurnMcp, tool: McpTurnTool, name: string): Tool<Record<str
         return answerText(qualified, await mcp.call(qualified, args, context.signal));
       } catch (error) {
         // A refusal (bad arguments, unknown tool, deadline) is the model's to read; anything else is the turn's.
-        if (error instanceof AppError && error.code !== "cancelled") return `Error: ${qualified}: ${error.message}`;
+        if (error instanceof AppError && error.code !== "cancelled") return `${TOOL_ERROR_PREFIX}${qualified}: ${error.message}`;
         throw error;
       }
     },
@@ -53,7 +54,7 @@ function parametersOf(schema: Readonly<Record<string, unknown>>): Record<string,
 
 /** What the model reads of an answer: its value as text (JSON for structured ones), its images named, bounded. */
 function answerText(qualified: string, answer: McpTurnAnswer): string {
-  if (answer.is_error) return boundToolText(`Error: ${qualified} failed: ${answer.error_text ?? String(answer.value ?? "")}`).text;
+  if (answer.is_error) return boundToolText(`${TOOL_ERROR_PREFIX}${qualified} failed: ${answer.error_text ?? String(answer.value ?? "")}`).text;
   const value = textOf(answer.value);
   const images = answer.images.length === 0 ? "" : `\n[${answer.images.length} image${answer.images.length === 1 ? "" : "s"}: ${answer.images.map((image) => image.mime).join(", ")}]`;
   const text = `${value}${images}`;

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { CheckedImage, ImageStore } from "../../images/index.js";
 import type { ExecuteFuture } from "../../kernel/index.js";
-import type { ToolSpec } from "../../model/index.js";
+import type { ToolSpec, UsageTotals } from "../../model/index.js";
 import type { Activation, ResourceListing } from "../../skills/index.js";
 import type { ActivationObserver, McpCallObserver, SessionView } from "../../session/index.js";
 import type { PullLedger } from "../pulls.js";
@@ -58,6 +58,8 @@ export interface TurnHost {
   mcpForTurns?(): TurnMcp | undefined;
   /** Where the images of the turn's cells are kept for people (I-3); without one, output rows carry no images. */
   readonly images?: ImageStore;
+  /** Hears each finished turn's usage, summed over its model calls (the session's total for `/status`). */
+  recordUsage?(usage: UsageTotals): void;
 }
 
 /** What a tool may use while it runs. */

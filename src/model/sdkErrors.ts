@@ -1,4 +1,8 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+/**
+ * What a failed model call rejects with, for the adapters built on the official SDKs (openai,
+ * Anthropic): both come from one generator and throw errors of the same shapes under their own
+ * classes, which each adapter hands in.
+ */
 import { interruptedError, ModelError, quoteServerText } from "./errors.js";
 import { CallbackError } from "./replyBuilder.js";
 import { ResponseTooLargeError } from "./transport.js";
@@ -10,6 +14,22 @@ export interface FailureContext {
   readonly requestTimeoutMs: number;
   readonly attempts: number;
   readonly errorBody: string | undefined;
+}
+
+/** The shape every SDK's HTTP error has: the status (undefined for an error event inside a stream) and the parsed body. */
+interface SdkApiError extends Error {
+  readonly status: number | undefined;
+  readonly error: unknown;
+}
+
+type ErrorClass<T extends Error> = abstract new (...args: never[]) => T;
+
+/** One SDK's error classes; the connection-timeout class must be checked before the connection class it extends. */
+export interface SdkErrorClasses {
+  readonly userAbort: ErrorClass<Error>;
+  readonly connectionTimeout: ErrorClass<Error>;
+  readonly connection: ErrorClass<Error>;
+  readonly api: ErrorClass<SdkApiError>;
 }
 
 /** Plain words for the connection errors people meet; any other code is shown as it is. */
@@ -27,28 +47,28 @@ const CONNECTION_CODES: Readonly<Record<string, string>> = {
  * The error a failed call rejects with: a ModelError for everything the SDK, the transport or the
  * reply reader threw, and `onText`'s own error unchanged. Nothing of the original is attached.
  */
-export function toModelError(error: unknown, context: FailureContext): unknown {
+export function toModelError(error: unknown, context: FailureContext, classes: SdkErrorClasses): unknown {
   if (error instanceof ModelError) return error;
   if (error instanceof CallbackError) return error.original;
   const { server } = context;
   if (error instanceof ResponseTooLargeError) {
     return new ModelError("malformed", `the model server at ${server} sent a response over ${error.maxBytes} bytes (MAX_MODEL_RESPONSE_BYTES), so it was cut off`);
   }
-  if (error instanceof APIUserAbortError) return interruptedError();
-  if (error instanceof APIConnectionTimeoutError) {
+  if (error instanceof classes.userAbort) return interruptedError();
+  if (error instanceof classes.connectionTimeout) {
     return new ModelError("timeout", `the model server at ${server} did not start answering within MODEL_REQUEST_TIMEOUT_MS (${context.requestTimeoutMs} ms), ${attempts(context)}`);
   }
-  if (error instanceof APIConnectionError) {
+  if (error instanceof classes.connection) {
     return new ModelError("unreachable", `cannot reach the model server at ${server} (${quoteServerText(connectionProblem(error), context.key)}), ${attempts(context)}`);
   }
-  if (error instanceof APIError) return httpError(error, context);
+  if (error instanceof classes.api) return httpError(error, context);
   if (isBrokenStream(error)) return new ModelError("unreachable", `the connection to the model server at ${server} broke off in the middle of the reply`);
   if (error instanceof SyntaxError) return new ModelError("malformed", `the model server at ${server} sent a part of its reply that is not valid JSON`);
   const text = error instanceof Error ? error.message : String(error);
   return new ModelError("malformed", `the model call failed unexpectedly: ${quoteServerText(text, context.key)}`);
 }
 
-function httpError(error: APIError, context: FailureContext): ModelError {
+function httpError(error: SdkApiError, context: FailureContext): ModelError {
   const said = serverMessage(error, context);
   if (error.status === undefined) {
     return new ModelError("http", `the model server at ${context.server} reported an error in the middle of its reply${said ? `: ${said}` : ""}`);
@@ -59,9 +79,9 @@ function httpError(error: APIError, context: FailureContext): ModelError {
 }
 
 /** The server's own words: the body we kept (any shape: OpenAI's, vLLM's `message`, FastAPI's `detail`), else the SDK's reading of it. */
-function serverMessage(error: APIError, context: FailureContext): string {
+function serverMessage(error: SdkApiError, context: FailureContext): string {
   const fromBody = context.errorBody === undefined ? undefined : messageIn(context.errorBody);
-  const fromError = typeof (error.error as { message?: unknown } | undefined)?.message === "string" ? (error.error as { message: string }).message : undefined;
+  const fromError = messageOf(error.error);
   return quoteServerText(error.status === undefined ? (fromError ?? error.message) : (fromBody ?? ""), context.key);
 }
 
@@ -72,10 +92,15 @@ function messageIn(body: string): string {
   } catch {
     return body;
   }
+  return messageOf(value) ?? body;
+}
+
+/** The message in an error body: OpenAI's and Anthropic's `error.message`, a bare `error`, vLLM's `message`, FastAPI's `detail`. */
+function messageOf(value: unknown): string | undefined {
   for (const candidate of [pick(pick(value, "error"), "message"), pick(value, "error"), pick(value, "message"), pick(value, "detail")]) {
     if (typeof candidate === "string") return candidate;
   }
-  return body;
+  return undefined;
 }
 
 function pick(value: unknown, key: string): unknown {
