@@ -71,6 +71,15 @@ const Composition = z.strictObject({
 });
 
 /** A session (D-2): the same shape in `GET /sessions`, `GET /sessions/{id}` and the `201` of `POST /sessions`. */
+/** Tokens model calls used, as the endpoint reported them: a turn's, or a session's summed. */
+const UsageResource = z.strictObject({
+  input_tokens: Count.describe("every prompt token sent, read from a cache or not"),
+  output_tokens: Count,
+  cache_read_tokens: Count.describe("of input_tokens, those read from the endpoint's prompt cache"),
+  cache_write_tokens: Count.describe("of input_tokens, those written to the endpoint's prompt cache"),
+  model_calls: Count.describe("the model calls whose usage was reported"),
+});
+
 export const SessionResource = z.strictObject({
   id: z.string(),
   workspace: z.string(),
@@ -86,6 +95,7 @@ export const SessionResource = z.strictObject({
   }),
   composition: Composition,
   commands: z.array(CommandResource),
+  usage: UsageResource.nullable().describe("the tokens this session's turns used so far, summed; null until an endpoint reported any"),
 });
 export type SessionResource = DeepReadonly<z.infer<typeof SessionResource>>;
 
@@ -209,15 +219,6 @@ export const ReceiptResource = z.strictObject({
   admitted_at: Timestamp,
 });
 export type ReceiptResource = DeepReadonly<z.infer<typeof ReceiptResource>>;
-
-/** Tokens a turn's model calls used, as the endpoint reported them. */
-const UsageResource = z.strictObject({
-  input_tokens: Count.describe("every prompt token sent, read from a cache or not"),
-  output_tokens: Count,
-  cache_read_tokens: Count.describe("of input_tokens, those read from the endpoint's prompt cache"),
-  cache_write_tokens: Count.describe("of input_tokens, those written to the endpoint's prompt cache"),
-  model_calls: Count.describe("the model calls whose usage was reported"),
-});
 
 export const TurnOutcomeResource = z.discriminatedUnion("state", [
   z.strictObject({

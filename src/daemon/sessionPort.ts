@@ -11,6 +11,7 @@ import type { StoredRow } from "../turns/index.js";
 import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
+import type { UsageTotals } from "../model/index.js";
 
 /** One event on a session's stream (D-2): domain objects as they happened; views.ts makes each one's message. */
 export type StreamEvent =
@@ -47,6 +48,8 @@ export interface SessionStatus {
   readonly pid: number | undefined;
   readonly sandbox: string;
   readonly sandboxNotes: readonly string[];
+  /** The tokens the session's turns used, summed; null (or absent) until an endpoint reported any. */
+  readonly usage?: UsageTotals | null;
 }
 
 /** The part of a Session the routes use. The session owns its catalog work: refresh, walks, reload and `needsReload`. */

@@ -52,6 +52,7 @@ export function sessionResource(live: HostedSession): SessionResource {
       callers: command.callers,
       submits_turn: command.submitsTurn,
     })),
+    usage: live.session.status().usage ?? null,
   };
 }
 

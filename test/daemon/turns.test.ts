@@ -41,7 +41,7 @@ const prose = (text: string): FakeReply => ({ kind: "reply", text });
 const toolCall = (name: string, args: object, id = `c_${name}`): FakeReply => ({ kind: "reply", toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
 
 describe("O-3 O-9 turns in the daemon", () => {
-  it("O-10 GET /operations/{id} shows the usage summed over the turn's model calls, cache reads included (null when none was reported); /status the session's sum", async () => {
+  it("O-10 GET /operations/{id} shows the usage summed over the turn's model calls, cache reads included (null when none was reported); /status and the session resource the session's sum", async () => {
     const { daemon, session } = await daemonWith();
     server.enqueue(
       { ...toolCall("skill", { name: "pdf-processing" }), usage: { prompt_tokens: 1_000, completion_tokens: 10 } } as FakeReply,
@@ -56,6 +56,8 @@ describe("O-3 O-9 turns in the daemon", () => {
     // The session's total, in /status.
     const status = await outcomeOf(daemon, (await say(daemon, session, { type: "command", command: "/status" })).body.operation_id);
     expect(status).toMatchObject({ outcome: { reply: { usage: { input_tokens: 2_200, output_tokens: 30, cache_read_tokens: 1_024, model_calls: 2 } } } });
+    // And on the session resource.
+    expect((await call(daemon, "GET", `/sessions/${session}`)).body.usage).toEqual({ input_tokens: 2_200, output_tokens: 30, cache_read_tokens: 1_024, cache_write_tokens: 0, model_calls: 2 });
   });
 
   it("runs an admitted message: the receipt shows the outcome, the transcript and the stream carry every row", async () => {

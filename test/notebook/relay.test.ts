@@ -172,6 +172,8 @@ describe("K-14 no process outlives its partner", () => {
     process.kill(kernelPid, "SIGKILL");
     await poll(() => !alive(launcher), { what: "the launcher to exit" });
     await poll(() => kernel.status === "dead" || kernel.status === "ready", { what: "the client to see its kernel die" });
+    // Under auto the launcher says what it started, then why it ended.
+    expect(stderr()).toMatch(/^albedo: kernel sandboxed \(bubblewrap\), session \w+ on /m);
     expect(stderr()).toContain("albedo: relay ended: the kernel ended");
     await poll(async () => (await sessions(daemon)).every((session) => session.kernel.pid !== kernelPid), { what: "the dead kernel's session to close" });
   });
