@@ -4,6 +4,7 @@
                         each cell's outputs as text (stream text, error name and value, text/plain)
   lifecycle             jupyter_client's KernelManager: a cell, an interrupt by signal, one by
                         message, a bad signature, a restart, a shutdown; prints what each did
+  ipc DIR               a kernel whose connection file says transport ipc (sockets under DIR): one cell
 
 Run with the Jupyter test venv's python; JUPYTER_PATH, HOME and ALBEDO_HOME come from the test.
 Every answer is one JSON object on stdout.
@@ -127,11 +128,27 @@ def lifecycle():
     print(json.dumps(report))
 
 
+def ipc(directory):
+    from jupyter_client import KernelManager
+
+    manager = KernelManager(kernel_name="albedo", transport="ipc", ip=os.path.join(directory, "kernel"))
+    manager.start_kernel(cwd=os.getcwd())
+    client = manager.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=STEP_TIMEOUT_S)
+    ran = _run(client, "print('over ipc', 'skills' in dir())")
+    client.stop_channels()
+    manager.shutdown_kernel(now=False)
+    print(json.dumps({"cell": ran, "alive_after_shutdown": manager.is_alive()}))
+
+
 if __name__ == "__main__":
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     if command == "notebook":
         notebook(sys.argv[2])
     elif command == "lifecycle":
         lifecycle()
+    elif command == "ipc":
+        ipc(sys.argv[2])
     else:
         sys.exit(__doc__)

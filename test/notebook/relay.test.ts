@@ -146,6 +146,18 @@ describe("K-14 Jupyter's lifecycle reaches the sandboxed kernel", () => {
   });
 });
 
+describe("K-14 Jupyter's connection file may say ipc", () => {
+  it("jupyter_client with transport ipc: the launcher binds Jupyter's socket files and relays as over TCP", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dirs = await dirsFor();
+    const { daemon, env } = await setUp(dirs);
+    const sockets = join(dirs.root, "j");
+    await mkdir(sockets);
+    const report = await driver(["ipc", sockets], env, dirs.workspace);
+    expect(report).toEqual({ cell: { status: "ok", ename: null, text: "over ipc True\n" }, alive_after_shutdown: false });
+    await poll(async () => (await sessions(daemon)).length === 0, { what: "the session to close" });
+  });
+});
+
 describe("K-14 no process outlives its partner", () => {
   /** A kernel started from the kernelspec as Jupyter starts one, its session, and the kernel's pid. */
   async function started(dirs: Dirs, env: NodeJS.ProcessEnv, daemon: DaemonProcess): Promise<{ kernel: KernelClient; launcher: number; kernelPid: number; stderr: () => string }> {
