@@ -41,7 +41,7 @@ export interface SdkCallSetup<Client> {
   readonly client: Client;
 }
 
-/** Runs `work` with a fresh client under the call's control; resolves with its reply, rejects with a ModelError (or what `onText` threw). */
+/** Runs `work` with the adapter's client under the call's control, its requests through this call's transport; resolves with its reply, rejects with a ModelError (or what `onText` threw). */
 export async function sdkCall<Client>(request: ModelRequest, setup: SdkCallSetup<Client>, work: (client: Client, control: CallControl) => Promise<ModelReply>): Promise<ModelReply> {
   const { baseUrl, limits } = setup;
   const control = new CallControl(request.signal, limits, baseUrl);
