@@ -124,6 +124,8 @@ class InteractiveChat {
     this.prompt();
     const lines = (async () => {
       for await (const line of this.rl) {
+        // Any line entered, even an empty one, means the person stayed: the next Ctrl-C drops a line again before one quits.
+        this.armedExit = false;
         if (line.trim() !== "") await this.submit(line);
         this.prompt();
       }

@@ -306,7 +306,9 @@ describe("X albedo chat interactive (through a pty)", () => {
       { send: "\t\t" },
       { expect: "/pdf-processing" },
       { send: "\u0015" },
+      // The Enter above disarmed the quit: this Ctrl-C drops the line again, the next one quits.
       { send: "\u0003" },
+      { expect: "\\(press Ctrl-C again to quit\\)", new: true },
       { send: "\u0003" },
       { wait_exit: true, timeout: 20 },
     ]);
