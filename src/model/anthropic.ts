@@ -10,12 +10,12 @@ import { MessageReader } from "./anthropicReply.js";
 import { messageParams } from "./anthropicRequest.js";
 import { readKey } from "./apiKey.js";
 import type { CallControl } from "./callControl.js";
-import { ModelError, quoteServerText } from "./errors.js";
+import { ModelError } from "./errors.js";
 import { DEFAULT_MAX_TOKENS } from "./limits.js";
 import { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_KEY_ENV } from "./providers.js";
 import { ReplyBuilder } from "./replyBuilder.js";
 import type { ModelSettings } from "./resolve.js";
-import { adapterLimits, contentTypeOf, sdkCall } from "./sdkCall.js";
+import { adapterLimits, readSdkReply, sdkCall } from "./sdkCall.js";
 import type { SdkErrorClasses } from "./sdkErrors.js";
 import { redactingLogger } from "./sdkLogger.js";
 import { scopedFetch } from "./transport.js";
@@ -65,15 +65,7 @@ async function run(client: Anthropic, setup: RunSetup, request: ModelRequest, co
   const builder = new ReplyBuilder(setup.maxReplyBytes, request.onText);
   const reader = new MessageReader(builder, setup.maxTokens);
   const { data: stream, response } = await client.messages.create(messageParams(setup.model, setup.maxTokens, request), { signal: control.signal }).withResponse();
-  const type = contentTypeOf(response);
-  if (type === "application/json") {
-    reader.message(JSON.parse(await response.text()) as unknown);
-  } else if (type === "text/event-stream" || type === "") {
-    let count = 0;
-    for await (const event of stream) reader.event(event, ++count);
-  } else {
-    throw new ModelError("malformed", `the model server answered with content type ${quoteServerText(type, undefined)}, neither an event stream nor JSON`);
-  }
+  await readSdkReply(response, stream, (body) => reader.message(body), (event, count) => reader.event(event, count));
   reader.finish();
   return builder.build();
 }

@@ -7,13 +7,13 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { AdapterOptions, ModelAdapter, ModelDescription, ModelEnv, ModelReply, ModelRequest } from "./adapter.js";
 import { readKey } from "./apiKey.js";
 import type { CallControl } from "./callControl.js";
-import { ModelError, quoteServerText } from "./errors.js";
+import { ModelError } from "./errors.js";
 import { readChunk, readCompletion } from "./openaiReply.js";
 import { chatCompletionParams } from "./openaiRequest.js";
 import { DEFAULT_OPENAI_BASE_URL } from "./providers.js";
 import { ReplyBuilder } from "./replyBuilder.js";
 import type { ModelSettings } from "./resolve.js";
-import { adapterLimits, contentTypeOf, sdkCall } from "./sdkCall.js";
+import { adapterLimits, readSdkReply, sdkCall } from "./sdkCall.js";
 import type { SdkErrorClasses } from "./sdkErrors.js";
 import { redactingLogger } from "./sdkLogger.js";
 import { scopedFetch } from "./transport.js";
@@ -56,14 +56,6 @@ export async function createOpenAIAdapter(settings: ModelSettings, env: ModelEnv
 async function run(client: OpenAI, model: string, request: ModelRequest, control: CallControl, maxReplyBytes: number): Promise<ModelReply> {
   const builder = new ReplyBuilder(maxReplyBytes, request.onText);
   const { data: stream, response } = await client.chat.completions.create(chatCompletionParams(model, request), { signal: control.signal }).withResponse();
-  const type = contentTypeOf(response);
-  if (type === "application/json") {
-    readCompletion(JSON.parse(await response.text()) as unknown, builder);
-  } else if (type === "text/event-stream" || type === "") {
-    let count = 0;
-    for await (const chunk of stream) readChunk(chunk, ++count, builder);
-  } else {
-    throw new ModelError("malformed", `the model server answered with content type ${quoteServerText(type, undefined)}, neither an event stream nor JSON`);
-  }
+  await readSdkReply(response, stream, (body) => readCompletion(body, builder), (chunk, count) => readChunk(chunk, count, builder));
   return builder.build();
 }

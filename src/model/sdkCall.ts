@@ -13,6 +13,7 @@ import {
   MODEL_REQUEST_TIMEOUT_MS,
   MODEL_STREAM_IDLE_TIMEOUT_MS,
 } from "./limits.js";
+import { ModelError, quoteServerText } from "./errors.js";
 import { toModelError, type SdkErrorClasses } from "./sdkErrors.js";
 import { callTransport, withTransport } from "./transport.js";
 
@@ -70,7 +71,24 @@ export async function sdkCall<Client>(request: ModelRequest, setup: SdkCallSetup
   }
 }
 
+/**
+ * Reads an SDK call's answer by its media type: a JSON body whole to `whole`, an event stream
+ * (or an untyped one) event by event to `each` with its 1-based count; anything else is a
+ * ModelError `malformed`.
+ */
+export async function readSdkReply<Event>(response: Response, stream: AsyncIterable<Event>, whole: (body: unknown) => void, each: (event: Event, count: number) => void): Promise<void> {
+  const type = contentTypeOf(response);
+  if (type === "application/json") {
+    whole(JSON.parse(await response.text()) as unknown);
+  } else if (type === "text/event-stream" || type === "") {
+    let count = 0;
+    for await (const event of stream) each(event, ++count);
+  } else {
+    throw new ModelError("malformed", `the model server answered with content type ${quoteServerText(type, undefined)}, neither an event stream nor JSON`);
+  }
+}
+
 /** The media type of a response, lower case, without parameters ("" when absent). */
-export function contentTypeOf(response: Response): string {
+function contentTypeOf(response: Response): string {
   return response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
 }

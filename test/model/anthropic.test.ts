@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TOKENS, createAdapter, type ChatMessage, type ToolSpec } from "../../src/model/index.js";
+import { DEFAULT_MAX_TOKENS, createAdapter, type ChatMessage } from "../../src/model/index.js";
 import { words } from "./fakeOpenAI.js";
 import { startFakeAnthropic, type FakeAnthropic } from "./fakeAnthropic.js";
-import { anthropicAdapter, anthropicSettings, KEY, KEY_ENV, modelFailure, request } from "./support.js";
+import { anthropicAdapter, anthropicSettings, KEY, KEY_ENV, modelFailure, request, PYTHON_TOOL } from "./support.js";
 
 let server: FakeAnthropic;
 beforeEach(async () => {
@@ -12,11 +12,6 @@ afterEach(async () => {
   await server.close();
 });
 
-const PYTHON_TOOL: ToolSpec = {
-  name: "python",
-  description: "Run Python in the session kernel.",
-  parameters: { type: "object", properties: { code: { type: "string" } }, required: ["code"] },
-};
 const TINY = { mime: "image/png", data: "iVBORw0KGgo=", width: 1, height: 1 } as const;
 
 describe("O-10 anthropic adapter: prose and tool calls", () => {

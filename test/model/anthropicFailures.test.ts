@@ -1,8 +1,8 @@
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ModelLogger, ToolSpec } from "../../src/model/index.js";
+import type { ModelLogger } from "../../src/model/index.js";
 import { errorBody, event, startFakeAnthropic, type FakeAnthropic } from "./fakeAnthropic.js";
-import { anthropicAdapter, expectNoKey, KEY, modelFailure, request } from "./support.js";
+import { anthropicAdapter, expectNoKey, KEY, modelFailure, request, PYTHON_TOOL } from "./support.js";
 
 let server: FakeAnthropic;
 beforeEach(async () => {
@@ -14,7 +14,6 @@ afterEach(async () => {
 
 /** No wait between retries: the tests check what is retried, not the SDK's back-off. */
 const NOW = { "retry-after": "0" };
-const PYTHON_TOOL: ToolSpec = { name: "python", description: "Run Python.", parameters: { type: "object", properties: { code: { type: "string" } } } };
 const overloaded = { kind: "status", status: 529, headers: NOW, body: JSON.stringify(errorBody("overloaded_error", "Overloaded")) } as const;
 
 describe("O-10 anthropic adapter: bad input from the server", () => {

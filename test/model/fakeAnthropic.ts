@@ -4,10 +4,9 @@
  * message) or a fault. It records every request, its raw body included, so tests can check what
  * the real `@anthropic-ai/sdk` client sent, byte for byte.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { parseJson, readBody, sendJson, split } from "./fakeOpenAI.js";
+import { parseJson, readBody, scriptedServer, sendJson, split, type ScriptedServer } from "./fakeOpenAI.js";
 
 export interface FakeToolUse {
   readonly id?: string;
@@ -59,38 +58,15 @@ export interface RecordedAnthropicRequest {
   answeredAt?: number;
 }
 
-export interface FakeAnthropic {
-  /** The base URL to configure (the SDK appends /v1/messages). */
-  readonly baseUrl: string;
-  readonly requests: RecordedAnthropicRequest[];
-  enqueue(...replies: FakeAnthropicReply[]): void;
-  pending(): number;
-  close(): Promise<void>;
-}
+/** The fake; its base URL is the server's root (the SDK appends /v1/messages). */
+export type FakeAnthropic = ScriptedServer<FakeAnthropicReply, RecordedAnthropicRequest>;
 
 const MESSAGES_PATH = "/v1/messages";
 const ZERO_USAGE: FakeAnthropicUsage = { input_tokens: 0, output_tokens: 0 };
 
-/** Starts a fake Messages API server on 127.0.0.1 at a free port. */
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
-  const queue: FakeAnthropicReply[] = [];
-  const requests: RecordedAnthropicRequest[] = [];
-  const server = createServer((req, res) => {
-    handle(req, res, queue, requests).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    enqueue: (...replies) => void queue.push(...replies),
-    pending: () => queue.length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+/** Starts a fake Messages API server on 127.0.0.1 at a free port (the SDK appends /v1/messages to its base URL). */
+export function startFakeAnthropic(): Promise<FakeAnthropic> {
+  return scriptedServer(handle, "");
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, queue: FakeAnthropicReply[], requests: RecordedAnthropicRequest[]): Promise<void> {

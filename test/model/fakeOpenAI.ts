@@ -53,15 +53,8 @@ export interface RecordedRequest {
   readonly closed: Promise<"finished" | "aborted">;
 }
 
-export interface FakeOpenAI {
-  /** The base URL to configure, ending in /v1. */
-  readonly baseUrl: string;
-  readonly requests: RecordedRequest[];
-  enqueue(...replies: FakeReply[]): void;
-  /** Replies not yet used. */
-  pending(): number;
-  close(): Promise<void>;
-}
+/** The fake; its base URL ends in /v1. */
+export type FakeOpenAI = ScriptedServer<FakeReply, RecordedRequest>;
 
 const COMPLETIONS_PATH = "/v1/chat/completions";
 /** Request bodies the fake reads at most. */
@@ -70,16 +63,34 @@ const MAX_FAKE_BODY_BYTES = 16 * 1024 * 1024;
 const HUGE_PIECE = "x".repeat(16 * 1024);
 
 /** Starts a fake server on 127.0.0.1 at a free port. */
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
-  const queue: FakeReply[] = [];
-  const requests: RecordedRequest[] = [];
+export function startFakeOpenAI(): Promise<FakeOpenAI> {
+  return scriptedServer(handle, "/v1");
+}
+
+/** A fake model server as every fake is: its queue of scripted replies, the requests it recorded, its base URL. */
+export interface ScriptedServer<Reply, Recorded> {
+  readonly baseUrl: string;
+  readonly requests: Recorded[];
+  enqueue(...replies: Reply[]): void;
+  /** Replies not yet used. */
+  pending(): number;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1 at a free port; `handle` answers each request from the queue and records it. */
+export async function scriptedServer<Reply, Recorded>(
+  handle: (req: IncomingMessage, res: ServerResponse, queue: Reply[], requests: Recorded[]) => Promise<void>,
+  basePath: string,
+): Promise<ScriptedServer<Reply, Recorded>> {
+  const queue: Reply[] = [];
+  const requests: Recorded[] = [];
   const server = createServer((req, res) => {
     handle(req, res, queue, requests).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${port}${basePath}`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     pending: () => queue.length,

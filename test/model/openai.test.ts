@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createAdapter, type ChatMessage, type ToolSpec } from "../../src/model/index.js";
+import { createAdapter, type ChatMessage } from "../../src/model/index.js";
 import { startFakeOpenAI, words, type FakeOpenAI } from "./fakeOpenAI.js";
-import { KEY, modelFailure, openaiAdapter, openaiSettings, request } from "./support.js";
+import { KEY, modelFailure, openaiAdapter, openaiSettings, PYTHON_TOOL, request } from "./support.js";
 
 let server: FakeOpenAI;
 beforeEach(async () => {
@@ -11,11 +11,6 @@ afterEach(async () => {
   await server.close();
 });
 
-const PYTHON_TOOL: ToolSpec = {
-  name: "python",
-  description: "Run Python in the session kernel.",
-  parameters: { type: "object", properties: { code: { type: "string" } }, required: ["code"] },
-};
 
 describe("O-7 openai adapter: prose", () => {
   it("streams prose to onText in order, as the server sends it", async () => {

@@ -1,12 +1,19 @@
 import { inspect } from "node:util";
 import { expect } from "vitest";
-import { DEFAULT_CONTEXT_TOKENS, ModelError, createAdapter, type AdapterOptions, type ModelAdapter, type ModelRequest, type ModelSettings } from "../../src/model/index.js";
+import { DEFAULT_CONTEXT_TOKENS, ModelError, createAdapter, type AdapterOptions, type ModelAdapter, type ModelRequest, type ModelSettings, type ToolSpec } from "../../src/model/index.js";
 import type { FakeOpenAI } from "./fakeOpenAI.js";
 
 /** A key that must never show up in an error, a description or a log line. */
 export const KEY = "sk-albedo-test-7Qm2ZpX9cVb4TnK8";
 export const KEY_ENV = "ALBEDO_TEST_MODEL_KEY";
 export const ENV = { [KEY_ENV]: KEY };
+
+/** The python tool as the adapters' tests offer it. */
+export const PYTHON_TOOL: ToolSpec = {
+  name: "python",
+  description: "Run Python in the session kernel.",
+  parameters: { type: "object", properties: { code: { type: "string" } }, required: ["code"] },
+};
 
 /** Settings of an openai adapter pointed at `baseUrl`. */
 export function openaiSettings(baseUrl: string, extra: Partial<ModelSettings> = {}): ModelSettings {
