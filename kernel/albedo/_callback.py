@@ -6,6 +6,7 @@ an awaited call while the cell awaits. tornado comes with every ipykernel, so no
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import threading
 from typing import Any, Callable, Optional
@@ -38,6 +39,8 @@ class CallbackLink:
         return True
 
     def _run(self) -> None:
+        # A process-wide SIGINT must wake the main thread's cell, never land here (see session_kernel.py).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         self._loop = loop

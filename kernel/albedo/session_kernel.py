@@ -17,6 +17,11 @@ line as that cell's KeyboardInterrupt, where ipykernel alone would send no reply
 "Interrupt"): one that lands before `do_execute` is held until it begins, one that lands in it is
 caught there.
 
+The threads it starts (iopub, heartbeat, control, parent poller) block SIGINT. Linux gives a
+process-wide signal to any thread that does not block it, and one that lands on another thread only
+sets Python's flag: the main thread, asleep in a cell's blocking call, would sleep on. With the
+other threads blocking it, the interrupt always wakes the cell.
+
 Everything else is ipykernel's own app (options, config files, signals, the control thread). When
 the installed ipykernel has no shell channel thread, or a config file picks another kernel class,
 the app runs unchanged.
@@ -27,7 +32,8 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from typing import Any, Dict, List
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List
 
 from ipykernel.ipkernel import IPythonKernel
 from ipykernel.kernelapp import IPKernelApp
@@ -124,6 +130,19 @@ class SessionKernel(IPythonKernel):
         }
 
 
+@contextmanager
+def threads_without_sigint() -> Iterator[None]:
+    """Threads started inside inherit a signal mask blocking SIGINT; the main thread's mask is put back after."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 class SessionKernelApp(IPKernelApp):
     """ipykernel's app whose kernel reads the shell socket on the main thread, with a logger no more
     verbose than its handlers."""
@@ -148,6 +167,23 @@ class SessionKernelApp(IPKernelApp):
         if logger is not None and not self.logging_config:
             logger["level"] = logging.getLevelName(self.log_level)
         return config
+
+    def initialize(self, argv: Any = None) -> None:
+        with threads_without_sigint():
+            super().initialize(argv)
+
+    def init_poller(self) -> None:
+        super().init_poller()
+        poller = self.poller
+        if poller is not None:
+            # Started by `start`, after `initialize` has put the main thread's mask back.
+            start = poller.start
+
+            def start_without_sigint() -> None:
+                with threads_without_sigint():
+                    start()
+
+            poller.start = start_without_sigint
 
     def init_sockets(self, *args: Any, **kwargs: Any) -> None:
         super().init_sockets(*args, **kwargs)

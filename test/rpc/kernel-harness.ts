@@ -23,6 +23,14 @@ export interface CellResult {
   readonly stderr: string;
 }
 
+export interface KernelThread {
+  readonly tid: number;
+  readonly name: string;
+  readonly state: string;
+  readonly sigint_pending: boolean;
+  readonly sigint_blocked: boolean;
+}
+
 /** A real ipykernel driven through jupyter_client by test/rpc/kernel_harness.py. */
 export class KernelHarness {
   private readonly answers: string[] = [];
@@ -80,6 +88,11 @@ export class KernelHarness {
   /** Waits up to `timeoutS` seconds for the cell's execute_reply. */
   wait(msgId: string, timeoutS: number): Promise<{ finished: boolean; status?: string; ename?: string }> {
     return this.ask({ op: "wait", msg_id: msgId, timeout: timeoutS });
+  }
+
+  /** Each kernel thread's name, state and whether SIGINT is pending or blocked there (from /proc). */
+  signals(): Promise<{ main: number; threads: KernelThread[] }> {
+    return this.ask({ op: "signals" });
   }
 
   /** The last STDERR_TAIL_CHARS characters the harness and its kernel wrote to stderr. */

@@ -4,11 +4,14 @@ argv[1]: "ext" to start the kernel with `--ext albedo`, "plain" without it. The 
 process's environment (the test sets ALBEDO_RPC_*, PYTHONPATH and a private IPYTHONDIR).
 Commands: {"op": "run", "code"} -> {msg_id, status, ename, stdout, stderr}; {"op": "start", "code", "marker"}
 -> {msg_id} once stdout shows the marker; {"op": "interrupt"}; {"op": "wait", "msg_id", "timeout"}
--> {status, ename, finished}; {"op": "quit"}. A command that fails answers {"failed": traceback, "kernel_alive"}
+-> {status, ename, finished}; {"op": "signals"} -> each kernel thread's name, state and SIGINT bits
+(pending, blocked) from /proc; {"op": "quit"}. A command that fails answers {"failed": traceback, "kernel_alive"}
 instead of ending the harness, so one stuck cell cannot take every later test down with it.
 """
 
 import json
+import os
+import signal
 import sys
 import time
 import traceback
@@ -69,6 +72,28 @@ def wait(client, msg_id, timeout):
             return {"finished": True, "status": content["status"], "ename": content.get("ename")}
 
 
+def signals(manager):
+    """Which kernel threads have SIGINT pending or blocked: a signal Linux gave a thread other than the
+    main one sets Python's flag but does not wake the main thread from a blocking call."""
+    pid = manager.provisioner.process.pid
+    bit = 1 << (signal.SIGINT - 1)
+    threads = []
+    for tid in sorted(os.listdir(f"/proc/{pid}/task"), key=int):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as status:
+                fields = dict(line.rstrip("\n").split(":\t", 1) for line in status if ":\t" in line)
+        except OSError:
+            continue
+        threads.append({
+            "tid": int(tid),
+            "name": fields.get("Name"),
+            "state": fields.get("State"),
+            "sigint_pending": bool(int(fields.get("SigPnd", "0"), 16) & bit),
+            "sigint_blocked": bool(int(fields.get("SigBlk", "0"), 16) & bit),
+        })
+    return {"main": pid, "threads": threads}
+
+
 def perform(manager, client, command):
     op = command["op"]
     if op == "run":
@@ -80,6 +105,8 @@ def perform(manager, client, command):
         return {"interrupted": True}
     if op == "wait":
         return wait(client, command["msg_id"], command["timeout"])
+    if op == "signals":
+        return signals(manager)
     raise ValueError(f"unknown op {op!r}")
 
 

@@ -40,6 +40,27 @@ describe("K-4 interrupt ends an awaiting cell", () => {
   });
 });
 
+describe("K-4 a SIGINT wakes the cell's thread", () => {
+  it("every thread of a session's kernel but the main one blocks SIGINT, so Linux can give the signal to no other", async () => {
+    dirs = await sessionDirs();
+    session = await openSession(dirs);
+    const probe = [
+      "import json, os, signal, threading",
+      "bit = 1 << (signal.SIGINT - 1)",
+      "def blocks(tid):",
+      "    with open(f'/proc/self/task/{tid}/status') as status:",
+      "        mask = next(line for line in status if line.startswith('SigBlk:'))",
+      "    return bool(int(mask.split()[1], 16) & bit)",
+      "main = threading.main_thread().native_id",
+      "tids = [int(tid) for tid in os.listdir('/proc/self/task')]",
+      "print(json.dumps({'threads': len(tids), 'main_blocks': blocks(main), 'others_taking': [tid for tid in tids if tid != main and not blocks(tid)]}))",
+    ].join("\n");
+    const seen = JSON.parse(await run(session, probe)) as { threads: number; main_blocks: boolean; others_taking: number[] };
+    expect(seen.threads).toBeGreaterThan(3);
+    expect(seen).toMatchObject({ main_blocks: false, others_taking: [] });
+  });
+});
+
 /**
  * Opens a session, runs `setup` (a hook that holds marked cells in ipykernel's own code), then runs
  * `marked` and interrupts it; returns its reply, the names of its error outputs and what it printed.
