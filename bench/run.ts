@@ -17,6 +17,7 @@ import { benchImageConversation, benchImages } from "./images.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
 import { benchNotebook } from "./notebook.js";
+import { benchWeb } from "./web.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -32,6 +33,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["scale", benchScale],
   ["remote_kernel", benchRemote],
   ["notebook", benchNotebook],
+  ["web", benchWeb],
 ];
 
 /** Where a full run draws its goals. */

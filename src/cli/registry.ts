@@ -12,13 +12,14 @@ import { serveCommand } from "./serve.js";
 import { setupCommand } from "./setup.js";
 import { skillsList, skillsPrompt, skillsValidate } from "./skills.js";
 import { skillsRead, skillsResources } from "./skillsAccess.js";
+import { webCommand } from "./web.js";
 import { settingsGet, settingsSet, skillsClear, skillsOff, skillsOn } from "./settingsCommands.js";
 
 /** Every subcommand, in the order `albedo --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, skillsOn, skillsOff, skillsClear,
   settingsGet, settingsSet, ...MCP_COMMANDS, ...MCP_SERVE_COMMANDS,
-  execCommand, chatCommand, consoleCommand,
+  execCommand, chatCommand, consoleCommand, webCommand,
   serveCommand, daemonStatus, daemonStop, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
   completionCommand(() => COMMANDS),
 ];

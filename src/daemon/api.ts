@@ -6,7 +6,7 @@
 import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery, TranscriptQuery } from "./bodies.js";
 import {
   CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
-  SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage,
+  SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource,
 } from "./resources.js";
 import type { RouteSpec } from "./router.js";
 
@@ -105,6 +105,11 @@ export const API = {
     body: SettingsPatchBody, ifMatch: true,
     responses: { 200: { description: "the file as written", schema: SettingsFileResource, etag: true } },
     problems: ["precondition_required", "catalog_changed", "invalid_params", "settings_path_unsafe", "settings_file_invalid", "timeout"],
+  }),
+  createWebLogin: route({
+    method: "POST", path: "/web/logins", summary: "A one-time login link for the web console; the bearer token only, never a login cookie",
+    bearerOnly: true,
+    responses: { 201: { description: "the link, to open in a browser on this machine", schema: WebLoginResource } }, problems: [],
   }),
 } as const;
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { problemsOfIssues } from "../json/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
+import { checkLocalOrigin } from "./origins.js";
 import { NoBody } from "./bodies.js";
 import type { DaemonContext } from "./context.js";
 import { HttpProblem, problemOf, sendBytes, sendJson, sendProblem } from "./problem.js";
@@ -13,6 +14,28 @@ import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { settingsRoutes } from "./routes/settings.js";
 import type { Log } from "../platform/index.js";
+
+/** Who may call the API: the bearer token, or (for the web console) a login cookie the page's browser sends. */
+export interface ApiAuth {
+  readonly token: string;
+  /** Whether the request carries a live web console login. */
+  readonly cookie?: (req: IncomingMessage) => boolean;
+}
+
+/**
+ * Throws 401 unless the request presents the token (header, or `?token=` where `allowQuery`) or a
+ * login cookie. Host and Origin are checked first for every request (DNS rebinding); a cookie must
+ * come with the page's own Origin on anything but a read, and never opens a bearer-only route.
+ */
+export function authenticate(req: IncomingMessage, url: URL, auth: ApiAuth, allowQuery: boolean, opts: { bearerOnly?: boolean; read?: boolean } = {}): void {
+  checkLocalOrigin(req);
+  if (tokenMatches(presentedToken(req, url, allowQuery), auth.token)) return;
+  if (!opts.bearerOnly && auth.cookie?.(req) === true) {
+    if (!opts.read && req.headers.origin === undefined) throw new HttpProblem("origin_not_allowed", "a request made with the web console's login must carry the page's Origin");
+    return;
+  }
+  throw new HttpProblem("unauthorized", "send Authorization: Bearer <token>; the token is in daemon.token in the state dir");
+}
 
 export interface HttpOptions {
   readonly log?: Log;
@@ -33,17 +56,25 @@ export function buildRouter(ctx: DaemonContext): Router {
 }
 
 /** The daemon's HTTP request listener: token, route, body, handler, answer; every failure answered as a problem document. */
-export function httpHandler(router: Router, token: string, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => void handle(router, token, req, res, options);
+export function httpHandler(router: Router, auth: ApiAuth, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => void handle(router, auth, req, res, options);
 }
 
-async function handle(router: Router, token: string, req: IncomingMessage, res: ServerResponse, options: HttpOptions): Promise<void> {
+async function handle(router: Router, auth: ApiAuth, req: IncomingMessage, res: ServerResponse, options: HttpOptions): Promise<void> {
   try {
     const url = new URL(req.url ?? "/", "http://albedo.invalid");
-    if (!tokenMatches(presentedToken(req, url, false), token)) {
-      throw new HttpProblem("unauthorized", "send Authorization: Bearer <token>; the token is in daemon.token in the state dir");
-    }
-    const { route, params } = router.match(req.method ?? "GET", url.pathname);
+    // Host and Origin before the route, so a rebound name learns not even which routes exist.
+    checkLocalOrigin(req);
+    const matched = (() => {
+      try {
+        return router.match(req.method ?? "GET", url.pathname);
+      } catch (error) {
+        authenticate(req, url, auth, false, { read: true });
+        throw error;
+      }
+    })();
+    const { route, params } = matched;
+    authenticate(req, url, auth, false, { bearerOnly: route.spec.bearerOnly === true, read: route.spec.method === "GET" });
     const reply = await route.handler(await routeRequest(route, req, url, params));
     if (options.checkReplies) checkReply(route, reply);
     if (reply.body instanceof RawBody) sendBytes(res, reply.status, reply.body.contentType, reply.body.bytes, reply.headers);

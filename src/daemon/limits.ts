@@ -75,3 +75,16 @@ export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 export const MCP_IDLE_TIMEOUT_MS = 30 * 60_000;
 /** Longest --mcp-idle accepted, in seconds (a week). */
 export const MAX_MCP_IDLE_S = 7 * 24 * 3600;
+
+/** How long a web console login link works, once: long enough to click, short enough that a leaked one is dead. */
+export const LOGIN_CODE_TTL_MS = 120_000;
+/** Most login links waiting to be used at once; issuing another forgets the oldest. */
+export const MAX_PENDING_LOGIN_CODES = 16;
+/** How long a web console login lasts without being used again. */
+export const WEB_SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+/** Most web console logins kept at once; a new one ends the one used least recently. */
+export const MAX_WEB_SESSIONS = 32;
+/** Most bytes of one file of the web console's build the daemon serves. */
+export const MAX_WEB_ASSET_BYTES = 2 * 1024 * 1024;
+/** Most files of the web console's build the daemon reads. */
+export const MAX_WEB_ASSETS = 64;

@@ -264,6 +264,13 @@ export const HealthResource = z.strictObject({
 });
 export type HealthResource = DeepReadonly<z.infer<typeof HealthResource>>;
 
+/** A one-time login link for the web console (W-2), as `albedo web` opens it. */
+export const WebLoginResource = z.strictObject({
+  path: z.string().describe("the link's path and query on this daemon: `/login?code=…`, usable once"),
+  expires_at: Timestamp.describe("when the link stops working"),
+});
+export type WebLoginResource = DeepReadonly<z.infer<typeof WebLoginResource>>;
+
 const PullVia = z.enum(["tool", "python", "user"]);
 const RowPlace = { turn_id: z.string(), seq: Count.describe("the row's place in the session's transcript, from 1"), at: Count.describe("when it was written, in ms since the epoch") };
 

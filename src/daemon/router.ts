@@ -37,6 +37,8 @@ export interface RouteSpec {
   readonly query?: z.ZodType;
   /** The route needs `If-Match` with the revision the client last read (428 without). */
   readonly ifMatch?: true;
+  /** Only the bearer token opens it, never the web console's login cookie (the route mints logins). */
+  readonly bearerOnly?: true;
   /** The handler parses the body itself, after a check that must come first (the receipt lookup of O-1). */
   readonly bodyAfterLookup?: true;
   readonly responses: Readonly<Record<number, ResponseSpec>>;

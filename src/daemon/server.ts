@@ -16,7 +16,13 @@ import { StreamServer } from "./stream.js";
 import { warnOnFewDescriptors } from "./descriptors.js";
 import { storeTurns } from "./turns.js";
 import { SHUTDOWN_TIMEOUT_MS } from "./limits.js";
-import { currentProcess, isSqliteBusy, type Log } from "../platform/index.js";
+import { loadWebAssets } from "./webAssets.js";
+import { WebEndpoint } from "./webEndpoint.js";
+import { WebLogins } from "./webLogins.js";
+import { currentProcess, installDir, isSqliteBusy, type Log } from "../platform/index.js";
+
+/** Where, under the install, the web console's build lies (Vite writes it at install). */
+export const WEB_BUILD_DIR = join("dist", "web");
 
 /** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
 export type ListenTarget = { readonly host: string; readonly port: number } | { readonly socket: string };
@@ -39,6 +45,8 @@ export interface DaemonOptions {
   readonly sessions?: SessionDirectory;
   /** Check every answer against its route's schema (a mismatch is a 500 naming the field); for tests. */
   readonly checkReplies?: boolean;
+  /** Where the web console's build is read from; by default WEB_BUILD_DIR under the install. */
+  readonly webDir?: string;
   /** How long an MCP session on /mcp may idle before it is closed; overrides MCP_IDLE_TIMEOUT_MS (`albedo serve --mcp-idle`). */
   readonly mcpIdleMs?: number;
   /** Told of each answered HTTP request (`albedo serve --verbose`): method, path without the query (it may hold a token), status, milliseconds. */
@@ -104,10 +112,13 @@ export class Daemon {
         stateDir: options.stateDir, home: options.home, env: options.env, ...optionalParts(options),
         turns: (session, publish) => storeTurns(session, publish, turns),
       }));
-      const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats };
+      const web = new WebLogins();
+      const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats, web };
       const router = buildRouter(ctx);
-      const streams = new StreamServer(router, registry, token, options.log);
-      const handler = httpHandler(router, token, { ...(options.log ? { log: options.log } : {}), checkReplies: options.checkReplies === true });
+      const page = new WebEndpoint(web, await loadWebAssets(options.webDir ?? join(installDir(), WEB_BUILD_DIR)));
+      const auth = { token, cookie: (req: IncomingMessage) => page.authenticates(req) };
+      const streams = new StreamServer(router, registry, auth, options.log);
+      const handler = httpHandler(router, auth, { ...(options.log ? { log: options.log } : {}), checkReplies: options.checkReplies === true });
       // MCP clients reach sessions of real kernels only; a daemon with scripted sessions (route tests) has no /mcp.
       const mcp = registry instanceof SessionRegistry
         ? new McpEndpoint({ registry, token, ...(options.log ? { log: options.log } : {}), ...(options.mcpIdleMs !== undefined ? { idleMs: options.mcpIdleMs } : {}) })
@@ -115,10 +126,11 @@ export class Daemon {
       const server = createServer((req, res) => {
         if (options.onRequest) reportRequest(req, res, options.onRequest);
         if (mcp !== undefined && McpEndpoint.owns(req.url)) void mcp.handle(req, res);
+        else if (WebEndpoint.owns(req)) page.handle(req, res);
         else void handler(req, res);
       });
       server.on("upgrade", (req, socket, head) => streams.handleUpgrade(req, socket, head));
-      new ConnectionGuard(token, options.log).attach(server);
+      new ConnectionGuard(auth, options.log).attach(server);
       const info = await listen(server, options.listen);
       await writeDaemonInfo(options.stateDir, info);
       return new Daemon(info, recovery, server, streams, mcp, ctx, options, releaseLock);

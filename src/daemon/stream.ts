@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { outputDropMarker } from "../kernel/index.js";
 import { boundJson } from "../json/index.js";
 import { API } from "./api.js";
-import { presentedToken, tokenMatches } from "./auth.js";
+import { authenticate, type ApiAuth } from "./http.js";
 import { refuseSocket } from "./connections.js";
 import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS, MAX_STREAM_MESSAGE_BYTES } from "./limits.js";
 import { HttpProblem, problemOf } from "./problem.js";
@@ -57,14 +57,14 @@ function attach(ws: WebSocket, live: HostedSession): void {
   send({ type: "status", kernel: live.session.status().kernel, revision: live.session.view.snapshot.revision });
 }
 
-/** The WebSocket side of the daemon: the stream route of the API, authenticated like every route (and by `?token=`). */
+/** The WebSocket side of the daemon: the stream route of the API, authenticated like every route (and by `?token=`), Host and Origin checked. */
 export class StreamServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
 
   constructor(
     private readonly router: Router,
     private readonly sessions: SessionDirectory,
-    private readonly token: string,
+    private readonly auth: ApiAuth,
     private readonly log?: Log,
   ) {
     this.wss.on("error", (error) => this.log?.("debug", `stream server error: ${error.message}`));
@@ -79,7 +79,8 @@ export class StreamServer {
     });
     try {
       const url = new URL(req.url ?? "/", "http://albedo.invalid");
-      if (!tokenMatches(presentedToken(req, url, true), this.token)) throw new HttpProblem("unauthorized", "send Authorization: Bearer <token> or ?token=");
+      // A browser's upgrade always carries Origin, so a cookie without one is not the console's.
+      authenticate(req, url, this.auth, true);
       const { route, params } = this.router.match(req.method ?? "GET", url.pathname);
       if (route.spec !== API.stream) throw new HttpProblem("route_not_found", `no stream at ${url.pathname}; streams live at /sessions/{id}/stream`);
       const live = this.sessions.get(params.id!);

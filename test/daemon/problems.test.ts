@@ -29,9 +29,9 @@ async function rawExchange(request: string): Promise<string> {
   return answer;
 }
 
-function upgrade(path: string, token?: string): string {
+function upgrade(path: string, token?: string, host = `localhost:${new URL(shared.daemon.url).port}`): string {
   const auth = token === undefined ? "" : `Authorization: Bearer ${token}\r\n`;
-  return `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${auth}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\n\r\n`;
+  return `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${auth}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\n\r\n`;
 }
 
 /** The status line and the parsed problem document of a raw HTTP answer. */
@@ -69,13 +69,14 @@ describe("D-1 one problem producer", () => {
   });
 
   it("refuses a WebSocket upgrade with the same document and the right reason phrase on the raw socket", async () => {
-    const cases: [string, string | undefined, ProblemCode][] = [
+    const cases: [string, string | undefined, ProblemCode, string?][] = [
       [`/sessions/${shared.sessionId}/stream`, undefined, "unauthorized"],
       ["/sessions/nope/stream", shared.daemon.token, "session_not_found"],
       ["/elsewhere", shared.daemon.token, "route_not_found"],
+      [`/sessions/${shared.sessionId}/stream`, shared.daemon.token, "origin_not_allowed", "rebound.example:80"],
     ];
-    for (const [path, token, code] of cases) {
-      const { statusLine, contentType, body } = parseRaw(await rawExchange(upgrade(path, token)));
+    for (const [path, token, code, host] of cases) {
+      const { statusLine, contentType, body } = parseRaw(await rawExchange(upgrade(path, token, host)));
       expect(statusLine).toBe(`HTTP/1.1 ${PROBLEMS[code].status} ${STATUS_CODES[PROBLEMS[code].status]}`);
       expect(contentType).toBe("application/problem+json");
       expect(body).toMatchObject({ code, status: PROBLEMS[code].status, title: PROBLEMS[code].title });

@@ -9,7 +9,7 @@ const BUILD_TIMEOUT_MS = 180_000;
 
 /**
  * Vitest global setup: compiles dist/ once, because tests that spawn `bin/albedo` run the
- * compiled CLI. A type error fails the whole run here, with tsc's own message.
+ * compiled CLI, and builds the web console into dist/web, which the daemon serves. A type error fails the whole run here, with tsc's own message.
  */
 export default function setup(): void {
   const repo = join(import.meta.dirname, "..", "..");
@@ -18,4 +18,7 @@ export default function setup(): void {
   const result = spawnSync(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", repo], { encoding: "utf8", timeout: BUILD_TIMEOUT_MS });
   if (result.status !== 0) throw new Error(`build before tests failed:\n${result.stdout}${result.stderr}`);
   if (!existsSync(join(repo, "dist", "src", "cli", "main.js"))) throw new Error("build did not produce dist/src/cli/main.js");
+  // The web console the daemon serves, as `npm install` builds it.
+  const web = spawnSync(process.execPath, [join(repo, "node_modules", "vite", "bin", "vite.js"), "build", "--config", join(repo, "web", "vite.config.ts")], { cwd: repo, encoding: "utf8", timeout: BUILD_TIMEOUT_MS });
+  if (web.status !== 0) throw new Error(`web console build before tests failed:\n${web.stdout}${web.stderr}`);
 }

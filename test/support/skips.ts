@@ -4,6 +4,7 @@
  * looks like a pass.
  */
 import { spawnSync } from "node:child_process";
+import { CHROMIUM, RUN_BROWSER_TESTS } from "../web/browser.js";
 import { HAVE_ENTERPRISE_GATEWAY, HAVE_JUPYTER_SERVER, JUPYTER_VENV } from "../remote/jupyterServer.js";
 
 /** Size of the tmpfs the full-disk tests put the state dir on: room for the database and a session, little more. */
@@ -23,6 +24,12 @@ interface SkippedGroup {
 }
 
 const GROUPS: readonly SkippedGroup[] = [
+  {
+    what: "web console browser suite (test/web)",
+    skipped: () => !RUN_BROWSER_TESTS,
+    reason: `no chromium at ${CHROMIUM}`,
+    enable: "apt-get install -y chromium (or point ALBEDO_TEST_CHROMIUM at a chromium)",
+  },
   {
     what: "remote-kernel suites (test/remote)",
     skipped: () => !HAVE_JUPYTER_SERVER,

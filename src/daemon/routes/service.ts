@@ -3,10 +3,15 @@ import type { DaemonContext } from "../context.js";
 import { openApiDocument } from "../openapi.js";
 import type { Router } from "../router.js";
 import { healthResource } from "../views.js";
+import { LOGIN_PATH } from "../webEndpoint.js";
 
-/** Mounts what is about the daemon itself: GET /health and GET /openapi.json. */
+/** Mounts what is about the daemon itself: GET /health, GET /openapi.json and the web console's login links. */
 export function serviceRoutes(router: Router, ctx: DaemonContext): void {
   router
     .add(API.health, async () => ({ status: 200, body: healthResource(ctx.registry.list().length, ctx.registry.spares(), ctx.logStats?.() ?? null) }))
-    .add(API.openapi, async () => ({ status: 200, body: openApiDocument() }));
+    .add(API.openapi, async () => ({ status: 200, body: openApiDocument() }))
+    .add(API.createWebLogin, async () => {
+      const { code, expiresAt } = ctx.web.issue();
+      return { status: 201, body: { path: `${LOGIN_PATH}?code=${code}`, expires_at: new Date(expiresAt).toISOString() } };
+    });
 }

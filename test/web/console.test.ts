@@ -1,0 +1,279 @@
+/**
+ * The web console end to end (W-1..W-3): a real `albedo serve`, a real sandboxed kernel, the local
+ * OpenAI-compatible server, and Debian's chromium driven by playwright-core. One browser page walks
+ * through what a person does; the safety checks send the requests a hostile page or a rebound name
+ * would send.
+ */
+import { writeFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeOpenAI, type FakeOpenAI } from "../model/fakeOpenAI.js";
+import { KEY, KEY_ENV } from "../model/support.js";
+import { call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { runAlbedo } from "../support/cli.js";
+import { writeSkill } from "../support/skills.js";
+import { launchChromium, RUN_BROWSER_TESTS } from "./browser.js";
+import { EVERYTHING } from "../mcp/support.js";
+import { UNTRUSTED_CONNECTION_TIMEOUT_MS } from "../../src/daemon/limits.js";
+
+/** Time to start the daemon, chromium and the session's kernel. */
+const SETUP_MS = 120_000;
+/** How long the page may take to show what a test waits for. */
+const SHOWN_MS = 30_000;
+/** Where the guide's screenshot is written. */
+const SCREENSHOT = join(import.meta.dirname, "..", "..", "docs", "guide", "web-console.png");
+
+interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** One HTTP request with exactly these headers (fetch would not let a test set Host). */
+function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port: Number(port), method, path, headers, setHost: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** `albedo web --no-browser`, run as a person would: the one-time link it prints. */
+async function loginLink(dirs: Dirs): Promise<string> {
+  const run = await runAlbedo(["web", "--no-browser"], { cwd: dirs.workspace, env: envFor(dirs) });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toContain("works once");
+  return run.stdout.trim();
+}
+
+describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", () => {
+  let server: FakeOpenAI;
+  let dirs: Dirs;
+  let daemon: DaemonProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let host: string;
+  let cookie: string;
+
+  beforeAll(async () => {
+    server = await startFakeOpenAI();
+    dirs = await makeDirs();
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "pdf-processing", { description: "Fill PDF forms.", body: "Fill the form.\n" });
+    const settings = {
+      model: { provider: "openai", base_url: server.baseUrl, name: "fake", api_key_env: KEY_ENV, mode: "tool" },
+      mcp: { servers: { everything: { command: EVERYTHING } } },
+    };
+    await writeFile(join(dirs.state, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
+    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+    host = new URL(daemon.url).host;
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+  }, SETUP_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (daemon) await killDaemon(daemon, "SIGTERM");
+    await server?.close();
+    await dirs?.cleanup();
+  });
+
+  it("logs in through the one-time link: an HttpOnly SameSite=Strict cookie, no code left in the address, the page's policy strict", async () => {
+    const link = await loginLink(dirs);
+    expect(link).toMatch(new RegExp(`^${daemon.url}/login\\?code=[0-9a-f]{64}$`));
+    const answer = await page.goto(link);
+    expect(page.url()).toBe(`${daemon.url}/`);
+    expect(answer?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    expect(answer?.headers()["content-security-policy"]).not.toMatch(/unsafe-inline|unsafe-eval/);
+    const cookies = await context.cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: "albedo_web", httpOnly: true, sameSite: "Strict" });
+    cookie = `${cookies[0]!.name}=${cookies[0]!.value}`;
+    expect(await page.evaluate("document.cookie")).toBe("");
+    expect(await page.evaluate("JSON.stringify(localStorage)")).toBe("{}");
+    // The token is nowhere the page can read.
+    expect(await page.content()).not.toContain(daemon.token);
+    await page.getByText("No session is open.").waitFor({ timeout: SHOWN_MS });
+  });
+
+  it("opens a session on a workspace from the page", async () => {
+    await page.getByLabel("Workspace").fill(dirs.workspace);
+    await page.getByRole("button", { name: "Open" }).click();
+    await page.getByRole("status").filter({ hasText: "kernel" }).waitFor({ timeout: SETUP_MS });
+    const listed = await call(daemon, "GET", "/sessions");
+    expect(listed.body.sessions).toHaveLength(1);
+    expect(listed.body.sessions[0].workspace).toBe(dirs.workspace);
+  }, SETUP_MS);
+
+  it("completes /he to /help and shows its answer", async () => {
+    const box = page.getByLabel("Message");
+    await box.fill("/he");
+    await page.getByRole("option", { name: /\/help/ }).waitFor({ timeout: SHOWN_MS });
+    await box.press("Tab");
+    expect(await box.inputValue()).toBe("/help ");
+    await box.press("Enter");
+    await page.locator("[data-kind=command]").filter({ hasText: "/reload" }).waitFor({ timeout: SHOWN_MS });
+  });
+
+  it("runs a cell from the Python box and shows its image, fetched with the login cookie", async () => {
+    const code = [
+      "import struct, zlib",
+      "from IPython.display import Image, display",
+      "def chunk(kind, data): return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))",
+      "rows = b''.join(b'\\x00' + bytes([200, 40, 40]) * 8 for _ in range(6))",
+      "png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 8, 6, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b'')",
+      "display(Image(data=png))",
+      "print(6 * 7)",
+    ].join("\n");
+    await page.getByLabel("Python", { exact: true }).fill(code);
+    await page.getByRole("button", { name: "Run" }).click();
+    const result = page.getByLabel("Python result");
+    await result.getByText("42").waitFor({ timeout: SHOWN_MS });
+    const image = result.getByRole("img", { name: /8×6 PNG/ });
+    await image.waitFor({ timeout: SHOWN_MS });
+    await expect.poll(() => image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), { timeout: SHOWN_MS }).toBe(8);
+  });
+
+  it("shows hostile kernel and model text as text", async () => {
+    const hostile = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>";
+    await page.getByLabel("Python", { exact: true }).fill(`print(${JSON.stringify(hostile)})`);
+    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByLabel("Python result").getByText(hostile).waitFor({ timeout: SHOWN_MS });
+    server.enqueue({ kind: "reply", text: hostile });
+    await page.getByLabel("Message").fill("say something odd");
+    await page.getByLabel("Message").press("Enter");
+    await page.locator("[data-kind=assistant]").getByText(hostile).waitFor({ timeout: SHOWN_MS });
+    expect(await page.title()).toBe("albedo");
+    expect(await page.locator(".transcript img, .transcript script").count()).toBe(0);
+  });
+
+  it("streams a model turn's rows: the user's line, the used skill, the assistant's prose", async () => {
+    server.enqueue(
+      { kind: "reply", toolCalls: [{ id: "c1", name: "skill", arguments: JSON.stringify({ name: "pdf-processing" }) }] },
+      { kind: "reply", text: "The form is filled in." },
+    );
+    await page.getByLabel("Message").fill("fill the form");
+    await page.getByLabel("Message").press("Enter");
+    await page.locator("[data-kind=user]").filter({ hasText: "fill the form" }).waitFor({ timeout: SHOWN_MS });
+    await page.locator("[data-kind=skill]").filter({ hasText: "used skill pdf-processing" }).waitFor({ timeout: SHOWN_MS });
+    await page.locator("[data-kind=assistant]").filter({ hasText: "The form is filled in." }).waitFor({ timeout: SHOWN_MS });
+  });
+
+  it("switches a skill off for the session: the next turn's system message leaves it out", async () => {
+    const before = server.requests.at(-1)!.body.messages[0].content as string;
+    expect(before).toContain("pdf-processing");
+    const toggle = page.getByRole("switch", { name: "pdf-processing (session)" });
+    expect(await toggle.isChecked()).toBe(true);
+    await toggle.click();
+    await page.getByText("pdf-processing is off for this session").waitFor({ timeout: SHOWN_MS });
+    expect(await toggle.isChecked()).toBe(false);
+    server.enqueue({ kind: "reply", text: "Noted." });
+    const asked = server.requests.length;
+    await page.getByLabel("Message").fill("anything else?");
+    await page.getByLabel("Message").press("Enter");
+    await page.locator("[data-kind=assistant]").filter({ hasText: "Noted." }).waitFor({ timeout: SHOWN_MS });
+    expect(server.requests.length).toBe(asked + 1);
+    expect(server.requests.at(-1)!.body.messages[0].content).not.toContain("pdf-processing");
+  });
+
+  it("a switch written against a stale list gets 409: the panel reads the list again and says why", async () => {
+    const sessionId = (await call(daemon, "GET", "/sessions")).body.sessions[0].id as string;
+    const catalog = await call(daemon, "GET", `/sessions/${sessionId}/catalog`);
+    // Someone else turns it back on meanwhile (another page, `albedo skills on`).
+    const patched = await call(daemon, "PATCH", `/sessions/${sessionId}/catalog`, { on: ["pdf-processing"] }, { "if-match": `"${catalog.body.revision}"` });
+    expect(patched.status).toBe(200);
+    const toggle = page.getByRole("switch", { name: "pdf-processing (session)" });
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.click();
+    await page.getByText(/The skills changed since this list was read/).waitFor({ timeout: SHOWN_MS });
+    await expect.poll(() => toggle.isChecked(), { timeout: SHOWN_MS }).toBe(true);
+  });
+
+  it("a switch for the global scope writes the global settings file; a stale one gets 409 and the panel says why", async () => {
+    const global = page.getByRole("switch", { name: "pdf-processing (global)" });
+    expect(await global.isChecked()).toBe(false);
+    await global.click();
+    await page.getByText("pdf-processing is on for every workspace").waitFor({ timeout: SHOWN_MS });
+    const file = await call(daemon, "GET", "/settings");
+    expect(file.body.global.settings.skills.on).toContain("pdf-processing");
+    // Someone else writes the file meanwhile.
+    const other = await call(daemon, "PATCH", "/settings", { scope: "global", skills: { on: ["elsewhere"] } }, { "if-match": `"${file.body.global.revision}"` });
+    expect(other.status).toBe(200);
+    await global.click();
+    await page.getByText(/The skills changed since this list was read/).waitFor({ timeout: SHOWN_MS });
+    const after = await call(daemon, "GET", "/settings");
+    expect(after.body.global.settings.skills.on).toEqual(expect.arrayContaining(["pdf-processing", "elsewhere"]));
+    await expect.poll(() => global.isChecked(), { timeout: SHOWN_MS }).toBe(true);
+  });
+
+  it("lists the session's MCP servers with their status", async () => {
+    await page.getByLabel("MCP servers").getByText(/everything · running · \d+ tools · global/).waitFor({ timeout: SHOWN_MS });
+  });
+
+  it("Interrupt ends a running cell", async () => {
+    await page.getByLabel("Python", { exact: true }).fill("import time\nprint('sleeping', flush=True)\ntime.sleep(120)");
+    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByRole("button", { name: "Running…" }).waitFor({ timeout: SHOWN_MS });
+    // The interrupt waits for the cell to begin, so it may go at once.
+    await page.getByRole("button", { name: "Interrupt" }).click();
+    await page.getByLabel("Python result").getByText("KeyboardInterrupt").waitFor({ timeout: SHOWN_MS });
+    await page.screenshot({ path: SCREENSHOT });
+  });
+
+  it("refuses a foreign Host, a foreign Origin, a cookie without Origin on a write, and a stream upgrade from another site", async () => {
+    const sessionId = (await call(daemon, "GET", "/sessions")).body.sessions[0].id as string;
+    expect((await raw(daemon.url, "GET", "/sessions", { host, cookie })).status).toBe(200);
+    const rebound = await raw(daemon.url, "GET", "/sessions", { host: `rebound.example:${new URL(daemon.url).port}`, cookie });
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body).code).toBe("origin_not_allowed");
+    expect((await raw(daemon.url, "GET", "/", { host: "rebound.example" })).status).toBe(403);
+    const foreign = await raw(daemon.url, "POST", `/sessions/${sessionId}/interrupt`, { host, cookie, origin: "http://evil.example" });
+    expect(JSON.parse(foreign.body).code).toBe("origin_not_allowed");
+    const noOrigin = await raw(daemon.url, "POST", `/sessions/${sessionId}/interrupt`, { host, cookie });
+    expect(JSON.parse(noOrigin.body).code).toBe("origin_not_allowed");
+    // A cookie never mints login links.
+    expect((await raw(daemon.url, "POST", "/web/logins", { host, cookie, origin: daemon.url })).status).toBe(401);
+    const refused = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${daemon.url.replace("http", "ws")}/sessions/${sessionId}/stream`, { headers: { cookie, origin: "http://evil.example" } });
+      ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on("open", () => (ws.close(), resolve(101)));
+      ws.on("error", () => undefined);
+    });
+    expect(refused).toBe(403);
+  });
+
+  it("a stream opened with the login cookie is a trusted connection: it outlives UNTRUSTED_CONNECTION_TIMEOUT_MS", async () => {
+    const sessionId = (await call(daemon, "GET", "/sessions")).body.sessions[0].id as string;
+    const ws = new WebSocket(`${daemon.url.replace("http", "ws")}/sessions/${sessionId}/stream`, { headers: { cookie, origin: daemon.url } });
+    let closed = false;
+    ws.on("close", () => (closed = true));
+    await new Promise<void>((resolve, reject) => (ws.once("open", () => resolve()), ws.once("error", reject)));
+    await new Promise((resolve) => setTimeout(resolve, UNTRUSTED_CONNECTION_TIMEOUT_MS + 1_000));
+    expect(closed).toBe(false);
+    ws.close();
+  });
+
+  it("a login link works once, and logging out ends the cookie", async () => {
+    const link = new URL(await loginLink(dirs));
+    const first = await raw(daemon.url, "GET", link.pathname + link.search, { host });
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe("/");
+    const again = await raw(daemon.url, "GET", link.pathname + link.search, { host });
+    expect(again.status).toBe(401);
+    expect(JSON.parse(again.body).detail).toContain("used already");
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByText("You are not logged in").waitFor({ timeout: SHOWN_MS });
+    expect((await raw(daemon.url, "GET", "/sessions", { host, cookie })).status).toBe(401);
+    expect(await context.cookies()).toHaveLength(0);
+  });
+});
+

@@ -1,0 +1,123 @@
+/** The web console: the sessions on the left, the chosen session's chat and cells on the right. */
+import { h, render, type ComponentChild } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, sessionPath, type SessionInfo } from "./api.js";
+import { SessionView } from "./session.js";
+
+/** How often the session list is read again while the page is open. */
+const SESSIONS_REFRESH_MS = 5_000;
+
+type Login = "checking" | "in" | "out";
+
+function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
+  sessions: readonly SessionInfo[];
+  chosen: string | undefined;
+  onChoose: (id: string) => void;
+  onChanged: () => Promise<void>;
+  onError: (message: string) => void;
+}): ComponentChild {
+  const [workspace, setWorkspace] = useState("");
+  const [opening, setOpening] = useState(false);
+  const open = async () => {
+    if (!workspace.trim() || opening) return;
+    setOpening(true);
+    try {
+      const created = await api<SessionInfo>("POST", "/sessions", { workspace: workspace.trim() }, {}, 120_000);
+      setWorkspace("");
+      await onChanged();
+      onChoose(created.body.id);
+    } catch (error) {
+      onError(error instanceof Error ? error.message : String(error));
+    } finally {
+      setOpening(false);
+    }
+  };
+  const close = async (id: string) => {
+    try {
+      await api("DELETE", sessionPath(id));
+      await onChanged();
+    } catch (error) {
+      onError(error instanceof Error ? error.message : String(error));
+    }
+  };
+  return h(
+    "nav",
+    { class: "sessions", "aria-label": "Sessions" },
+    h("h2", null, "Sessions"),
+    h(
+      "ul",
+      null,
+      sessions.map((session) =>
+        h(
+          "li",
+          { key: session.id, class: session.id === chosen ? "chosen" : "" },
+          h("button", { type: "button", class: "pick", "aria-current": session.id === chosen ? "true" : undefined, onClick: () => onChoose(session.id) }, session.workspace),
+          h("button", { type: "button", class: "close", "aria-label": `Close ${session.workspace}`, onClick: () => void close(session.id) }, "Close"),
+        ),
+      ),
+    ),
+    sessions.length === 0 ? h("p", null, "No session is open.") : null,
+    h(
+      "form",
+      { onSubmit: (event: Event) => (event.preventDefault(), void open()) },
+      h("input", { "aria-label": "Workspace", placeholder: "/path/to/workspace", value: workspace, onInput: (event: Event) => setWorkspace((event.target as HTMLInputElement).value) }),
+      h("button", { type: "submit", disabled: opening || !workspace.trim() }, opening ? "Opening…" : "Open"),
+    ),
+  );
+}
+
+function App(): ComponentChild {
+  const [login, setLogin] = useState<Login>("checking");
+  const [sessions, setSessions] = useState<readonly SessionInfo[]>([]);
+  const [chosen, setChosen] = useState<string | undefined>();
+  const [error, setError] = useState("");
+  const refresh = async () => {
+    try {
+      const list = (await api<{ sessions: SessionInfo[] }>("GET", "/sessions")).body.sessions;
+      setSessions(list);
+      setLogin("in");
+      setChosen((id) => (id !== undefined && list.some((session) => session.id === id) ? id : list[0]?.id));
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 401) setLogin("out");
+      else setError(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+  useEffect(() => {
+    void refresh();
+    const timer = setInterval(() => void refresh(), SESSIONS_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const logout = async () => {
+    await api("POST", "/logout").catch(() => undefined);
+    setLogin("out");
+    setSessions([]);
+  };
+  if (login === "out") {
+    return h(
+      "div",
+      { class: "login" },
+      h("h1", null, "albedo"),
+      h("p", null, "You are not logged in. Run ", h("code", null, "albedo web"), " in a terminal on this machine: it opens this page with a login link that works once."),
+    );
+  }
+  const session = sessions.find((entry) => entry.id === chosen);
+  return h(
+    "div",
+    { class: "app" },
+    h(
+      "header",
+      { class: "top" },
+      h("h1", null, "albedo"),
+      error ? h("p", { class: "banner", role: "alert" }, error, " ", h("button", { type: "button", onClick: () => setError("") }, "Dismiss")) : null,
+      h("button", { type: "button", class: "logout", onClick: () => void logout() }, "Log out"),
+    ),
+    h(
+      "div",
+      { class: "body" },
+      h(Sessions, { sessions, chosen, onChoose: setChosen, onChanged: refresh, onError: setError }),
+      session ? h(SessionView, { key: session.id, session, onError: setError }) : h("main", { class: "empty" }, login === "checking" ? "Loading…" : "Open a session on a workspace to begin."),
+    ),
+  );
+}
+
+render(h(App, null), document.getElementById("app")!);

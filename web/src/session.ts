@@ -1,0 +1,235 @@
+/** One session's chat: the live transcript, the Message box with slash completion, Send, Interrupt, Reload, and the Python box. */
+import { h, type ComponentChild } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, EXECUTE_TIMEOUT_MS, sessionPath, type Command, type Entry, type ExecuteAnswer, type Row, type SessionInfo, type StreamMessage } from "./api.js";
+import { imageView, rowView } from "./rows.js";
+import { McpPanel, SkillsPanel } from "./panels.js";
+
+/** Rows read per transcript page when the stream (re)opens: the daemon's MAX_TRANSCRIPT_PAGE_ROWS. */
+const MAX_LOADED_ROWS = 1_000;
+/** Rows kept on the page; the oldest go first. */
+const MAX_SHOWN_ROWS = 2_000;
+/** Completions listed under the Message box. */
+const MAX_COMPLETIONS = 8;
+/** Wait before the stream is opened again after it dropped. */
+const STREAM_RETRY_MS = 1_000;
+
+interface Props {
+  readonly session: SessionInfo;
+  readonly onError: (message: string) => void;
+}
+
+function useTranscript(id: string, onError: (message: string) => void): { rows: Entry[]; streaming: Map<string, string>; kernel: string; connected: boolean } {
+  const [rows, setRows] = useState<Entry[]>([]);
+  const [streaming, setStreaming] = useState(new Map<string, string>());
+  const [kernel, setKernel] = useState("unknown");
+  const [connected, setConnected] = useState(false);
+  useEffect(() => {
+    let closed = false;
+    let ws: WebSocket | undefined;
+    let lastSeq = 0;
+    const turnsWithRows = new Set<string>();
+    const add = (incoming: readonly Row[]) => {
+      const fresh = incoming.filter((row) => row.seq > lastSeq);
+      if (fresh.length === 0) return;
+      lastSeq = fresh[fresh.length - 1]!.seq;
+      for (const row of fresh) turnsWithRows.add(row.turn_id);
+      setRows((old) => [...old, ...fresh].slice(-MAX_SHOWN_ROWS));
+      const ended = fresh.filter((row) => row.kind === "assistant").map((row) => row.turn_id);
+      if (ended.length > 0) setStreaming((old) => new Map([...old].filter(([turn]) => !ended.includes(turn))));
+    };
+    const open = () => {
+      const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${sessionPath(id, "/stream")}`;
+      ws = new WebSocket(url);
+      ws.onopen = async () => {
+        setConnected(true);
+        // Rows written while the stream was down come from the transcript; the seq keeps each once.
+        try {
+          const page = await api<{ rows: Row[] }>("GET", `${sessionPath(id, "/transcript")}?after=${lastSeq}&limit=${MAX_LOADED_ROWS}`);
+          add(page.body.rows);
+        } catch (error) {
+          onError(error instanceof Error ? error.message : String(error));
+        }
+      };
+      ws.onmessage = (event) => {
+        const message = JSON.parse(String(event.data)) as StreamMessage;
+        if (message.type === "row") add([message.row]);
+        else if (message.type === "text") setStreaming((old) => new Map(old).set(message.turn_id, (old.get(message.turn_id) ?? "") + message.delta));
+        else if (message.type === "status") setKernel(message.kernel.status);
+        else if (message.type === "transcript" && message.turn.outcome?.state === "committed" && !turnsWithRows.has(message.turn.turn_id)) {
+          // A built-in (/help, /status) writes no rows: its answer is shown here, as the console prints it.
+          const { turn } = message;
+          setRows((old) => [...old, { kind: "command" as const, turn_id: turn.turn_id, seq: lastSeq, visible_text: turn.visible_text, reply: turn.outcome?.reply }].slice(-MAX_SHOWN_ROWS));
+        }
+      };
+      ws.onclose = () => {
+        setConnected(false);
+        if (!closed) setTimeout(() => !closed && open(), STREAM_RETRY_MS);
+      };
+    };
+    open();
+    return () => {
+      closed = true;
+      ws?.close();
+    };
+  }, [id]);
+  return { rows, streaming, kernel, connected };
+}
+
+function completionsFor(text: string, commands: readonly Command[]): Command[] {
+  const match = /^\/(\S*)$/.exec(text);
+  if (match === null) return [];
+  return commands.filter((command) => command.callers.includes("user") && command.name.startsWith(`/${match[1]}`)).slice(0, MAX_COMPLETIONS);
+}
+
+function MessageBox({ session, onError }: Props): ComponentChild {
+  const [text, setText] = useState("");
+  const [chosen, setChosen] = useState(0);
+  const [sending, setSending] = useState(false);
+  const options = useMemo(() => completionsFor(text, session.commands), [text, session.commands]);
+  const send = async () => {
+    const typed = text.trim();
+    if (!typed || sending) return;
+    setSending(true);
+    try {
+      const slash = /^(\/\S+)(?:\s+([\s\S]*))?$/.exec(typed);
+      const body = slash ? { type: "command", command: slash[1], arguments: slash[2] ?? "" } : { type: "message", text: typed };
+      await api("POST", sessionPath(session.id, "/events"), body);
+      setText("");
+    } catch (error) {
+      onError(error instanceof Error ? error.message : String(error));
+    } finally {
+      setSending(false);
+    }
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (options.length > 0 && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+      event.preventDefault();
+      setChosen((index) => (index + (event.key === "ArrowDown" ? 1 : options.length - 1)) % options.length);
+    } else if (options.length > 0 && event.key === "Tab") {
+      event.preventDefault();
+      setText(`${options[Math.min(chosen, options.length - 1)]!.name} `);
+      setChosen(0);
+    } else if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      void send();
+    }
+  };
+  return h(
+    "form",
+    { class: "message", onSubmit: (event: Event) => (event.preventDefault(), void send()) },
+    h("textarea", {
+      "aria-label": "Message",
+      placeholder: "Message the model, or type / for commands (Enter sends, Shift+Enter is a new line)",
+      rows: 3,
+      value: text,
+      onInput: (event: Event) => (setText((event.target as HTMLTextAreaElement).value), setChosen(0)),
+      onKeyDown,
+      "aria-autocomplete": "list",
+      "aria-controls": "completions",
+    }),
+    options.length > 0
+      ? h(
+          "ul",
+          { id: "completions", role: "listbox", "aria-label": "Commands" },
+          options.map((command, index) =>
+            h(
+              "li",
+              { role: "option", "aria-selected": index === chosen, onMouseDown: (event: Event) => (event.preventDefault(), setText(`${command.name} `)) },
+              h("b", null, command.name),
+              ` ${command.description}`,
+            ),
+          ),
+        )
+      : null,
+    h("button", { type: "submit", disabled: sending || !text.trim() }, "Send"),
+  );
+}
+
+function PythonBox({ session, onError }: Props): ComponentChild {
+  const [code, setCode] = useState("");
+  const [running, setRunning] = useState(false);
+  const [answer, setAnswer] = useState<ExecuteAnswer | undefined>();
+  const run = async () => {
+    if (!code.trim() || running) return;
+    setRunning(true);
+    try {
+      setAnswer((await api<ExecuteAnswer>("POST", sessionPath(session.id, "/execute"), { code }, {}, EXECUTE_TIMEOUT_MS)).body);
+    } catch (error) {
+      onError(error instanceof Error ? error.message : String(error));
+    } finally {
+      setRunning(false);
+    }
+  };
+  return h(
+    "section",
+    { class: "python", "aria-label": "Python cell" },
+    h("textarea", {
+      "aria-label": "Python",
+      placeholder: "Python to run in the session's kernel (Ctrl+Enter runs)",
+      rows: 6,
+      spellcheck: false,
+      value: code,
+      onInput: (event: Event) => setCode((event.target as HTMLTextAreaElement).value),
+      onKeyDown: (event: KeyboardEvent) => event.key === "Enter" && (event.ctrlKey || event.metaKey) && (event.preventDefault(), void run()),
+    }),
+    h("button", { type: "button", onClick: () => void run(), disabled: running || !code.trim() }, running ? "Running…" : "Run"),
+    answer ? h("div", { class: `result ${answer.status}`, "aria-live": "polite", "aria-label": "Python result" }, resultText(answer), ...answer.images.map(imageView), ...answer.image_notes.map((note) => h("p", { class: "note" }, note))) : null,
+  );
+}
+
+/** An execute answer's outputs as text: streams, plain-text results, tracebacks (their escapes dropped). */
+function resultText(answer: ExecuteAnswer): ComponentChild {
+  const parts: string[] = [];
+  for (const { msg_type, content } of answer.outputs) {
+    if (msg_type === "stream") parts.push(String(content.text ?? ""));
+    else if (msg_type === "execute_result" || msg_type === "display_data") {
+      const data = (content.data ?? {}) as Record<string, unknown>;
+      const html = typeof data["text/html"] === "string" ? " (an HTML output: shown as its text)" : "";
+      if (typeof data["text/plain"] === "string") parts.push(`${data["text/plain"]}${html}\n`);
+    } else if (msg_type === "error") parts.push(`${((content.traceback ?? []) as string[]).join("\n").replace(/\u001b\[[0-9;]*m/g, "")}\n`);
+  }
+  return h("pre", { class: "output" }, parts.join("") || `(no output · ${answer.status})`);
+}
+
+export function SessionView({ session, onError }: Props): ComponentChild {
+  const { rows, streaming, kernel, connected } = useTranscript(session.id, onError);
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [rows.length, streaming]);
+  const act = (what: "interrupt" | "reload") => async () => {
+    try {
+      await api("POST", sessionPath(session.id, `/${what}`));
+    } catch (error) {
+      onError(error instanceof Error ? error.message : String(error));
+    }
+  };
+  return h(
+    "main",
+    { class: "session", "aria-label": `Session ${session.id}` },
+    h(
+      "header",
+      { class: "session-head" },
+      h("h2", null, session.workspace),
+      h("span", { class: `status ${connected ? "" : "offline"}`, role: "status" }, connected ? `kernel ${kernel}` : "reconnecting…"),
+      h("button", { type: "button", onClick: act("interrupt") }, "Interrupt"),
+      h("button", { type: "button", onClick: act("reload") }, "Reload"),
+    ),
+    h(
+      "div",
+      { class: "columns" },
+      h(
+        "section",
+        { class: "chat", "aria-label": "Chat" },
+        h(
+          "div",
+          { class: "transcript", role: "log", "aria-label": "Transcript", "aria-live": "polite" },
+          rows.map(rowView),
+          [...streaming].map(([turn, text]) => h("div", { class: "row row-assistant streaming", key: `s-${turn}`, "data-kind": "streaming" }, h("span", { class: "who" }, "model"), h("p", { class: "text" }, text))),
+          h("div", { ref: end }),
+        ),
+        h(MessageBox, { session, onError }),
+      ),
+      h("aside", { class: "side" }, h(PythonBox, { session, onError }), h(SkillsPanel, { session, onError }), h(McpPanel, { session })),
+    ),
+  );
+}
