@@ -2,7 +2,8 @@
  * The web console end to end (W-1..W-3): a real `albedo serve`, a real sandboxed kernel, the local
  * OpenAI-compatible server, and Debian's chromium driven by playwright-core. One browser page walks
  * through what a person does; the safety checks send the requests a hostile page or a rebound name
- * would send.
+ * would send. The file takes about 25 s here (6 of them one wait past the untrusted-connection
+ * deadline), most of the rest the kernel's boot and chromium's start.
  */
 import { writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
@@ -166,6 +167,17 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await page.locator("[data-kind=user]").filter({ hasText: "fill the form" }).waitFor({ timeout: SHOWN_MS });
     await page.locator("[data-kind=skill]").filter({ hasText: "used skill pdf-processing" }).waitFor({ timeout: SHOWN_MS });
     await page.locator("[data-kind=assistant]").filter({ hasText: "The form is filled in." }).waitFor({ timeout: SHOWN_MS });
+  });
+
+  it("shows the model's prose as it streams, and Interrupt ends the turn: the streaming text goes, an interrupted notice comes", async () => {
+    server.enqueue({ kind: "partial", text: "Thinking about the forms slowly", deltas: 3, then: "hang" });
+    await page.getByLabel("Message").fill("take your time");
+    await page.getByLabel("Message").press("Enter");
+    const streaming = page.locator("[data-kind=streaming]");
+    await streaming.filter({ hasText: "Thinking about the" }).waitFor({ timeout: SHOWN_MS });
+    await page.getByRole("button", { name: "Interrupt" }).click();
+    await page.locator("[data-kind=notice]").filter({ hasText: "interrupted" }).last().waitFor({ timeout: SHOWN_MS });
+    await expect.poll(() => streaming.count(), { timeout: SHOWN_MS }).toBe(0);
   });
 
   it("switches a skill off for the session: the next turn's system message leaves it out", async () => {

@@ -56,7 +56,12 @@ function useTranscript(id: string, onError: (message: string) => void): { rows: 
         if (message.type === "row") add([message.row]);
         else if (message.type === "text") setStreaming((old) => new Map(old).set(message.turn_id, (old.get(message.turn_id) ?? "") + message.delta));
         else if (message.type === "status") setKernel(message.kernel.status);
-        else if (message.type === "transcript" && message.turn.outcome?.state === "committed" && !turnsWithRows.has(message.turn.turn_id)) {
+        else if (message.type === "transcript" && message.turn.outcome !== null) {
+          // A turn that ended without its assistant row (interrupted, failed) leaves no streaming text behind.
+          const ended = message.turn.turn_id;
+          setStreaming((old) => (old.has(ended) ? new Map([...old].filter(([turn]) => turn !== ended)) : old));
+        }
+        if (message.type === "transcript" && message.turn.outcome?.state === "committed" && !turnsWithRows.has(message.turn.turn_id)) {
           // A built-in (/help, /status) writes no rows: its answer is shown here, as the console prints it.
           const { turn } = message;
           setRows((old) => [...old, { kind: "command" as const, turn_id: turn.turn_id, seq: lastSeq, visible_text: turn.visible_text, reply: turn.outcome?.reply }].slice(-MAX_SHOWN_ROWS));
