@@ -111,6 +111,10 @@ export const API = {
     bearerOnly: true,
     responses: { 201: { description: "the link, to open in a browser on this machine", schema: WebLoginResource } }, problems: [],
   }),
+  webLogout: route({
+    method: "POST", path: "/web/logout", summary: "End the web console login whose cookie the request carries, and clear the cookie",
+    responses: { 204: { description: "logged out (a request without a login cookie changes nothing)" } }, problems: [],
+  }),
 } as const;
 
 export type RouteName = keyof typeof API;

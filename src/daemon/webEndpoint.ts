@@ -1,6 +1,7 @@
 /**
- * The web console's own paths: the page and its files, the login link and logout. Everything the
- * page shows comes from the public API, which takes its login cookie as well as the bearer token.
+ * The web console's own paths: the page and its files, and the login link. Everything the page
+ * shows and does goes through the public API (logout included: POST /web/logout), which takes its
+ * login cookie as well as the bearer token.
  * Host and Origin are checked on each of these as on the API (DNS rebinding).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -11,8 +12,6 @@ import { cookieValue, WEB_COOKIE, type WebLogins } from "./webLogins.js";
 
 /** The path of the one-time login link: `/login?code=…`. */
 export const LOGIN_PATH = "/login";
-/** Where the page logs out (POST). */
-export const LOGOUT_PATH = "/logout";
 
 /** Headers every answer of the console carries: its policy, no sniffing, no framing, no referrer. */
 const PAGE_HEADERS = {
@@ -32,7 +31,6 @@ export class WebEndpoint {
   /** Whether a request is for the console rather than the API. */
   static owns(req: IncomingMessage): boolean {
     const path = pathOf(req);
-    if (req.method === "POST") return path === LOGOUT_PATH;
     return (req.method === "GET" || req.method === "HEAD") && (path === "/" || path === LOGIN_PATH || path.startsWith("/assets/"));
   }
 
@@ -46,7 +44,6 @@ export class WebEndpoint {
       checkLocalOrigin(req);
       const url = new URL(req.url ?? "/", "http://albedo.invalid");
       if (url.pathname === LOGIN_PATH) return this.login(url, res);
-      if (url.pathname === LOGOUT_PATH) return this.logout(req, res);
       const asset = this.assets.get(url.pathname);
       if (asset === undefined) {
         if (url.pathname === "/") throw new HttpProblem("not_found", "the web console is not built in this install: run `npm run build` where albedo is installed");
@@ -70,13 +67,6 @@ export class WebEndpoint {
     res.end();
   }
 
-  private logout(req: IncomingMessage, res: ServerResponse): void {
-    // A browser sends Origin with every POST; checkLocalOrigin has refused any other than the daemon's.
-    if (req.headers.origin === undefined) throw new HttpProblem("origin_not_allowed", "logging out takes the page's own Origin header");
-    this.logins.revoke(cookieValue(req.headers.cookie, WEB_COOKIE));
-    res.writeHead(204, { ...PAGE_HEADERS, "cache-control": "no-store", "set-cookie": `${WEB_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
-    res.end();
-  }
 }
 
 function pathOf(req: IncomingMessage): string {

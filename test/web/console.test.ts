@@ -19,6 +19,7 @@ import { writeSkill } from "../support/skills.js";
 import { launchChromium, RUN_BROWSER_TESTS } from "./browser.js";
 import { EVERYTHING } from "../mcp/support.js";
 import { UNTRUSTED_CONNECTION_TIMEOUT_MS } from "../../src/daemon/limits.js";
+import { API } from "../../src/daemon/index.js";
 
 /** Time to start the daemon, chromium and the session's kernel. */
 const SETUP_MS = 120_000;
@@ -64,6 +65,8 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
   let page: Page;
   let host: string;
   let cookie: string;
+  /** Every request the page made, as "METHOD /path". */
+  const requests: string[] = [];
 
   beforeAll(async () => {
     server = await startFakeOpenAI();
@@ -79,6 +82,8 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
+    page.on("request", (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+    page.on("websocket", (ws) => requests.push(`GET ${new URL(ws.url()).pathname}`));
   }, SETUP_MS);
 
   afterAll(async () => {
@@ -286,6 +291,19 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await page.getByText("You are not logged in").waitFor({ timeout: SHOWN_MS });
     expect((await raw(daemon.url, "GET", "/sessions", { host, cookie })).status).toBe(401);
     expect(await context.cookies()).toHaveLength(0);
+  });
+
+  it("the page used only routes of the OpenAPI document, besides its own files and the login link", () => {
+    const routes = Object.values(API).map((spec) => ({ method: spec.method, path: new RegExp(`^${spec.path.replace(/\{[a-z_]+\}/g, "[^/]+")}$`) }));
+    const own = /^GET (\/|\/login|\/assets\/[\w.-]+)$/;
+    const outside = [...new Set(requests)].filter((request) => {
+      if (own.test(request)) return false;
+      const [method, path] = request.split(" ") as [string, string];
+      return !routes.some((route) => route.method === method && route.path.test(path));
+    });
+    expect(requests.length).toBeGreaterThan(10);
+    expect(requests).toContain("POST /web/logout");
+    expect(outside).toEqual([]);
   });
 });
 

@@ -88,7 +88,7 @@ function App(): ComponentChild {
     return () => clearInterval(timer);
   }, []);
   const logout = async () => {
-    await api("POST", "/logout").catch(() => undefined);
+    await api("POST", "/web/logout").catch(() => undefined);
     setLogin("out");
     setSessions([]);
   };

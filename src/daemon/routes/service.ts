@@ -4,8 +4,9 @@ import { openApiDocument } from "../openapi.js";
 import type { Router } from "../router.js";
 import { healthResource } from "../views.js";
 import { LOGIN_PATH } from "../webEndpoint.js";
+import { cookieValue, WEB_COOKIE } from "../webLogins.js";
 
-/** Mounts what is about the daemon itself: GET /health, GET /openapi.json and the web console's login links. */
+/** Mounts what is about the daemon itself: GET /health, GET /openapi.json and the web console's login links and logout. */
 export function serviceRoutes(router: Router, ctx: DaemonContext): void {
   router
     .add(API.health, async () => ({ status: 200, body: healthResource(ctx.registry.list().length, ctx.registry.spares(), ctx.logStats?.() ?? null) }))
@@ -13,5 +14,9 @@ export function serviceRoutes(router: Router, ctx: DaemonContext): void {
     .add(API.createWebLogin, async () => {
       const { code, expiresAt } = ctx.web.issue();
       return { status: 201, body: { path: `${LOGIN_PATH}?code=${code}`, expires_at: new Date(expiresAt).toISOString() } };
+    })
+    .add(API.webLogout, async (request) => {
+      ctx.web.revoke(cookieValue(request.req.headers.cookie, WEB_COOKIE));
+      return { status: 204, body: undefined, headers: { "set-cookie": `${WEB_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` } };
     });
 }
