@@ -22,7 +22,7 @@ import { WebLogins } from "./webLogins.js";
 import { currentProcess, installDir, isSqliteBusy, type Log } from "../platform/index.js";
 
 /** Where, under the install, the web console's build lies (Vite writes it at install). */
-export const WEB_BUILD_DIR = join("dist", "web");
+const WEB_BUILD_DIR = join("dist", "web");
 
 /** Where the daemon listens: a loopback host and port (0 = any free port), or a Unix socket path. */
 export type ListenTarget = { readonly host: string; readonly port: number } | { readonly socket: string };

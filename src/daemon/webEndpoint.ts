@@ -1,8 +1,8 @@
 /**
  * The web console's own paths: the page and its files, and the login link. Everything the page
  * shows and does goes through the public API (logout included: POST /web/logout), which takes its
- * login cookie as well as the bearer token.
- * Host and Origin are checked on each of these as on the API (DNS rebinding).
+ * login cookie as well as the bearer token. Host and Origin are checked on each of these as on the
+ * API (DNS rebinding).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkLocalOrigin } from "./origins.js";
@@ -31,7 +31,7 @@ export class WebEndpoint {
   /** Whether a request is for the console rather than the API. */
   static owns(req: IncomingMessage): boolean {
     const path = pathOf(req);
-    return (req.method === "GET" || req.method === "HEAD") && (path === "/" || path === LOGIN_PATH || path.startsWith("/assets/"));
+    return req.method === "GET" && (path === "/" || path === LOGIN_PATH || path.startsWith("/assets/"));
   }
 
   /** Whether the request carries a live login cookie (the API's second way in, besides the bearer token). */
@@ -49,7 +49,7 @@ export class WebEndpoint {
         if (url.pathname === "/") throw new HttpProblem("not_found", "the web console is not built in this install: run `npm run build` where albedo is installed");
         throw new HttpProblem("not_found", `no file ${url.pathname.slice(0, 200)} in the web console`);
       }
-      sendBytes(res, 200, asset.contentType, req.method === "HEAD" ? Buffer.alloc(0) : asset.bytes, {
+      sendBytes(res, 200, asset.contentType, asset.bytes, {
         ...PAGE_HEADERS,
         "cache-control": asset.immutable ? "public, max-age=31536000, immutable" : "no-cache",
       });
@@ -66,7 +66,6 @@ export class WebEndpoint {
     res.writeHead(303, { ...PAGE_HEADERS, location: "/", "cache-control": "no-store", "set-cookie": `${WEB_COOKIE}=${cookie}; HttpOnly; SameSite=Strict; Path=/` });
     res.end();
   }
-
 }
 
 function pathOf(req: IncomingMessage): string {

@@ -125,3 +125,6 @@ export interface ExecuteAnswer {
 }
 
 export const sessionPath = (id: string, rest = ""): string => `/sessions/${encodeURIComponent(id)}${rest}`;
+
+/** What to tell the person about a failure. */
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,7 +1,7 @@
 /** The web console: the sessions on the left, the chosen session's chat and cells on the right. */
 import { h, render, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, sessionPath, type SessionInfo } from "./api.js";
+import { api, ApiError, messageOf, sessionPath, type SessionInfo } from "./api.js";
 import { SessionView } from "./session.js";
 
 /** How often the session list is read again while the page is open. */
@@ -27,7 +27,7 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
       await onChanged();
       onChoose(created.body.id);
     } catch (error) {
-      onError(error instanceof Error ? error.message : String(error));
+      onError(messageOf(error));
     } finally {
       setOpening(false);
     }
@@ -37,7 +37,7 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
       await api("DELETE", sessionPath(id));
       await onChanged();
     } catch (error) {
-      onError(error instanceof Error ? error.message : String(error));
+      onError(messageOf(error));
     }
   };
   return h(
@@ -79,7 +79,7 @@ function App(): ComponentChild {
       setChosen((id) => (id !== undefined && list.some((session) => session.id === id) ? id : list[0]?.id));
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 401) setLogin("out");
-      else setError(caught instanceof Error ? caught.message : String(caught));
+      else setError(messageOf(caught));
     }
   };
   useEffect(() => {

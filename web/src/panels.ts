@@ -6,7 +6,7 @@
  */
 import { h, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, sessionPath, type SessionInfo } from "./api.js";
+import { api, ApiError, messageOf, sessionPath, type SessionInfo } from "./api.js";
 
 interface Skill {
   readonly id: string;
@@ -76,7 +76,7 @@ export function SkillsPanel({ session, onError }: { session: SessionInfo; onErro
       setCatalog(read.body);
       setSettings(files.body);
     } catch (error) {
-      onError(error instanceof Error ? error.message : String(error));
+      onError(messageOf(error));
     }
   };
   useEffect(() => void load(), [session.id]);
@@ -102,7 +102,7 @@ export function SkillsPanel({ session, onError }: { session: SessionInfo; onErro
       if (error instanceof ApiError && error.status === 409) {
         setNote(`The skills changed since this list was read (${error.message}); here they are again: switch once more if you still want to.`);
         await load();
-      } else onError(error instanceof Error ? error.message : String(error));
+      } else onError(messageOf(error));
     }
   };
   const preference = (skill: Skill, scope: Scope) => (scope === "session" ? skill.session_override : scope === "project" ? skill.project_preference : skill.global_preference);

@@ -1,7 +1,7 @@
 /** One session's chat: the live transcript, the Message box with slash completion, Send, Interrupt, Reload, and the Python box. */
 import { h, type ComponentChild } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, EXECUTE_TIMEOUT_MS, sessionPath, type Command, type Entry, type ExecuteAnswer, type Row, type SessionInfo, type StreamMessage } from "./api.js";
+import { api, EXECUTE_TIMEOUT_MS, messageOf, sessionPath, type Command, type Entry, type ExecuteAnswer, type Row, type SessionInfo, type StreamMessage } from "./api.js";
 import { imageView, rowView } from "./rows.js";
 import { McpPanel, SkillsPanel } from "./panels.js";
 
@@ -48,7 +48,7 @@ function useTranscript(id: string, onError: (message: string) => void): { rows: 
           const page = await api<{ rows: Row[] }>("GET", `${sessionPath(id, "/transcript")}?after=${lastSeq}&limit=${MAX_LOADED_ROWS}`);
           add(page.body.rows);
         } catch (error) {
-          onError(error instanceof Error ? error.message : String(error));
+          onError(messageOf(error));
         }
       };
       ws.onmessage = (event) => {
@@ -102,7 +102,7 @@ function MessageBox({ session, onError }: Props): ComponentChild {
       await api("POST", sessionPath(session.id, "/events"), body);
       setText("");
     } catch (error) {
-      onError(error instanceof Error ? error.message : String(error));
+      onError(messageOf(error));
     } finally {
       setSending(false);
     }
@@ -161,7 +161,7 @@ function PythonBox({ session, onError }: Props): ComponentChild {
     try {
       setAnswer((await api<ExecuteAnswer>("POST", sessionPath(session.id, "/execute"), { code }, {}, EXECUTE_TIMEOUT_MS)).body);
     } catch (error) {
-      onError(error instanceof Error ? error.message : String(error));
+      onError(messageOf(error));
     } finally {
       setRunning(false);
     }
@@ -205,7 +205,7 @@ export function SessionView({ session, onError }: Props): ComponentChild {
     try {
       await api("POST", sessionPath(session.id, `/${what}`));
     } catch (error) {
-      onError(error instanceof Error ? error.message : String(error));
+      onError(messageOf(error));
     }
   };
   return h(
