@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MISSING_REPLY_ENAME, type ExecuteOutput, type KernelClient } from "../../src/kernel/index.js";
-import { ipykernelSpec, runCleanups, startTestKernel, streamText, type TestKernel } from "./fixtures.js";
+import { endedByInterrupt, ipykernelSpec, runCleanups, startTestKernel, streamText, type TestKernel } from "./fixtures.js";
 import { poll } from "../support/poll.js";
 
 const shared: Array<() => Promise<void>> = [];
@@ -183,7 +183,7 @@ describe("K-2 interrupt", () => {
       future.onOutput((output) => outputs.push(output));
       await poll(() => streamText(outputs).includes("sleeping"), { timeoutMs: 20_000 });
       await kernelClient.interrupt();
-      const reply = await future.done;
+      const reply = await endedByInterrupt(kernelClient, future.done, `K-2 ${mode} interrupt`);
       expect(reply.status).toBe("error");
       expect((reply as { ename: string }).ename).toBe("KeyboardInterrupt");
       expect(interrupted).toEqual([future.msgId]);
@@ -196,7 +196,9 @@ describe("K-2 interrupt", () => {
       const future = kernelClient.execute("import time\ntime.sleep(100)");
       const seen = steps(future);
       const interrupting = kernelClient.interrupt();
-      const reply = await future.done;
+      // Counted from when the signal went out: the interrupt itself waits for the cell to begin.
+      await Promise.race([interrupting, future.done]);
+      const reply = await endedByInterrupt(kernelClient, future.done, `K-2 ${mode} interrupt sent with the cell`);
       await interrupting;
       // The cell stopped rather than sleeping on. On a loaded machine the signal can still land in
       // ipykernel's own code between execute_input and the cell's first line, which ends the request

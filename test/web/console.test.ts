@@ -28,6 +28,16 @@ const SHOWN_MS = 30_000;
 /** Where the guide's screenshot is written. */
 const SCREENSHOT = join(import.meta.dirname, "..", "..", "docs", "guide", "web-console.png");
 
+/** Python that shows an 8 × 6 PNG made from its bytes (no plotting package needed). */
+const SHOW_PNG = [
+  "import struct, zlib",
+  "from IPython.display import Image, display",
+  "def chunk(kind, data): return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))",
+  "rows = b''.join(b'\\x00' + bytes([200, 40, 40]) * 8 for _ in range(6))",
+  "png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 8, 6, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b'')",
+  "display(Image(data=png))",
+].join("\n");
+
 interface RawAnswer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
@@ -67,6 +77,8 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
   let cookie: string;
   /** Every request the page made, as "METHOD /path". */
   const requests: string[] = [];
+  /** Every origin the page sent a request to: the daemon's alone (no CDN, works offline). */
+  const origins = new Set<string>();
 
   beforeAll(async () => {
     server = await startFakeOpenAI();
@@ -82,7 +94,10 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.on("request", (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+    page.on("request", (request) => {
+      requests.push(`${request.method()} ${new URL(request.url()).pathname}`);
+      origins.add(new URL(request.url()).origin);
+    });
     page.on("websocket", (ws) => requests.push(`GET ${new URL(ws.url()).pathname}`));
   }, SETUP_MS);
 
@@ -131,15 +146,7 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
   });
 
   it("runs a cell from the Python box and shows its image, fetched with the login cookie", async () => {
-    const code = [
-      "import struct, zlib",
-      "from IPython.display import Image, display",
-      "def chunk(kind, data): return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))",
-      "rows = b''.join(b'\\x00' + bytes([200, 40, 40]) * 8 for _ in range(6))",
-      "png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 8, 6, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b'')",
-      "display(Image(data=png))",
-      "print(6 * 7)",
-    ].join("\n");
+    const code = `${SHOW_PNG}\nprint(6 * 7)`;
     await page.getByLabel("Python", { exact: true }).fill(code);
     await page.getByRole("button", { name: "Run" }).click();
     const result = page.getByLabel("Python result");
@@ -183,6 +190,29 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await page.getByRole("button", { name: "Interrupt" }).click();
     await page.locator("[data-kind=notice]").filter({ hasText: "interrupted" }).last().waitFor({ timeout: SHOWN_MS });
     await expect.poll(() => streaming.count(), { timeout: SHOWN_MS }).toBe(0);
+  });
+
+  it("a model's python step puts its code, its image and its MCP call in the transcript", async () => {
+    const code = `${SHOW_PNG}\nprint(await mcp.everything.echo(message='from the page'))`;
+    server.enqueue(
+      { kind: "reply", toolCalls: [{ id: "p1", name: "python", arguments: JSON.stringify({ code }) }] },
+      { kind: "reply", text: "Drawn." },
+    );
+    await page.getByLabel("Message").fill("draw it");
+    await page.getByLabel("Message").press("Enter");
+    await page.locator("[data-kind=code]").filter({ hasText: "mcp.everything.echo" }).waitFor({ timeout: SHOWN_MS });
+    await page.locator("[data-kind=mcp]").filter({ hasText: "used everything.echo" }).waitFor({ timeout: SHOWN_MS });
+    const image = page.locator("[data-kind=output]").getByRole("img", { name: /8×6 PNG/ });
+    await image.waitFor({ timeout: SHOWN_MS });
+    await expect.poll(() => image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), { timeout: SHOWN_MS }).toBe(8);
+    await page.locator("[data-kind=assistant]").filter({ hasText: "Drawn." }).waitFor({ timeout: SHOWN_MS });
+  });
+
+  it("Reload rediscovers skills and says what changed", async () => {
+    writeSkill(join(dirs.workspace, ".agents", "skills"), "csv-cleaning", { description: "Clean CSV files." });
+    await page.getByRole("button", { name: "Reload" }).click();
+    await page.getByLabel("Reload result").getByText(/Reloaded: \d+ skills; added csv-cleaning/).waitFor({ timeout: SHOWN_MS });
+    await page.getByRole("switch", { name: "csv-cleaning (session)" }).waitFor({ timeout: SHOWN_MS });
   });
 
   it("switches a skill off for the session: the next turn's system message leaves it out", async () => {
@@ -277,6 +307,27 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await new Promise((resolve) => setTimeout(resolve, UNTRUSTED_CONNECTION_TIMEOUT_MS + 1_000));
     expect(closed).toBe(false);
     ws.close();
+  });
+
+  it("serves its files with their types, the page revalidated and the hashed assets cached for good, all from the daemon's origin", async () => {
+    const index = await raw(daemon.url, "GET", "/", { host });
+    expect(index.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(index.headers["cache-control"]).toBe("no-cache");
+    const script = /src="\.?(\/assets\/[\w.-]+\.js)"/.exec(index.body)?.[1];
+    expect(script).toBeDefined();
+    const asset = await raw(daemon.url, "GET", script!, { host });
+    expect(asset.status).toBe(200);
+    expect(asset.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(asset.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(asset.headers["x-content-type-options"]).toBe("nosniff");
+    expect((await raw(daemon.url, "GET", "/assets/../../etc/passwd", { host })).status).toBe(404);
+    expect(origins).toEqual(new Set([daemon.url]));
+  });
+
+  it("Close ends the session", async () => {
+    await page.getByRole("button", { name: `Close ${dirs.workspace}` }).click();
+    await page.getByText("No session is open.").waitFor({ timeout: SHOWN_MS });
+    expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
   });
 
   it("a login link works once, and logging out ends the cookie", async () => {

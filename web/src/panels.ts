@@ -63,7 +63,7 @@ export function McpPanel({ session }: { session: SessionInfo }): ComponentChild 
   );
 }
 
-export function SkillsPanel({ session, onError }: { session: SessionInfo; onError: (message: string) => void }): ComponentChild {
+export function SkillsPanel({ session, reloads, onError }: { session: SessionInfo; reloads: number; onError: (message: string) => void }): ComponentChild {
   const [catalog, setCatalog] = useState<Catalog | undefined>();
   const [settings, setSettings] = useState<SettingsDocument | undefined>();
   const [note, setNote] = useState("");
@@ -79,7 +79,7 @@ export function SkillsPanel({ session, onError }: { session: SessionInfo; onErro
       onError(messageOf(error));
     }
   };
-  useEffect(() => void load(), [session.id]);
+  useEffect(() => void load(), [session.id, reloads]);
   const write = async (skill: Skill, scope: Scope, on: boolean): Promise<void> => {
     const key = skill.preference_key!;
     const change = on ? { on: [key] } : { off: [key] };

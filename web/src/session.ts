@@ -201,9 +201,22 @@ export function SessionView({ session, onError }: Props): ComponentChild {
   const { rows, streaming, kernel, connected } = useTranscript(session.id, onError);
   const end = useRef<HTMLDivElement>(null);
   useEffect(() => end.current?.scrollIntoView({ block: "end" }), [rows.length, streaming]);
-  const act = (what: "interrupt" | "reload") => async () => {
+  const [said, setSaid] = useState("");
+  /** Counts reloads, so the skills panel reads the catalog again after one. */
+  const [reloads, setReloads] = useState(0);
+  const interrupt = async () => {
     try {
-      await api("POST", sessionPath(session.id, `/${what}`));
+      await api("POST", sessionPath(session.id, "/interrupt"));
+    } catch (error) {
+      onError(messageOf(error));
+    }
+  };
+  const reload = async () => {
+    try {
+      const { body } = await api<{ added: string[]; removed: string[]; skills: number }>("POST", sessionPath(session.id, "/reload"));
+      const changes = [body.added.length > 0 ? `added ${body.added.join(", ")}` : "", body.removed.length > 0 ? `removed ${body.removed.join(", ")}` : ""].filter(Boolean);
+      setSaid(`Reloaded: ${body.skills} skills${changes.length > 0 ? `; ${changes.join("; ")}` : ", nothing changed"}.`);
+      setReloads((count) => count + 1);
     } catch (error) {
       onError(messageOf(error));
     }
@@ -216,8 +229,9 @@ export function SessionView({ session, onError }: Props): ComponentChild {
       { class: "session-head" },
       h("h2", null, session.workspace),
       h("span", { class: `status ${connected ? "" : "offline"}`, role: "status" }, connected ? `kernel ${kernel}` : "reconnecting…"),
-      h("button", { type: "button", onClick: act("interrupt") }, "Interrupt"),
-      h("button", { type: "button", onClick: act("reload") }, "Reload"),
+      h("button", { type: "button", onClick: () => void interrupt() }, "Interrupt"),
+      h("button", { type: "button", onClick: () => void reload() }, "Reload"),
+      said ? h("span", { class: "note", role: "status", "aria-label": "Reload result" }, said) : null,
     ),
     h(
       "div",
@@ -234,7 +248,7 @@ export function SessionView({ session, onError }: Props): ComponentChild {
         ),
         h(MessageBox, { session, onError }),
       ),
-      h("aside", { class: "side" }, h(PythonBox, { session, onError }), h(SkillsPanel, { session, onError }), h(McpPanel, { session })),
+      h("aside", { class: "side" }, h(PythonBox, { session, onError }), h(SkillsPanel, { session, reloads, onError }), h(McpPanel, { session })),
     ),
   );
 }
