@@ -63,16 +63,14 @@ export function httpHandler(router: Router, auth: ApiAuth, options: HttpOptions 
 async function handle(router: Router, auth: ApiAuth, req: IncomingMessage, res: ServerResponse, options: HttpOptions): Promise<void> {
   try {
     const url = new URL(req.url ?? "/", "http://albedo.invalid");
-    // Host and Origin before the route, so a rebound name learns not even which routes exist.
-    checkLocalOrigin(req);
-    const matched = (() => {
-      try {
-        return router.match(req.method ?? "GET", url.pathname);
-      } catch (error) {
-        authenticate(req, url, auth, false, { read: true });
-        throw error;
-      }
-    })();
+    let matched: ReturnType<Router["match"]>;
+    try {
+      matched = router.match(req.method ?? "GET", url.pathname);
+    } catch (error) {
+      // Host, Origin and credentials before a 404 or 405, so a rebound name or a stranger learns not even which routes exist.
+      authenticate(req, url, auth, false, { read: true });
+      throw error;
+    }
     const { route, params } = matched;
     authenticate(req, url, auth, false, { bearerOnly: route.spec.bearerOnly === true, read: route.spec.method === "GET" });
     const reply = await route.handler(await routeRequest(route, req, url, params));

@@ -1,10 +1,10 @@
 /**
  * The web console's logins: a one-time code in the link `albedo web` opens, exchanged once for a
  * random cookie value. Neither is the daemon's token, so the token never reaches a browser, and
- * each lives in memory only: a restarted daemon forgets every login.
+ * each lives in memory only: a restarted daemon forgets every login. Both are kept by their SHA-256,
+ * so a lookup is one map read and its timing says nothing about how close a guess came.
  */
-import { randomBytes } from "node:crypto";
-import { tokenMatches } from "./auth.js";
+import { createHash, randomBytes } from "node:crypto";
 import { LOGIN_CODE_TTL_MS, MAX_PENDING_LOGIN_CODES, MAX_WEB_SESSIONS, WEB_SESSION_IDLE_MS } from "./limits.js";
 
 /** Random bytes in a login code and in a login's cookie value (hex, so twice as many characters). */
@@ -17,10 +17,13 @@ export interface IssuedLogin {
   readonly expiresAt: number;
 }
 
+/** The key a secret is kept under. */
+const digest = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+
 export class WebLogins {
-  /** Code → when it stops working; oldest first. */
+  /** Code digest → when it stops working; oldest first. */
   private readonly codes = new Map<string, number>();
-  /** Cookie value → when it was last used; least recently used first. */
+  /** Cookie value digest → when it was last used; least recently used first. */
   private readonly logins = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -31,20 +34,17 @@ export class WebLogins {
     while (this.codes.size >= MAX_PENDING_LOGIN_CODES) this.codes.delete(this.codes.keys().next().value!);
     const code = randomBytes(SECRET_BYTES).toString("hex");
     const expiresAt = this.now() + LOGIN_CODE_TTL_MS;
-    this.codes.set(code, expiresAt);
+    this.codes.set(digest(code), expiresAt);
     return { code, expiresAt };
   }
 
   /** The cookie value for a code used for the first time within its life; undefined for any other code. */
   redeem(code: string): string | undefined {
     this.sweep();
-    // Compared one by one in constant time, so timing says nothing about how close a guess came.
-    const found = [...this.codes.keys()].find((known) => tokenMatches(code, known));
-    if (found === undefined) return undefined;
-    this.codes.delete(found);
+    if (!this.codes.delete(digest(code))) return undefined;
     while (this.logins.size >= MAX_WEB_SESSIONS) this.logins.delete(this.logins.keys().next().value!);
     const cookie = randomBytes(SECRET_BYTES).toString("hex");
-    this.logins.set(cookie, this.now());
+    this.logins.set(digest(cookie), this.now());
     return cookie;
   }
 
@@ -52,18 +52,16 @@ export class WebLogins {
   check(cookie: string | undefined): boolean {
     if (cookie === undefined) return false;
     this.sweep();
-    const found = [...this.logins.keys()].find((known) => tokenMatches(cookie, known));
-    if (found === undefined) return false;
-    this.logins.delete(found);
-    this.logins.set(found, this.now());
+    const key = digest(cookie);
+    // Deleted and set again, so the map stays in order of last use.
+    if (!this.logins.delete(key)) return false;
+    this.logins.set(key, this.now());
     return true;
   }
 
   /** Ends a login (logout); unknown values are ignored. */
   revoke(cookie: string | undefined): void {
-    if (cookie === undefined) return;
-    const found = [...this.logins.keys()].find((known) => tokenMatches(cookie, known));
-    if (found !== undefined) this.logins.delete(found);
+    if (cookie !== undefined) this.logins.delete(digest(cookie));
   }
 
   private sweep(): void {
