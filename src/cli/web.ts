@@ -1,7 +1,7 @@
 /**
  * `albedo web`: opens the web console in a browser through a one-time login link, starting a daemon
- * if none runs. The link holds a code the daemon exchanges once for a login cookie; the daemon's
- * token never leaves this machine's files.
+ * if none runs. The link's fragment holds a code the page trades once for a login (a page secret
+ * and a cookie); the daemon's token never leaves this machine's files.
  */
 import { spawn } from "node:child_process";
 import { API } from "../daemon/index.js";

@@ -3,10 +3,10 @@
  * their handlers to these declarations, the clients call through them, and docs/openapi.json is
  * generated from them; a route exists only once, here.
  */
-import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery, TranscriptQuery } from "./bodies.js";
+import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
 import {
   CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
-  SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource,
+  SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource, WebPageLogin,
 } from "./resources.js";
 import type { RouteSpec } from "./router.js";
 
@@ -107,13 +107,24 @@ export const API = {
     problems: ["precondition_required", "catalog_changed", "invalid_params", "settings_path_unsafe", "settings_file_invalid", "timeout"],
   }),
   createWebLogin: route({
-    method: "POST", path: "/web/logins", summary: "A one-time login link for the web console; the bearer token only, never a login cookie",
-    bearerOnly: true,
+    method: "POST", path: "/web/logins", summary: "A one-time login link for the web console; the bearer token only, never a web login",
+    access: "bearer",
     responses: { 201: { description: "the link, to open in a browser on this machine", schema: WebLoginResource } }, problems: [],
   }),
+  redeemWebLogin: route({
+    method: "POST", path: "/web/login", summary: "Trade a login link's code, once, for a web console login: the page secret in the body, the cookie in Set-Cookie",
+    access: "login_code", body: WebLoginBody,
+    responses: { 201: { description: "logged in", schema: WebPageLogin } }, problems: ["unauthorized"],
+  }),
+  renewWebCookie: route({
+    method: "POST", path: "/web/login/cookie", summary: "Give the login of this page secret a new cookie, the old one void (another program replaced or removed it)",
+    access: "page_secret",
+    responses: { 204: { description: "the new cookie is in Set-Cookie" } }, problems: ["unauthorized"],
+  }),
   webLogout: route({
-    method: "POST", path: "/web/logout", summary: "End the web console login whose cookie the request carries, and clear the cookie",
-    responses: { 204: { description: "logged out (a request without a login cookie changes nothing)" } }, problems: [],
+    method: "POST", path: "/web/logout", summary: "End the web console login of this page secret, and clear its cookie",
+    access: "page_secret",
+    responses: { 204: { description: "logged out" } }, problems: ["unauthorized"],
   }),
 } as const;
 

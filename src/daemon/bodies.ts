@@ -139,3 +139,6 @@ export const EventBody = z.discriminatedUnion("type", [
   }),
 ]);
 export type EventBody = z.infer<typeof EventBody>;
+
+/** POST /web/login: the one-time code from the login link's fragment. */
+export const WebLoginBody = z.strictObject({ code: z.string().max(128).describe("the code after `#code=` in the link `albedo web` opened") });

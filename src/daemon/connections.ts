@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { presentedToken, tokenMatches } from "./auth.js";
 import type { ApiAuth } from "./http.js";
+import { checkWebLogin } from "./webLogins.js";
 import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER, REFUSAL_FLUSH_TIMEOUT_MS, UNTRUSTED_CONNECTION_TIMEOUT_MS } from "./limits.js";
 import { HttpProblem, problemResponse } from "./problem.js";
 import type { Log } from "../platform/index.js";
@@ -99,12 +100,12 @@ export class ConnectionGuard {
     return undefined;
   }
 
-  /** A request or upgrade with the token, or the web console's live login cookie, makes its connection trusted: no deadline, never closed to make room. */
+  /** A request or upgrade with the token, or a web console login (page secret and cookie), makes its connection trusted: no deadline, never closed to make room. */
   private sawRequest(req: IncomingMessage, upgrade: boolean): void {
     const tracked = this.open.get(req.socket);
     if (tracked === undefined || tracked.trusted) return;
     const url = new URL(req.url ?? "/", "http://albedo.invalid");
-    if (!tokenMatches(presentedToken(req, url, upgrade), this.auth.token) && this.auth.cookie?.(req) !== true) return;
+    if (!tokenMatches(presentedToken(req, url, upgrade), this.auth.token) && checkWebLogin(req, this.auth.web) !== "login") return;
     tracked.trusted = true;
     clearTimeout(tracked.timer);
   }

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { problemsOfIssues } from "../json/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
+import { checkWebLogin, type WebLogins } from "./webLogins.js";
+import { WEB_COOKIE_LOST } from "./webProtocol.js";
 import { checkLocalOrigin } from "./origins.js";
 import { NoBody } from "./bodies.js";
 import type { DaemonContext } from "./context.js";
 import { HttpProblem, problemOf, sendBytes, sendJson, sendProblem } from "./problem.js";
 import { ifMatchRevision, parseInput, readJsonBody } from "./requestBody.js";
-import { RawBody, Router, type BoundRoute, type RouteRequest } from "./router.js";
+import { RawBody, Router, type BoundRoute, type RouteAccess, type RouteRequest } from "./router.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { eventRoutes } from "./routes/events.js";
 import { operationRoutes } from "./routes/operations.js";
@@ -15,27 +17,40 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { settingsRoutes } from "./routes/settings.js";
 import type { Log } from "../platform/index.js";
 
-/** Who may call the API: the bearer token, or (for the web console) a login cookie the page's browser sends. */
+/** Who may call the API: the bearer token, or the web console's logins (page secret and cookie together). */
 export interface ApiAuth {
   readonly token: string;
-  /** Whether the request carries a live web console login. */
-  readonly cookie?: (req: IncomingMessage) => boolean;
+  /** The web console's logins; none on a daemon that serves no console. */
+  readonly web?: WebLogins;
 }
 
+/** How a request was let in. */
+export type Caller = "bearer" | "web";
+
 /**
- * Throws 401 unless the request presents the token (header, or `?token=` where `allowQuery`) or a
- * login cookie. Host and Origin are checked first for every request (DNS rebinding); a cookie must
- * come with the page's own Origin on anything but a read, and never opens a bearer-only route.
+ * Throws unless the request may open a route of `access` (RouteAccess): Host and Origin are checked
+ * first for every request (DNS rebinding); then the bearer token (header, or `?token=` where
+ * `allowQuery`) opens everything. A web login opens `any` routes only with its page secret and its
+ * cookie together, and `page_secret` routes with the secret alone; a request made through a web
+ * login must carry the page's Origin on anything but a read. `login_code` routes take the page's
+ * Origin alone: their body holds the credential. A live page secret whose cookie is missing or
+ * another's is 401 web_cookie_lost, so the page can renew the cookie.
  */
-export function authenticate(req: IncomingMessage, url: URL, auth: ApiAuth, allowQuery: boolean, opts: { bearerOnly?: boolean; read?: boolean } = {}): void {
+export function authenticate(req: IncomingMessage, url: URL, auth: ApiAuth, allowQuery: boolean, opts: { access?: RouteAccess; read?: boolean } = {}): Caller {
   checkLocalOrigin(req);
-  if (tokenMatches(presentedToken(req, url, allowQuery), auth.token)) return;
-  if (!opts.bearerOnly && auth.cookie?.(req) === true) {
-    if (!opts.read && req.headers.origin === undefined) throw new HttpProblem("origin_not_allowed", "a request made with the web console's login must carry the page's Origin");
-    return;
-  }
-  throw new HttpProblem("unauthorized", "send Authorization: Bearer <token>; the token is in daemon.token in the state dir");
+  if (tokenMatches(presentedToken(req, url, allowQuery), auth.token)) return "bearer";
+  const access = opts.access ?? "any";
+  if (access === "bearer") throw unauthorized();
+  const check = access === "login_code" ? "login" : checkWebLogin(req, auth.web);
+  const admitted = check === "login" || (access === "page_secret" && check === "cookie_lost");
+  if (!admitted) throw check === "cookie_lost" ? cookieLost() : unauthorized();
+  if (!opts.read && req.headers.origin === undefined) throw new HttpProblem("origin_not_allowed", "a request made with the web console's login must carry the page's Origin");
+  return "web";
 }
+
+const unauthorized = (): HttpProblem => new HttpProblem("unauthorized", "send Authorization: Bearer <token>; the token is in daemon.token in the state dir");
+const cookieLost = (): HttpProblem =>
+  new HttpProblem(WEB_COOKIE_LOST, "this page's login cookie is missing or was replaced (another program on this machine can do that); the page renews it with POST /web/login/cookie");
 
 export interface HttpOptions {
   readonly log?: Log;
@@ -72,7 +87,7 @@ async function handle(router: Router, auth: ApiAuth, req: IncomingMessage, res: 
       throw error;
     }
     const { route, params } = matched;
-    authenticate(req, url, auth, false, { bearerOnly: route.spec.bearerOnly === true, read: route.spec.method === "GET" });
+    authenticate(req, url, auth, false, { ...(route.spec.access ? { access: route.spec.access } : {}), read: route.spec.method === "GET" });
     const reply = await route.handler(await routeRequest(route, req, url, params));
     if (options.checkReplies) checkReply(route, reply);
     if (reply.body instanceof RawBody) sendBytes(res, reply.status, reply.body.contentType, reply.body.bytes, reply.headers);

@@ -8,7 +8,8 @@ import { API, API_VERSION } from "./api.js";
 import * as bodies from "./bodies.js";
 import { PROBLEMS, PROBLEM_CONTENT_TYPE, type ProblemCode } from "./problem.js";
 import * as resources from "./resources.js";
-import type { ResponseSpec, RouteSpec } from "./router.js";
+import type { ResponseSpec, RouteAccess, RouteSpec } from "./router.js";
+import { WEB_PAGE_HEADER } from "./webProtocol.js";
 
 /** The committed copy, relative to the package root. */
 export const OPENAPI_FILE = "docs/openapi.json";
@@ -19,7 +20,7 @@ type Json = Record<string, unknown>;
 
 /** Problems any route may answer with: the token, the body's encoding, size and shape, and the daemon's own faults. */
 const COMMON_PROBLEMS: readonly ProblemCode[] = [
-  "unauthorized", "route_not_found", "method_not_allowed", "invalid_json", "invalid_body", "too_deep", "payload_too_large", "unsupported_media_type",
+  "unauthorized", "web_cookie_lost", "route_not_found", "method_not_allowed", "invalid_json", "invalid_body", "too_deep", "payload_too_large", "unsupported_media_type",
   "insufficient_storage", "storage_busy", "storage_unavailable", "internal_error",
 ];
 
@@ -45,6 +46,7 @@ const RESPONSE_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   StreamMessage: resources.StreamMessage,
   Problem: resources.ProblemDocument,
   OpenApiDocument: resources.OpenApiDocumentResource,
+  WebPageLogin: resources.WebPageLogin,
 };
 const BODY_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   OpenSessionBody: bodies.OpenSessionBody,
@@ -52,6 +54,7 @@ const BODY_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   CatalogPatchBody: bodies.CatalogPatchBody,
   SettingsPatchBody: bodies.SettingsPatchBody,
   EventBody: bodies.EventBody,
+  WebLoginBody: bodies.WebLoginBody,
 };
 
 /** Converts schemas to JSON Schema: named ones into components (bodies as read, resources as written), others inline. */
@@ -104,10 +107,14 @@ function buildDocument(): Json {
   return {
     openapi: "3.1.0",
     info: { title: "albedo daemon", version: API_VERSION, description: "The HTTP and WebSocket API of `albedo serve`; see docs/http-api.md." },
-    security: [{ bearer: [] }],
+    security: SECURITY.any,
     paths,
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "the token in daemon.token in the state dir" } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "the token in daemon.token in the state dir" },
+        webPage: { type: "apiKey", in: "header", name: WEB_PAGE_HEADER, description: "a web console login's page secret (POST /web/login), kept by the page alone" },
+        webCookie: { type: "apiKey", in: "cookie", name: "albedo_web_PORT", description: "a web console login's cookie, named with the daemon's port; never enough without the page secret" },
+      },
       responses: { Problem: { description: "a problem document", content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } } } },
       schemas: schemas.components,
     },
@@ -122,11 +129,20 @@ function operation(name: string, spec: RouteSpec, schemas: Schemas): Json {
   return {
     operationId: name,
     summary: spec.summary,
+    ...(spec.access === undefined ? {} : { security: SECURITY[spec.access] }),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(spec.body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: schemas.ref(spec.body, "input") } } } }),
     responses,
   };
 }
+
+/** Who may call a route of each access (RouteAccess), as OpenAPI says it; `any` is the document's default. */
+const SECURITY: Readonly<Record<RouteAccess, readonly Json[]>> = {
+  any: [{ bearer: [] }, { webPage: [], webCookie: [] }],
+  bearer: [{ bearer: [] }],
+  page_secret: [{ bearer: [] }, { webPage: [] }],
+  login_code: [{}],
+};
 
 const IF_MATCH = { name: "If-Match", in: "header", required: true, description: "the revision last read (its ETag)", schema: { type: "string" } };
 

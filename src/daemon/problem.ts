@@ -19,6 +19,7 @@ export const PROBLEMS = {
   bad_request: { status: 400, title: "The request is not well-formed HTTP" },
   request_timeout: { status: 408, title: "The request did not arrive in time" },
   unauthorized: { status: 401, title: "A valid bearer token is required" },
+  web_cookie_lost: { status: 401, title: "The web console login's cookie is missing or was replaced" },
   route_not_found: { status: 404, title: "No such route" },
   method_not_allowed: { status: 405, title: "The route does not take this method" },
   upgrade_required: { status: 426, title: "The route is a WebSocket" },

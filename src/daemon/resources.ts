@@ -266,10 +266,16 @@ export type HealthResource = DeepReadonly<z.infer<typeof HealthResource>>;
 
 /** A one-time login link for the web console (W-2), as `albedo web` opens it. */
 export const WebLoginResource = z.strictObject({
-  path: z.string().describe("the link's path and query on this daemon: `/login?code=…`, usable once"),
+  path: z.string().describe("the link's path on this daemon, its code in the fragment: `/login#code=…`, usable once"),
   expires_at: Timestamp.describe("when the link stops working"),
 });
 export type WebLoginResource = DeepReadonly<z.infer<typeof WebLoginResource>>;
+
+/** A web console login as the page gets it when it trades a code (the cookie comes in Set-Cookie). */
+export const WebPageLogin = z.strictObject({
+  page_secret: z.string().describe("the page keeps it in its origin's sessionStorage and sends it as X-Albedo-Page on every request (the stream: as the subprotocol albedo.page.SECRET)"),
+});
+export type WebPageLogin = DeepReadonly<z.infer<typeof WebPageLogin>>;
 
 const PullVia = z.enum(["tool", "python", "user"]);
 const RowPlace = { turn_id: z.string(), seq: Count.describe("the row's place in the session's transcript, from 1"), at: Count.describe("when it was written, in ms since the epoch") };

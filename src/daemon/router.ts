@@ -27,6 +27,14 @@ export class RawBody {
   ) {}
 }
 
+/**
+ * Who opens a route: `any` (the default), the bearer token or a web console login (its page secret
+ * and its cookie together); `bearer`, the token only (a route that mints logins); `page_secret`, the
+ * token or a login's page secret even without its cookie (renewing that cookie, logging out);
+ * `login_code`, anyone from the page's origin, the body carrying the credential (a login code).
+ */
+export type RouteAccess = "any" | "bearer" | "page_secret" | "login_code";
+
 /** A route of the daemon's contract: what it takes, what it answers, and which problems it may give besides the common ones. */
 export interface RouteSpec {
   readonly method: Method;
@@ -37,8 +45,8 @@ export interface RouteSpec {
   readonly query?: z.ZodType;
   /** The route needs `If-Match` with the revision the client last read (428 without). */
   readonly ifMatch?: true;
-  /** Only the bearer token opens it, never the web console's login cookie (the route mints logins). */
-  readonly bearerOnly?: true;
+  /** Who may open it besides the bearer token; by default a web console login too (RouteAccess). */
+  readonly access?: RouteAccess;
   /** The handler parses the body itself, after a check that must come first (the receipt lookup of O-1). */
   readonly bodyAfterLookup?: true;
   readonly responses: Readonly<Record<number, ResponseSpec>>;

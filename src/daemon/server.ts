@@ -115,8 +115,8 @@ export class Daemon {
       const web = new WebLogins();
       const ctx: DaemonContext = { stateDir: options.stateDir, install: options.install, registry, store, logStats: options.logStats, web };
       const router = buildRouter(ctx);
-      const page = new WebEndpoint(web, await loadWebAssets(options.webDir ?? join(installDir(), WEB_BUILD_DIR)));
-      const auth = { token, cookie: (req: IncomingMessage) => page.authenticates(req) };
+      const page = new WebEndpoint(await loadWebAssets(options.webDir ?? join(installDir(), WEB_BUILD_DIR)));
+      const auth = { token, web };
       const streams = new StreamServer(router, registry, auth, options.log);
       const handler = httpHandler(router, auth, { ...(options.log ? { log: options.log } : {}), checkReplies: options.checkReplies === true });
       // MCP clients reach sessions of real kernels only; a daemon with scripted sessions (route tests) has no /mcp.

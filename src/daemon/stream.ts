@@ -11,6 +11,7 @@ import { HttpProblem, problemOf } from "./problem.js";
 import type { Router } from "./router.js";
 import type { HostedSession, SessionDirectory, StreamEvent } from "./sessionPort.js";
 import { streamMessage } from "./views.js";
+import { WEB_STREAM_PROTOCOL } from "./webProtocol.js";
 import type { Log } from "../platform/index.js";
 
 /** WebSocket close code sent when the session closes. */
@@ -59,7 +60,8 @@ function attach(ws: WebSocket, live: HostedSession): void {
 
 /** The WebSocket side of the daemon: the stream route of the API, authenticated like every route (and by `?token=`), Host and Origin checked. */
 export class StreamServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  // The page offers its page secret as a second subprotocol; the one picked is always the stream's own.
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, handleProtocols: (offered) => (offered.has(WEB_STREAM_PROTOCOL) ? WEB_STREAM_PROTOCOL : false) });
 
   constructor(
     private readonly router: Router,
@@ -79,7 +81,7 @@ export class StreamServer {
     });
     try {
       const url = new URL(req.url ?? "/", "http://albedo.invalid");
-      // A browser's upgrade always carries Origin, so a cookie without one is not the console's.
+      // A browser's upgrade always carries Origin, so a web login without one is not the console's.
       authenticate(req, url, this.auth, true);
       const { route, params } = this.router.match(req.method ?? "GET", url.pathname);
       if (route.spec !== API.stream) throw new HttpProblem("route_not_found", `no stream at ${url.pathname}; streams live at /sessions/{id}/stream`);

@@ -19,12 +19,12 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
   ".woff2": "font/woff2",
 };
 
-/** The page's policy: its own scripts and styles only (no inline script, no eval), images from itself or data URLs, nothing framed but blank sandboxes. */
+/** The page's policy: its own scripts and styles only (no inline script, no eval), images from itself, data URLs or the blobs it fetched with its login, nothing framed. */
 export const WEB_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "frame-src 'none'",
   "base-uri 'none'",

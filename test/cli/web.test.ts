@@ -13,7 +13,7 @@ describe("W-1 albedo web", () => {
       const first = await runAlbedo(["web", "--no-browser"], { cwd: dirs.workspace, env: envFor(dirs) });
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).toContain("started a daemon");
-      expect(first.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?code=[0-9a-f]{64}\n$/);
+      expect(first.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login#code=[0-9a-f]{64}\n$/);
       const second = await runAlbedo(["web", "--no-browser"], { cwd: dirs.workspace, env: envFor(dirs) });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stdout).not.toBe(first.stdout);

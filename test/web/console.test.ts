@@ -5,8 +5,9 @@
  * would send. The file takes about 25 s here (6 of them one wait past the untrusted-connection
  * deadline), most of the rest the kernel's boot and chromium's start.
  */
-import { writeFile } from "node:fs/promises";
-import { request as httpRequest } from "node:http";
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import WebSocket from "ws";
@@ -20,6 +21,7 @@ import { launchChromium, RUN_BROWSER_TESTS } from "./browser.js";
 import { EVERYTHING } from "../mcp/support.js";
 import { UNTRUSTED_CONNECTION_TIMEOUT_MS } from "../../src/daemon/limits.js";
 import { API } from "../../src/daemon/index.js";
+import { WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/daemon/webProtocol.js";
 
 /** Time to start the daemon, chromium and the session's kernel. */
 const SETUP_MS = 120_000;
@@ -58,6 +60,30 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
   });
 }
 
+interface OtherServer {
+  readonly url: string;
+  /** Every Cookie header the browser sent it. */
+  readonly cookies: string[];
+  close(): Promise<void>;
+}
+
+/** Another program's server on 127.0.0.1 (another port): it records the cookies a browser sends it and answers with `setCookies`. */
+async function startOtherServer(setCookies: readonly string[] = []): Promise<OtherServer> {
+  const cookies: string[] = [];
+  const server = createServer((req, res) => {
+    if (req.headers.cookie) cookies.push(req.headers.cookie);
+    res.writeHead(200, { "content-type": "text/html", ...(setCookies.length > 0 ? { "set-cookie": [...setCookies] } : {}) });
+    res.end("<!doctype html><title>your plot</title><p>a plot</p>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cookies,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
 /** `albedo web --no-browser`, run as a person would: the one-time link it prints. */
 async function loginLink(dirs: Dirs): Promise<string> {
   const run = await runAlbedo(["web", "--no-browser"], { cwd: dirs.workspace, env: envFor(dirs) });
@@ -74,7 +100,12 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
   let context: BrowserContext;
   let page: Page;
   let host: string;
+  /** The login's cookie as the browser sends it, `albedo_web_PORT=…`. */
   let cookie: string;
+  /** The login's page secret, which the page keeps in sessionStorage and sends as X-Albedo-Page. */
+  let secret: string;
+  /** Both halves of the login, as headers of a raw request. */
+  const login = (): Record<string, string> => ({ cookie, [WEB_PAGE_HEADER]: secret });
   /** Every request the page made, as "METHOD /path". */
   const requests: string[] = [];
   /** Every origin the page sent a request to: the daemon's alone (no CDN, works offline). */
@@ -95,6 +126,8 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.on("request", (request) => {
+      // Images shown from the blobs the page fetched with its login are no requests to any server.
+      if (request.url().startsWith("blob:")) return;
       requests.push(`${request.method()} ${new URL(request.url()).pathname}`);
       origins.add(new URL(request.url()).origin);
     });
@@ -108,22 +141,24 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await dirs?.cleanup();
   });
 
-  it("logs in through the one-time link: an HttpOnly SameSite=Strict cookie, no code left in the address, the page's policy strict", async () => {
+  it("logs in through the one-time link: the code in the fragment, an HttpOnly SameSite=Strict cookie named with the port, the page secret in sessionStorage only, the page's policy strict", async () => {
     const link = await loginLink(dirs);
-    expect(link).toMatch(new RegExp(`^${daemon.url}/login\\?code=[0-9a-f]{64}$`));
+    expect(link).toMatch(new RegExp(`^${daemon.url}/login#code=[0-9a-f]{64}$`));
     const answer = await page.goto(link);
-    expect(page.url()).toBe(`${daemon.url}/`);
     expect(answer?.headers()["content-security-policy"]).toContain("script-src 'self'");
     expect(answer?.headers()["content-security-policy"]).not.toMatch(/unsafe-inline|unsafe-eval/);
+    await page.getByText("No session is open.").waitFor({ timeout: SHOWN_MS });
+    expect(page.url()).toBe(`${daemon.url}/`);
     const cookies = await context.cookies();
     expect(cookies).toHaveLength(1);
-    expect(cookies[0]).toMatchObject({ name: "albedo_web", httpOnly: true, sameSite: "Strict" });
+    expect(cookies[0]).toMatchObject({ name: `albedo_web_${new URL(daemon.url).port}`, httpOnly: true, sameSite: "Strict", path: "/" });
     cookie = `${cookies[0]!.name}=${cookies[0]!.value}`;
+    secret = (await page.evaluate("sessionStorage.getItem('albedo.page_secret')")) as string;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.evaluate("document.cookie")).toBe("");
     expect(await page.evaluate("JSON.stringify(localStorage)")).toBe("{}");
     // The token is nowhere the page can read.
     expect(await page.content()).not.toContain(daemon.token);
-    await page.getByText("No session is open.").waitFor({ timeout: SHOWN_MS });
   });
 
   it("opens a session on a workspace from the page", async () => {
@@ -201,7 +236,10 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await page.getByLabel("Message").fill("draw it");
     await page.getByLabel("Message").press("Enter");
     await page.locator("[data-kind=code]").filter({ hasText: "mcp.everything.echo" }).waitFor({ timeout: SHOWN_MS });
-    await page.locator("[data-kind=mcp]").filter({ hasText: "used everything.echo" }).waitFor({ timeout: SHOWN_MS });
+    const mcpRow = page.locator("[data-kind=mcp]").filter({ hasText: "used everything.echo" });
+    await mcpRow.waitFor({ timeout: SHOWN_MS });
+    // One line for the call: what it returned and how long it took, not the same call twice.
+    expect(await mcpRow.innerText()).toMatch(/^used everything\.echo · \d+ B · \d+ ms via python$/);
     const image = page.locator("[data-kind=output]").getByRole("img", { name: /8×6 PNG/ });
     await image.waitFor({ timeout: SHOWN_MS });
     await expect.poll(() => image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), { timeout: SHOWN_MS }).toBe(8);
@@ -278,19 +316,19 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
 
   it("refuses a foreign Host, a foreign Origin, a cookie without Origin on a write, and a stream upgrade from another site", async () => {
     const sessionId = (await call(daemon, "GET", "/sessions")).body.sessions[0].id as string;
-    expect((await raw(daemon.url, "GET", "/sessions", { host, cookie })).status).toBe(200);
-    const rebound = await raw(daemon.url, "GET", "/sessions", { host: `rebound.example:${new URL(daemon.url).port}`, cookie });
+    expect((await raw(daemon.url, "GET", "/sessions", { host, ...login() })).status).toBe(200);
+    const rebound = await raw(daemon.url, "GET", "/sessions", { host: `rebound.example:${new URL(daemon.url).port}`, ...login() });
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).code).toBe("origin_not_allowed");
     expect((await raw(daemon.url, "GET", "/", { host: "rebound.example" })).status).toBe(403);
-    const foreign = await raw(daemon.url, "POST", `/sessions/${sessionId}/interrupt`, { host, cookie, origin: "http://evil.example" });
+    const foreign = await raw(daemon.url, "POST", `/sessions/${sessionId}/interrupt`, { host, ...login(), origin: "http://evil.example" });
     expect(JSON.parse(foreign.body).code).toBe("origin_not_allowed");
-    const noOrigin = await raw(daemon.url, "POST", `/sessions/${sessionId}/interrupt`, { host, cookie });
+    const noOrigin = await raw(daemon.url, "POST", `/sessions/${sessionId}/interrupt`, { host, ...login() });
     expect(JSON.parse(noOrigin.body).code).toBe("origin_not_allowed");
-    // A cookie never mints login links.
-    expect((await raw(daemon.url, "POST", "/web/logins", { host, cookie, origin: daemon.url })).status).toBe(401);
+    // A web login never mints login links.
+    expect((await raw(daemon.url, "POST", "/web/logins", { host, ...login(), origin: daemon.url })).status).toBe(401);
     const refused = await new Promise<number>((resolve) => {
-      const ws = new WebSocket(`${daemon.url.replace("http", "ws")}/sessions/${sessionId}/stream`, { headers: { cookie, origin: "http://evil.example" } });
+      const ws = new WebSocket(`${daemon.url.replace("http", "ws")}/sessions/${sessionId}/stream`, [WEB_STREAM_PROTOCOL, `${WEB_PAGE_PROTOCOL_PREFIX}${secret}`], { headers: { cookie, origin: "http://evil.example" } });
       ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
       ws.on("open", () => (ws.close(), resolve(101)));
       ws.on("error", () => undefined);
@@ -298,9 +336,77 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     expect(refused).toBe(403);
   });
 
-  it("a stream opened with the login cookie is a trusted connection: it outlives UNTRUSTED_CONNECTION_TIMEOUT_MS", async () => {
+  it("C1 a cookie alone opens nothing: a server on another port of 127.0.0.1 receives it from the browser and replays it with the daemon's Origin, and every route, a settings write and the stream refuse it", async () => {
+    const other = await startOtherServer();
+    try {
+      const visit = await context.newPage();
+      // The user follows a link a cell printed ("your plot"); the browser sends the daemon's cookie along.
+      await visit.goto(`${other.url}/plot`);
+      await visit.close();
+      const stolen = other.cookies.find((header) => header.includes(cookie));
+      expect(stolen, "the browser sent the login cookie to the other port").toBeDefined();
+      const asDaemonPage = { host, cookie: stolen!, origin: daemon.url };
+      const sessionId = (await call(daemon, "GET", "/sessions")).body.sessions[0].id as string;
+      const settingsBefore = await readFile(join(dirs.state, "settings.json"), "utf8");
+      const json = { "content-type": "application/json" };
+      const attempts = [
+        await raw(daemon.url, "GET", "/sessions", asDaemonPage),
+        await raw(daemon.url, "POST", "/sessions", { ...asDaemonPage, ...json }, JSON.stringify({ workspace: dirs.workspace })),
+        await raw(daemon.url, "POST", `/sessions/${sessionId}/execute`, { ...asDaemonPage, ...json }, JSON.stringify({ code: "print('pwned')" })),
+        await raw(daemon.url, "PATCH", "/settings", { ...asDaemonPage, ...json, "if-match": `"${(await call(daemon, "GET", "/settings")).body.global.revision}"` },
+          JSON.stringify({ scope: "global", sandbox: "off", mcp: { servers: { pwn: { command: "sh", args: ["-c", "id"] } } } })),
+        await raw(daemon.url, "POST", "/web/login/cookie", asDaemonPage),
+        await raw(daemon.url, "POST", "/web/logins", asDaemonPage),
+      ];
+      for (const attempt of attempts) expect(attempt.status, attempt.body).toBe(401);
+      expect(await readFile(join(dirs.state, "settings.json"), "utf8")).toBe(settingsBefore);
+      const upgrade = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${daemon.url.replace("http", "ws")}/sessions/${sessionId}/stream`, [WEB_STREAM_PROTOCOL], { headers: { cookie: stolen!, origin: daemon.url } });
+        ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on("open", () => (ws.close(), resolve(101)));
+        ws.on("error", () => undefined);
+      });
+      expect(upgrade).toBe(401);
+      // With the page secret, the same request is the page's.
+      expect((await raw(daemon.url, "GET", "/sessions", { ...asDaemonPage, [WEB_PAGE_HEADER]: secret })).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("C1 cookies tossed by another port, one over the login's and one shadowing it under a longer path, neither log the page out nor make it another login's", async () => {
+    // A second, valid login the page must never be made to act as (login CSRF).
+    const code = new URLSearchParams(new URL(await loginLink(dirs)).hash.slice(1)).get("code")!;
+    const second = await raw(daemon.url, "POST", "/web/login", { host, origin: daemon.url, "content-type": "application/json" }, JSON.stringify({ code }));
+    const secondCookie = String(second.headers["set-cookie"]?.[0]).split(";")[0]!.split("=")[1]!;
+    const name = cookie.split("=")[0]!;
+    const other = await startOtherServer([`${name}=${secondCookie}; Path=/`, `${name}=shadow; Path=/sessions`]);
+    try {
+      const visit = await context.newPage();
+      await visit.goto(`${other.url}/toss`);
+      await visit.close();
+      expect((await context.cookies()).find((c) => c.path === "/")?.value).toBe(secondCookie);
+      // Back on the console, the page keeps working: it renews its own cookie with its secret.
+      await page.getByLabel("Python", { exact: true }).fill("print('still', 6 * 7)");
+      await page.getByRole("button", { name: "Run" }).click();
+      await page.getByLabel("Python result").getByText("still 42").waitFor({ timeout: SHOWN_MS });
+      const renewed = (await context.cookies()).find((c) => c.path === "/")!;
+      expect(renewed.value).not.toBe(secondCookie);
+      expect(`${name}=${renewed.value}`).not.toBe(cookie);
+      // The old cookie is void, the new one is this page's, and the second login's cookie never serves this page's secret.
+      expect((await raw(daemon.url, "GET", "/sessions", { host, ...login() })).status).toBe(401);
+      cookie = `${name}=${renewed.value}`;
+      expect((await raw(daemon.url, "GET", "/sessions", { host, ...login() })).status).toBe(200);
+      expect((await raw(daemon.url, "GET", "/sessions", { host, cookie: `${name}=${secondCookie}`, [WEB_PAGE_HEADER]: secret })).status).toBe(401);
+      await context.clearCookies({ name, path: "/sessions" });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a stream opened with the web login is a trusted connection: it outlives UNTRUSTED_CONNECTION_TIMEOUT_MS", async () => {
     const sessionId = (await call(daemon, "GET", "/sessions")).body.sessions[0].id as string;
-    const ws = new WebSocket(`${daemon.url.replace("http", "ws")}/sessions/${sessionId}/stream`, { headers: { cookie, origin: daemon.url } });
+    const ws = new WebSocket(`${daemon.url.replace("http", "ws")}/sessions/${sessionId}/stream`, [WEB_STREAM_PROTOCOL, `${WEB_PAGE_PROTOCOL_PREFIX}${secret}`], { headers: { cookie, origin: daemon.url } });
     let closed = false;
     ws.on("close", () => (closed = true));
     await new Promise<void>((resolve, reject) => (ws.once("open", () => resolve()), ws.once("error", reject)));
@@ -330,23 +436,33 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
   });
 
-  it("a login link works once, and logging out ends the cookie", async () => {
+  it("a login link works once (a used one says so on the page), and logging out ends the login in every tab", async () => {
     const link = new URL(await loginLink(dirs));
-    const first = await raw(daemon.url, "GET", link.pathname + link.search, { host });
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe("/");
-    const again = await raw(daemon.url, "GET", link.pathname + link.search, { host });
+    const code = new URLSearchParams(link.hash.slice(1)).get("code")!;
+    expect((await raw(daemon.url, "GET", link.pathname, { host })).status).toBe(200);
+    const first = await raw(daemon.url, "POST", "/web/login", { host, origin: daemon.url, "content-type": "application/json" }, JSON.stringify({ code }));
+    expect(first.status).toBe(201);
+    expect(JSON.parse(first.body).page_secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.headers["set-cookie"]?.[0]).toMatch(/^albedo_web_\d+=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\/$/);
+    const again = await raw(daemon.url, "POST", "/web/login", { host, origin: daemon.url, "content-type": "application/json" }, JSON.stringify({ code }));
     expect(again.status).toBe(401);
     expect(JSON.parse(again.body).detail).toContain("used already");
+    // The same link opened in the browser: a sentence on the page, not a problem document.
+    const used = await context.newPage();
+    await used.goto(link.href);
+    await used.getByText(/This login link did not work: this login link was used already/).waitFor({ timeout: SHOWN_MS });
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByText("You are not logged in").waitFor({ timeout: SHOWN_MS });
-    expect((await raw(daemon.url, "GET", "/sessions", { host, cookie })).status).toBe(401);
+    await used.getByText("You are not logged in").waitFor({ timeout: SHOWN_MS });
+    await used.close();
+    expect((await raw(daemon.url, "GET", "/sessions", { host, ...login() })).status).toBe(401);
     expect(await context.cookies()).toHaveLength(0);
   });
 
   it("the page used only routes of the OpenAPI document, besides its own files and the login link", () => {
     const routes = Object.values(API).map((spec) => ({ method: spec.method, path: new RegExp(`^${spec.path.replace(/\{[a-z_]+\}/g, "[^/]+")}$`) }));
     const own = /^GET (\/|\/login|\/assets\/[\w.-]+)$/;
+    expect(requests).not.toContain("GET /favicon.ico");
     const outside = [...new Set(requests)].filter((request) => {
       if (own.test(request)) return false;
       const [method, path] = request.split(" ") as [string, string];

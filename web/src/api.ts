@@ -1,7 +1,9 @@
 /**
- * The daemon's public HTTP API as the page calls it: same origin, the login cookie sent by the
- * browser (never a token in script), JSON in and out, problems turned into ApiError.
+ * The daemon's public HTTP API as the page calls it: same origin, the login's page secret in a
+ * header and its cookie sent by the browser (never the daemon's token), JSON in and out, problems
+ * turned into ApiError.
  */
+import { isCookieLost, loginHeaders, renewCookie } from "./login.js";
 
 export class ApiError extends Error {
   constructor(
@@ -17,24 +19,19 @@ export class ApiError extends Error {
 export const REQUEST_TIMEOUT_MS = 30_000;
 export const EXECUTE_TIMEOUT_MS = 10 * 60_000;
 
-export async function api<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ body: T; etag: string | null }> {
+/**
+ * One request with this page's login. An answer saying the login's cookie was replaced or removed
+ * (another program on 127.0.0.1 can do that) renews the cookie with the page secret and asks once more.
+ */
+async function send(method: string, path: string, init: RequestInit, timeoutMs: number): Promise<Response> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const once = () => fetch(path, { ...init, method, credentials: "same-origin", headers: { ...(init.headers as Record<string, string>), ...loginHeaders() }, signal: controller.signal });
   try {
-    const response = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-      body: body === undefined ? null : JSON.stringify(body),
-      signal: controller.signal,
-    });
-    const text = await response.text();
-    const parsed: unknown = text ? JSON.parse(text) : undefined;
-    if (!response.ok) {
-      const problem = (parsed ?? {}) as { code?: string; detail?: string };
-      throw new ApiError(response.status, problem.code ?? "unknown", problem.detail ?? `the daemon answered ${response.status}`);
-    }
-    return { body: parsed as T, etag: response.headers.get("etag") };
+    const response = await once();
+    if (response.status !== 401) return response;
+    const problem = (await response.clone().json().catch(() => ({}))) as { code?: string };
+    return isCookieLost(response.status, problem.code) && (await renewCookie()) ? await once() : response;
   } catch (error) {
     if (error instanceof DOMException && error.name === "AbortError") throw new ApiError(0, "timeout", `no answer from the daemon within ${timeoutMs / 1000} s`);
     if (error instanceof TypeError) throw new ApiError(0, "unreachable", "the daemon cannot be reached; is `albedo serve` still running?");
@@ -42,6 +39,28 @@ export async function api<T>(method: string, path: string, body?: unknown, heade
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function failure(response: Response): Promise<ApiError> {
+  const problem = (await response.json().catch(() => ({}))) as { code?: string; detail?: string };
+  return new ApiError(response.status, problem.code ?? "unknown", problem.detail ?? `the daemon answered ${response.status}`);
+}
+
+export async function api<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ body: T; etag: string | null }> {
+  const response = await send(method, path, {
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? null : JSON.stringify(body),
+  }, timeoutMs);
+  if (!response.ok) throw await failure(response);
+  const text = await response.text();
+  return { body: (text ? JSON.parse(text) : undefined) as T, etag: response.headers.get("etag") };
+}
+
+/** Bytes the API answers with (an image), as a Blob; an image element cannot send the page secret itself. */
+export async function apiBlob(path: string): Promise<Blob> {
+  const response = await send("GET", path, {}, REQUEST_TIMEOUT_MS);
+  if (!response.ok) throw await failure(response);
+  return response.blob();
 }
 
 export interface Command {

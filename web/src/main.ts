@@ -2,12 +2,24 @@
 import { h, render, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, messageOf, sessionPath, type SessionInfo } from "./api.js";
+import { establishLogin, forgetLogin } from "./login.js";
 import { SessionView } from "./session.js";
 
 /** How often the session list is read again while the page is open. */
 const SESSIONS_REFRESH_MS = 5_000;
 
 type Login = "checking" | "in" | "out";
+
+/** What the page says when there is no login, and why when a link did not work. */
+function LoggedOut({ why }: { why: string }): ComponentChild {
+  return h(
+    "div",
+    { class: "login" },
+    h("h1", null, "albedo"),
+    why ? h("p", { role: "alert" }, `This login link did not work: ${why}`) : null,
+    h("p", null, "You are not logged in. Run ", h("code", null, "albedo web"), " in a terminal on this machine: it opens this page with a login link that works once."),
+  );
+}
 
 function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
   sessions: readonly SessionInfo[];
@@ -71,6 +83,11 @@ function App(): ComponentChild {
   const [sessions, setSessions] = useState<readonly SessionInfo[]>([]);
   const [chosen, setChosen] = useState<string | undefined>();
   const [error, setError] = useState("");
+  const [why, setWhy] = useState("");
+  const loggedOut = () => {
+    setLogin("out");
+    setSessions([]);
+  };
   const refresh = async () => {
     try {
       const list = (await api<{ sessions: SessionInfo[] }>("GET", "/sessions")).body.sessions;
@@ -78,28 +95,27 @@ function App(): ComponentChild {
       setLogin("in");
       setChosen((id) => (id !== undefined && list.some((session) => session.id === id) ? id : list[0]?.id));
     } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 401) setLogin("out");
+      if (caught instanceof ApiError && caught.status === 401) loggedOut();
       else setError(messageOf(caught));
     }
   };
   useEffect(() => {
-    void refresh();
-    const timer = setInterval(() => void refresh(), SESSIONS_REFRESH_MS);
+    let timer: ReturnType<typeof setInterval> | undefined;
+    void establishLogin(loggedOut).then((state) => {
+      setWhy(state.why ?? "");
+      if (state.state === "out") return loggedOut();
+      if (state.why) setError(`This login link did not work: ${state.why}`);
+      void refresh();
+      timer = setInterval(() => void refresh(), SESSIONS_REFRESH_MS);
+    });
     return () => clearInterval(timer);
   }, []);
   const logout = async () => {
     await api("POST", "/web/logout").catch(() => undefined);
-    setLogin("out");
-    setSessions([]);
+    forgetLogin();
+    loggedOut();
   };
-  if (login === "out") {
-    return h(
-      "div",
-      { class: "login" },
-      h("h1", null, "albedo"),
-      h("p", null, "You are not logged in. Run ", h("code", null, "albedo web"), " in a terminal on this machine: it opens this page with a login link that works once."),
-    );
-  }
+  if (login === "out") return h(LoggedOut, { why });
   const session = sessions.find((entry) => entry.id === chosen);
   return h(
     "div",

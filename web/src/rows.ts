@@ -1,12 +1,37 @@
 /** One transcript row as the page shows it: every piece of model, kernel and skill text is a text node, never HTML. */
 import { h, type ComponentChild } from "preact";
-import type { CommandEntry, Entry, Image } from "./api.js";
+import { useEffect, useState } from "preact/hooks";
+import { apiBlob, type CommandEntry, type Entry, type Image } from "./api.js";
 
 const kb = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`);
 
+/** An image of the API: fetched with the page's login (an img element would send the cookie alone) and shown from a blob URL. */
+function ApiImage({ image, label }: { image: Image; label: string }): ComponentChild {
+  const [src, setSrc] = useState<string | undefined>();
+  const [failed, setFailed] = useState("");
+  useEffect(() => {
+    let url: string | undefined;
+    let gone = false;
+    apiBlob(image.url).then(
+      (blob) => {
+        if (gone) return;
+        url = URL.createObjectURL(blob);
+        setSrc(url);
+      },
+      (error: unknown) => !gone && setFailed(error instanceof Error ? error.message : String(error)),
+    );
+    return () => {
+      gone = true;
+      if (url !== undefined) URL.revokeObjectURL(url);
+    };
+  }, [image.url]);
+  if (failed) return h("p", { class: "note" }, `(${label} could not be loaded: ${failed})`);
+  return h("img", { src, alt: label, width: image.width, height: image.height });
+}
+
 export function imageView(image: Image, index: number): ComponentChild {
   const label = `image ${index + 1} · ${image.width}×${image.height} ${image.mime.replace("image/", "").toUpperCase()} · ${kb(image.bytes)}`;
-  return h("figure", { class: "image" }, h("img", { src: image.url, alt: label, width: image.width, height: image.height, loading: "lazy" }), h("figcaption", null, label));
+  return h("figure", { class: "image" }, h(ApiImage, { image, label }), h("figcaption", null, label));
 }
 
 /** A built-in's reply as text: a command list one per line, a string as it is, anything else as indented JSON. */
@@ -53,8 +78,7 @@ export function rowView(row: Entry): ComponentChild {
       return h(
         "div",
         { ...base, class: `${base.class} ${row.is_error ? "failed" : ""}` },
-        h("p", { class: "used" }, `used ${row.server}.${row.tool} · ${row.ms} ms via ${row.via}${row.is_error ? " · failed" : ""}`),
-        row.text ? h("pre", { class: "output" }, row.text) : null,
+        h("p", { class: "used" }, `${row.text} · ${row.ms} ms via ${row.via}${row.is_error ? " · failed" : ""}`),
       );
     case "notice":
       return h("div", base, h("pre", { class: "notice" }, row.text));

@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, EXECUTE_TIMEOUT_MS, messageOf, sessionPath, type Command, type Entry, type ExecuteAnswer, type Row, type SessionInfo, type StreamMessage } from "./api.js";
 import { imageView, rowView } from "./rows.js";
 import { McpPanel, SkillsPanel } from "./panels.js";
+import { streamProtocols } from "./login.js";
 
 /** Rows read per transcript page when the stream (re)opens: the daemon's MAX_TRANSCRIPT_PAGE_ROWS. */
 const MAX_LOADED_ROWS = 1_000;
@@ -40,7 +41,7 @@ function useTranscript(id: string, onError: (message: string) => void): { rows: 
     };
     const open = () => {
       const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${sessionPath(id, "/stream")}`;
-      ws = new WebSocket(url);
+      ws = new WebSocket(url, streamProtocols());
       ws.onopen = async () => {
         setConnected(true);
         // Rows written while the stream was down come from the transcript; the seq keeps each once.
