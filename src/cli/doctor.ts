@@ -65,7 +65,7 @@ async function localReport(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorR
   const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages });
   const bubblewrap = checkBubblewrap(env, sandbox);
   const kernelspec = await checkAlbedoKernelSpec(env);
-  const checks = [...base.checks, bubblewrap, kernelspec, checkNotebookSandbox(kernelspec, bubblewrap, sandbox), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd))];
+  const checks = [...base.checks, bubblewrap, kernelspec, checkNotebookSandbox(kernelspec, bubblewrap, sandbox), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd, sandbox))];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 

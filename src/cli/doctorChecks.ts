@@ -92,9 +92,9 @@ export function checkBubblewrap(env: NodeJS.ProcessEnv, mode: SandboxMode): Doct
  * One check per MCP server of the global settings: each is started once (all in parallel, each
  * within its startup deadline), reported running with its tool count or failed with why, then stopped.
  */
-export async function checkMcpServers(env: NodeJS.ProcessEnv, section: McpSection | undefined, workspace: string): Promise<DoctorCheck[]> {
+export async function checkMcpServers(env: NodeJS.ProcessEnv, section: McpSection | undefined, workspace: string, sandbox: SandboxMode): Promise<DoctorCheck[]> {
   if (Object.keys(section?.servers ?? {}).length === 0) return [];
-  return withServersOnce(env, { global: section! }, workspace, (hub) =>
+  return withServersOnce(env, { global: section! }, workspace, sandbox, (hub) =>
     hub.servers().map((server): DoctorCheck => {
       const name = `mcp ${server.name}`;
       const why = server.diagnostics.join("; ");

@@ -4,7 +4,10 @@
  * live in the state dir beside the settings the daemon owns (never in the workspace a kernel writes).
  */
 import { isStdioEntry, McpApprovals, McpHub, resolveServers, secretVariables, serverNameProblem, type McpSection, type McpServerEntry, type McpValue } from "../mcp/index.js";
+import { isAbsolute } from "node:path";
 import { renderMcpServers } from "../turns/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
+import { oneOffMcpPlaces } from "../session/index.js";
 import { stateDir } from "../platform/index.js";
 import { visibleControls } from "../text/index.js";
 import { CliFailure, UsageError, stringOption, type ParsedArgs } from "./args.js";
@@ -43,7 +46,8 @@ async function listed(answer: SettingsAnswer, workspace: string, io: CliIO): Pro
   const global = answer.global.settings.mcp;
   const project = answer.project?.settings.mcp;
   const approvals = await McpApprovals.load(stateDir(io.env), workspace);
-  const resolved = resolveServers({ ...(global ? { global } : {}), ...(project ? { project } : {}), workspace, approvals, env: io.env });
+  const places = oneOffMcpPlaces(io.env, workspace, answer.global.settings.sandbox);
+  const resolved = resolveServers({ ...places, ...(global ? { global } : {}), ...(project ? { project } : {}), workspace, approvals, env: io.env });
   const rows: ListedServer[] = [];
   for (const scope of ["global", "project"] as const) {
     for (const [name, entry] of Object.entries(serversIn(answer, scope))) {
@@ -142,7 +146,7 @@ export const mcpAdd: CliCommand = {
     { name: "url", value: "URL", help: "a Streamable HTTP server instead of a command" },
     { name: "env-from", value: "VAR[=HOST_VAR],...", help: "environment variables the server gets from the host's (named here, never stored)" },
     { name: "header-from", value: "NAME=HOST_VAR,...", help: "HTTP headers whose values come from host variables" },
-    { name: "cwd", value: "DIR", help: "the server's working directory (default: the workspace)" },
+    { name: "cwd", value: "DIR", help: "the server's working directory: for a global server an absolute path outside any workspace (default: an empty directory of albedo's); for a project server relative to the workspace (default: the workspace)" },
     { name: "shared", help: "one process for every session that configures this exact entry" },
     { name: "replace", help: "replace an entry of that name instead of refusing" },
     ...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION,
@@ -151,6 +155,9 @@ export const mcpAdd: CliCommand = {
     const name = serverName(args);
     const entry = entryFrom(args, args.positionals.slice(1));
     const scope = scopeOf(args);
+    if (scope === "global" && "cwd" in entry && entry.cwd !== undefined && !isAbsolute(entry.cwd)) {
+      throw new UsageError(`--cwd ${entry.cwd} must be an absolute path for a global server (it starts outside any workspace); give the workspace as '\${workspace}' in its arguments instead`);
+    }
     const workspace = await workspaceOf(args, io);
     const daemon = await daemonFor(io, "albedo mcp add");
     const written = await patch(daemon, scope, workspace, (current) => {
@@ -213,9 +220,9 @@ export const mcpApprove: CliCommand = {
       const global = serversIn(answer, "global")[name] !== undefined ? `; ${name} is in the global settings, which start as configured` : "";
       throw new CliFailure(`the project settings (${answer.project?.file ?? "none"}) have no server named ${name}${global}`);
     }
-    await approvals.approve(name, entry);
+    const files = await approvals.approve(name, entry);
     if (args.options.has("json")) {
-      writeJson(io, { name, workspace: approvals.workspace, entry });
+      writeJson(io, { name, workspace: approvals.workspace, entry, files });
       return 0;
     }
     const reads = secretVariables(entry);
@@ -223,7 +230,8 @@ export const mcpApprove: CliCommand = {
       `albedo mcp approve: ${name} approved for ${approvals.workspace}:`,
       `  runs ${visibleControls(isStdioEntry(entry) ? [entry.command, ...(entry.args ?? [])].join(" ") : entry.url)}`,
       ...(reads.length > 0 ? [`  reads ${reads.join(", ")} from the environment`] : []),
-      "sessions opened from now on start it (`/reload session` in an open one); a change to the entry needs a new approval",
+      ...(files.length > 0 ? [`  binds the content of ${files.map((file) => visibleControls(file)).join(", ")}`] : []),
+      "sessions opened from now on start it (`/reload session` in an open one), in a sandbox of its own while kernels are sandboxed; a change to the entry or to those files needs a new approval",
     ].join("\n") + "\n");
     return 0;
   },
@@ -233,11 +241,11 @@ export const mcpApprove: CliCommand = {
  * Starts the servers of `sections` once, as a session opened from this environment would (each
  * within its startup deadline, all in parallel), hands the hub to `use`, and stops them all.
  */
-export async function withServersOnce<T>(env: NodeJS.ProcessEnv, sections: { global?: McpSection; project?: McpSection }, workspace: string, use: (hub: McpHub) => T): Promise<T> {
+export async function withServersOnce<T>(env: NodeJS.ProcessEnv, sections: { global?: McpSection; project?: McpSection }, workspace: string, sandbox: SandboxMode | undefined, use: (hub: McpHub) => T): Promise<T> {
   const approvals = await McpApprovals.load(stateDir(env), workspace);
   const hub = new McpHub({ log: () => undefined });
   try {
-    await hub.start(resolveServers({ ...sections, workspace, approvals, env }));
+    await hub.start(resolveServers({ ...oneOffMcpPlaces(env, workspace, sandbox), ...sections, workspace, approvals, env }));
     return use(hub);
   } finally {
     await hub.close();
@@ -259,7 +267,7 @@ export const mcpPrompt: CliCommand = {
       io.stderr.write("albedo mcp prompt: no MCP servers configured, so a model gets no <mcp_servers> block and no word about MCP\n");
       return 0;
     }
-    const block = await withServersOnce(io.env, { ...(global ? { global } : {}), ...(project ? { project } : {}) }, workspace, (hub) =>
+    const block = await withServersOnce(io.env, { ...(global ? { global } : {}), ...(project ? { project } : {}) }, workspace, answer.global.settings.sandbox, (hub) =>
       renderMcpServers(hub.servers().filter((server) => server.status === "running").map((server) => ({ name: server.name, tools: hub.tools(server.name) }))),
     );
     // Printed as is: the block already shows control characters visibly and escapes markup, as the model gets it.

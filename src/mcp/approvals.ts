@@ -1,8 +1,9 @@
 /**
  * Approvals of project-file servers (M-1). A cloned repository may carry a settings file naming a
  * server; it starts only once the user approved that exact entry in that workspace. An approval
- * is the sha256 of the entry's canonical JSON, so any change to the entry needs a new one. They
- * live in the state dir (never in the workspace, which a kernel can write), 0600, written
+ * is the sha256 of the entry's canonical JSON and the digest of the workspace files the entry
+ * names (its script, its module's package: entryFiles), so a change to either needs a new one.
+ * They live in the state dir (never in the workspace, which a kernel can write), 0600, written
  * atomically under their own lock (this domain sits below settings and cannot take its lock).
  */
 import { createHash } from "node:crypto";
@@ -14,7 +15,8 @@ import { AppError } from "../errors/index.js";
 import { canonicalJson } from "../json/index.js";
 import { readFileBounded, tryLockFile, writeFileAtomic, type FileLock } from "../platform/index.js";
 import { MAX_MCP_APPROVALS, MAX_MCP_APPROVALS_BYTES, MCP_APPROVALS_LOCK_RETRY_MS, MCP_APPROVALS_LOCK_TIMEOUT_MS } from "./limits.js";
-import type { McpServerEntry } from "./section.js";
+import { entryFiles } from "./entryFiles.js";
+import { isStdioEntry, type McpServerEntry } from "./section.js";
 
 /** The approvals file in the state dir. */
 export const MCP_APPROVALS_FILE = "mcp-approvals.json";
@@ -27,8 +29,13 @@ export interface McpApproval {
   readonly workspace: string;
   readonly name: string;
   readonly hash: string;
+  /** The digest of the workspace files the entry names, as they were when approved. */
+  readonly files?: string;
   readonly approved_at: string;
 }
+
+/** Whether a project entry may start, and if not, the sentence that says why. */
+export type ApprovalCheck = { readonly approved: true } | { readonly approved: false; readonly why: string };
 
 /** The sha256 (hex) of the canonical JSON of `entry` exactly as written, ignored keys included. */
 export function entryHash(entry: McpServerEntry): string {
@@ -55,11 +62,20 @@ export class McpApprovals {
     return new McpApprovals(resolve(stateDir), workspaceKey(workspace), read.records, read.problem);
   }
 
-  /** True when this exact `entry` was approved under `name` in `workspace`. */
+  /** True when this exact `entry` was approved under `name` in `workspace`, with the files it names as they are now. */
   isApproved(name: string, entry: McpServerEntry, workspace: string = this.workspace): boolean {
-    const hash = entryHash(entry);
+    return this.check(name, entry, workspace).approved;
+  }
+
+  /** Whether `entry` may start under `name` in `workspace`; when not, why: never approved, another entry approved, or its files changed since. */
+  check(name: string, entry: McpServerEntry, workspace: string = this.workspace): ApprovalCheck {
     const key = workspaceKey(workspace);
-    return this.records.some((record) => record.workspace === key && record.name === name && record.hash === hash);
+    const record = this.records.find((item) => sameSlot(item, key, name));
+    if (record === undefined || record.hash !== entryHash(entry)) return { approved: false, why: "that exact entry is not approved" };
+    const files = filesDigest(entry, key);
+    if (typeof files !== "string") return { approved: false, why: `its files cannot be bound to an approval: ${files.problem}` };
+    if ((record.files ?? "") !== files) return { approved: false, why: "the workspace files it runs changed since it was approved (or it was approved before approvals bound them)" };
+    return { approved: true };
   }
 
   /** The approvals of `workspace`, by name. */
@@ -68,11 +84,18 @@ export class McpApprovals {
     return this.records.filter((record) => record.workspace === key).sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** Records `entry` as approved under `name` in `workspace` (replacing an earlier approval of that name). Throws AppError timeout when the lock is not had. */
-  async approve(name: string, entry: McpServerEntry, workspace: string = this.workspace): Promise<void> {
+  /**
+   * Records `entry` as approved under `name` in `workspace` (replacing an earlier approval of that
+   * name), binding the workspace files it names; returns those files, relative to the workspace.
+   * Throws AppError limit_exceeded when they cannot be bound, timeout when the lock is not had.
+   */
+  async approve(name: string, entry: McpServerEntry, workspace: string = this.workspace): Promise<readonly string[]> {
     const key = workspaceKey(workspace);
-    const record: McpApproval = { workspace: key, name, hash: entryHash(entry), approved_at: new Date().toISOString() };
+    const bound = isStdioEntry(entry) ? entryFiles(entry, key) : { digest: "", files: [] };
+    if ("problem" in bound) throw new AppError("limit_exceeded", `${name} cannot be approved: ${bound.problem}`);
+    const record: McpApproval = { workspace: key, name, hash: entryHash(entry), files: bound.digest, approved_at: new Date().toISOString() };
     await this.rewrite((records) => [...records.filter((item) => !sameSlot(item, key, name)), record]);
+    return bound.files;
   }
 
   /** Removes the approval of `name` in `workspace`; returns whether there was one. */
@@ -97,6 +120,13 @@ export class McpApprovals {
       this.records = next;
     });
   }
+}
+
+/** The digest of the workspace files `entry` names (none for a server over HTTP), or why they cannot be bound. */
+function filesDigest(entry: McpServerEntry, workspace: string): string | { problem: string } {
+  if (!isStdioEntry(entry)) return "";
+  const files = entryFiles(entry, workspace);
+  return "digest" in files ? files.digest : files;
 }
 
 function sameSlot(record: McpApproval, workspace: string, name: string): boolean {
@@ -145,7 +175,8 @@ function parseApprovals(text: string): McpApproval[] | undefined {
 
 function isApproval(value: unknown): value is McpApproval {
   const record = value as Partial<McpApproval> | null;
-  return typeof record === "object" && record !== null && typeof record.workspace === "string" && typeof record.name === "string" && typeof record.hash === "string";
+  return typeof record === "object" && record !== null && typeof record.workspace === "string" && typeof record.name === "string" && typeof record.hash === "string"
+    && (record.files === undefined || typeof record.files === "string");
 }
 
 /** Runs `fn` holding the approvals lock of `stateDir`; throws AppError timeout after MCP_APPROVALS_LOCK_TIMEOUT_MS. */

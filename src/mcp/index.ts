@@ -6,6 +6,7 @@ export { entryHash, McpApprovals, MCP_APPROVALS_FILE } from "./approvals.js";
 export { resolveServers, MCP_BASE_ENV, type McpDiagnostic, type ResolvedServer, type ResolvedServers } from "./resolve.js";
 export { DEFAULT_MCP_CLIENT_INFO, McpHub, type McpCallOptions, type McpHubOptions, type McpServerStatus, type McpToolsChanged } from "./hub.js";
 export { SharedServers } from "./sharedServers.js";
+export { mcpHostPlaces, type McpHostPlaces } from "./hostPlaces.js";
 export type { McpCallResult, McpImage } from "./result.js";
 export type { McpToolDetail, McpToolInfo } from "./toolList.js";
 export type { McpClientInfo } from "./connection.js";

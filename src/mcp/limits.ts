@@ -93,3 +93,8 @@ export const MAX_MCP_APPROVALS_BYTES = 1024 * 1024;
 export const MAX_MCP_APPROVALS = 4096;
 export const MCP_APPROVALS_LOCK_TIMEOUT_MS = 10_000;
 export const MCP_APPROVALS_LOCK_RETRY_MS = 5;
+
+/** Most workspace files one approval of a project server binds (its script, its module's package). */
+export const MAX_MCP_BOUND_FILES = 256;
+/** Most bytes of those files, together. */
+export const MAX_MCP_BOUND_BYTES = 16 * 1024 * 1024;

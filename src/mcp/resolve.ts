@@ -3,8 +3,11 @@
  * (M-1): which entry stands for each name, which are approved, and each one's launch with its
  * secrets read from the host's environment. Reads nothing but `env`; never throws for settings.
  */
-import { isAbsolute, resolve as resolvePath } from "node:path";
+import type { ServerSandboxPlaces } from "../sandbox/index.js";
 import { entryHash, type McpApprovals } from "./approvals.js";
+import { projectCwd } from "./entryFiles.js";
+import { hostLaunch, MCP_WORKSPACE_ENV } from "./hostLaunch.js";
+import type { McpHostPlaces } from "./hostPlaces.js";
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_STARTUP_TIMEOUT_MS, MAX_MCP_SERVERS } from "./limits.js";
 import { isStdioEntry, type McpHttpEntry, type McpSection, type McpServerEntry, type McpStdioEntry, type McpToolFilter, type McpValue } from "./section.js";
 
@@ -18,12 +21,17 @@ export const MCP_BASE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG",
 
 export interface McpStdioLaunch {
   readonly kind: "stdio";
+  /** Absolute for a global entry (found on a PATH without the kernel's places); as written for a project's, which runs in its sandbox. */
   readonly command: string;
   readonly args: readonly string[];
-  /** Exactly the server's environment: MCP_BASE_ENV from the host, then the entry's env. */
+  /** Exactly the server's environment: MCP_BASE_ENV from the host, then the entry's env, then ALBEDO_WORKSPACE. */
   readonly env: Readonly<Record<string, string>>;
-  /** The entry's cwd resolved against the workspace; the workspace when the entry has none. */
+  /** A global entry's cwd, else a neutral directory; a project entry's cwd against the workspace, else the workspace. */
   readonly cwd: string;
+  /** Set for a project's server while the session's kernel is sandboxed: the server runs in a sandbox of its own (sandboxServer). */
+  readonly sandbox?: ServerSandboxPlaces;
+  /** Asked before every start, restarts included: why the server may not start now (its approved files changed), or undefined. */
+  readonly verify?: () => string | undefined;
 }
 
 export interface McpHttpLaunch {
@@ -69,7 +77,7 @@ export interface ResolvedServers {
   readonly diagnostics: readonly McpDiagnostic[];
 }
 
-export interface ResolveInput {
+export interface ResolveInput extends McpHostPlaces {
   readonly global?: McpSection;
   readonly project?: McpSection;
   /** The session's workspace: project approvals are looked up for it. */
@@ -100,7 +108,7 @@ export function resolveServers(input: ResolveInput): ResolvedServers {
       diagnostics.push({ server: name, message: `${name} is turned off in the ${chosen.origin} settings` });
       continue;
     }
-    const launched = launchOf(name, chosen.entry, input);
+    const launched = launchOf(name, chosen, input);
     if (typeof launched === "string") {
       inactive.push({ name, origin: chosen.origin, hash, status: "failed" });
       diagnostics.push({ server: name, message: launched });
@@ -125,13 +133,14 @@ function chooseEntry(name: string, input: ResolveInput, diagnostics: McpDiagnost
   if (project === undefined) return { entry: global!, origin: "global", approved: true };
   // The same entry in both files needs no approval: the global one would run anyway.
   if (global !== undefined && entryHash(global) === entryHash(project)) return { entry: global, origin: "global", approved: true };
-  if (input.approvals.isApproved(name, project, input.workspace)) return { entry: project, origin: "project", approved: true };
+  const check = input.approvals.check(name, project, input.workspace);
+  if (check.approved) return { entry: project, origin: "project", approved: true };
   const how = `run \`albedo mcp approve ${name}\` in this workspace to start it`;
   if (global !== undefined) {
-    diagnostics.push({ server: name, message: `the project settings configure ${name} differently and that entry is not approved, so the global entry runs; ${how}` });
+    diagnostics.push({ server: name, message: `the project settings configure ${name} differently and ${check.why}, so the global entry runs; ${how}` });
     return { entry: global, origin: "global", approved: true };
   }
-  diagnostics.push({ server: name, message: `${name} comes from the project settings and that exact entry is not approved; ${how}` });
+  diagnostics.push({ server: name, message: `${name} comes from the project settings and ${check.why}; ${how}` });
   return { entry: project, origin: "project", approved: false };
 }
 
@@ -146,19 +155,33 @@ function entryOptions(entry: McpServerEntry) {
 
 type Launched = { readonly launch: McpLaunch; readonly secrets: readonly string[] };
 
-/** The launch of an entry with its secrets read, or why it cannot start (naming a variable, never a value). */
-function launchOf(name: string, entry: McpServerEntry, input: ResolveInput): Launched | string {
-  return isStdioEntry(entry) ? stdioLaunch(name, entry, input) : httpLaunch(name, entry, input.env);
+/** The launch of an entry with its secrets read, or why it cannot start (naming a variable or a path, never a value). */
+function launchOf(name: string, chosen: Chosen, input: ResolveInput): Launched | string {
+  const { entry } = chosen;
+  return isStdioEntry(entry) ? stdioLaunch(name, entry, chosen.origin, input) : httpLaunch(name, entry, input.env);
 }
 
-function stdioLaunch(name: string, entry: McpStdioEntry, input: ResolveInput): Launched | string {
+function stdioLaunch(name: string, entry: McpStdioEntry, origin: McpOrigin, input: ResolveInput): Launched | string {
   const values = readValues(name, "env", entry.env, input.env, /\0/);
   if (typeof values === "string") return values;
   const env: Record<string, string> = {};
   for (const key of MCP_BASE_ENV) if (input.env[key] !== undefined) env[key] = input.env[key]!;
   Object.assign(env, values.values);
-  const cwd = entry.cwd === undefined ? input.workspace : isAbsolute(entry.cwd) ? entry.cwd : resolvePath(input.workspace, entry.cwd);
-  return { launch: { kind: "stdio", command: entry.command, args: [...(entry.args ?? [])], env, cwd }, secrets: values.secrets };
+  const secrets = values.secrets;
+  if (origin === "project") {
+    const launch: McpStdioLaunch = {
+      kind: "stdio", command: entry.command, args: [...(entry.args ?? [])], env: { ...env, [MCP_WORKSPACE_ENV]: input.workspace }, cwd: projectCwd(entry, input.workspace),
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+      verify: () => {
+        const check = input.approvals.check(name, entry, input.workspace);
+        return check.approved ? undefined : `${name} may not start: ${check.why}; run \`albedo mcp approve ${name}\` in this workspace`;
+      },
+    };
+    return { launch, secrets };
+  }
+  const host = hostLaunch({ command: entry.command, args: entry.args ?? [], env, cwd: entry.cwd, workspace: input.workspace, neutralDir: input.neutralDir, writes: input.writes, shared: entry.shared === true });
+  if (typeof host === "string") return `${name} cannot start: ${host}`;
+  return { launch: { kind: "stdio", ...host }, secrets };
 }
 
 function httpLaunch(name: string, entry: McpHttpEntry, env: NodeJS.ProcessEnv): Launched | string {

@@ -10,6 +10,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Log } from "../platform/index.js";
+import { sandboxServer, ServerSandboxError, type SandboxedProcess } from "../sandbox/index.js";
 import { MCP_GROUP_POLL_MS, MCP_MAX_MESSAGE_BYTES, MCP_SIGKILL_WAIT_MS, MCP_SIGTERM_WAIT_MS, MCP_STDIN_CLOSE_WAIT_MS } from "./limits.js";
 import type { Redactor } from "./redact.js";
 import type { McpStdioLaunch } from "./resolve.js";
@@ -26,6 +27,9 @@ export interface StdioTransportOptions {
   readonly log: Log;
   readonly redactor: Redactor;
 }
+
+/** What is spawned: the server itself, or bwrap with the descriptors its sandbox binds (released by dispose once the process is gone). */
+type Spawnable = Omit<SandboxedProcess, "dispose"> & { readonly dispose?: () => void };
 
 /** Process groups of live servers, killed when the runtime exits however close() was missed. */
 const liveGroups = new Set<number>();
@@ -64,6 +68,8 @@ export class StdioTransport implements Transport {
   private readonly noise: ServerOutput;
   private closing: Promise<void> | undefined;
   private closed = false;
+  /** The sandbox the process runs in, released once it is gone. */
+  private sandbox: Spawnable | undefined;
   /** Set when the connection broke because of what the server sent. */
   broken: Error | undefined;
 
@@ -71,6 +77,17 @@ export class StdioTransport implements Transport {
     const common = { log: options.log, server: options.server, redactor: options.redactor };
     this.stderr = new ServerOutput({ ...common, stream: "stderr" });
     this.noise = new ServerOutput({ ...common, stream: "stdout" });
+  }
+
+  /** What spawns the server: its launch as it is, or wrapped in its sandbox (pinned until the process is gone). */
+  private spawnable(): Spawnable {
+    const { launch } = this.options;
+    if (launch.sandbox === undefined) return { command: launch.command, args: launch.args, env: launch.env, fds: [] };
+    try {
+      return sandboxServer(launch.sandbox, launch);
+    } catch (error) {
+      throw Object.assign(new Error((error as Error).message), { code: error instanceof ServerSandboxError ? "ENOSANDBOX" : "ESANDBOX" });
+    }
   }
 
   /** The process group (the server's pid), once started. */
@@ -83,11 +100,21 @@ export class StdioTransport implements Transport {
     return this.stderr.tail();
   }
 
-  /** Spawns the server; rejects when it cannot be spawned (no such command, cwd missing). */
+  /**
+   * Spawns the server, in its own sandbox when its launch says so; rejects when it may not start
+   * (its approved files changed, no sandbox where it needs one) or cannot be spawned (no such
+   * command, cwd missing). Those rejections carry a string `code`: starting again cannot help.
+   */
   async start(): Promise<void> {
-    const { command, args, env, cwd } = this.options.launch;
+    const { launch } = this.options;
+    const refused = launch.verify?.();
+    if (refused !== undefined) throw Object.assign(new Error(refused), { code: "ENOTAPPROVED" });
     installExitHook();
-    const child = spawn(command, [...args], { cwd, env: { ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const spawnable = this.spawnable();
+    this.sandbox = spawnable;
+    const child = spawn(spawnable.command, [...spawnable.args], {
+      cwd: launch.sandbox ? "/" : launch.cwd, env: { ...spawnable.env }, detached: true, stdio: ["pipe", "pipe", "pipe", ...spawnable.fds],
+    });
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
@@ -171,6 +198,7 @@ export class StdioTransport implements Transport {
   private exited(): void {
     if (this.closed) return;
     this.closed = true;
+    this.sandbox?.dispose?.();
     this.stderr.flush();
     this.noise.flush();
     // The group may outlive its leader; the ladder in close() still ends it.

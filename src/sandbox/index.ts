@@ -18,6 +18,8 @@ export { sandboxEnv, type SandboxProfile } from "./profile.js";
 export { planKey, type ExposureRequest } from "./plan.js";
 export { sandboxedPid, signalSandboxed } from "./pids.js";
 export { pythonReadPaths } from "./python.js";
+export { KernelWrites } from "./kernelWrites.js";
+export { sandboxServer, ServerSandboxError, type SandboxedProcess, type ServerProcess, type ServerSandboxPlaces } from "./server.js";
 
 export type SandboxMode = "auto" | "required" | "off";
 export const SANDBOX_MODES: readonly SandboxMode[] = ["auto", "required", "off"];

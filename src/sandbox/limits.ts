@@ -17,6 +17,8 @@ export const DEFAULT_OPEN_FILES = 1024;
  * holds at most memoryMB + shmMB of memory.
  */
 export const DEFAULT_SHM_MB = 64;
+/** Size of a sandboxed MCP server's /dev/shm, in MiB: as a kernel's. */
+export const SERVER_SHM_MB = DEFAULT_SHM_MB;
 
 /** Smallest accepted memory cap, in MiB: below this a Python interpreter cannot start. */
 export const MIN_MEMORY_MB = 64;

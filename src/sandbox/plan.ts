@@ -73,21 +73,23 @@ export class SandboxPlan {
   ) {}
 
   /**
-   * Judges and pins every request. The workspace is bound writable and its protected entries
-   * read-only; the run dir writable. Throws when the workspace or run dir cannot be pinned or lies
-   * where no sandbox may expose it (inside the state dir).
+   * Judges and pins every request. The workspace is bound writable (a kernel's) with its protected
+   * entries read-only, or read-only whole (`workspace: "ro"`, an MCP server's); the run dir
+   * writable. Throws when the workspace or run dir cannot be pinned or lies where no sandbox may
+   * expose it (inside the state dir).
    */
-  static make(places: SandboxPlaces, requests: readonly ExposureRequest[]): SandboxPlan {
+  static make(places: SandboxPlaces, requests: readonly ExposureRequest[], workspaceKind: "ro" | "rw" = "rw"): SandboxPlan {
     const notes: PlanNote[] = [];
     const pinned: PinnedDir[] = [];
     const resolved = resolvePlaces(places);
     try {
-      const workspace = pinRequired("workspace", resolved.workspace, "rw", (real) => workspaceRefusal(real, resolved));
+      const workspace = pinRequired("workspace", resolved.workspace, workspaceKind, (real) => workspaceRefusal(real, resolved));
       // The workspace path the user gave (a link they laid out) works inside too.
       pinned.push({ ...workspace, dests: [...new Set([workspace.real, normalize(places.workspace)])] });
       pinned.push(pinRequired("run dir", resolved.runDir, "rw", () => undefined));
       pinned.push(...scratchDirs(places, resolved));
-      for (const request of [...protectedEntries(resolved, notes), ...requests]) {
+      const guarded = workspaceKind === "rw" ? protectedEntries(resolved, notes) : [];
+      for (const request of [...guarded, ...requests]) {
         const pin = pinRequest(request, resolved, notes, pinned);
         if (pin !== undefined) pinned.push(pin);
       }

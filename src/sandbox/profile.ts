@@ -85,10 +85,11 @@ export interface BwrapLaunch {
   readonly fds: number[];
 }
 
-/** Per-launch choices: the /dev/shm size, and whether a connection file is fed on the pipe after the descriptors. */
+/** Per-launch choices: the /dev/shm size, whether a connection file is fed on the pipe after the descriptors, and the working directory (the workspace unless told). */
 export interface LaunchChoices {
   readonly shmMB: number;
   readonly connection: boolean;
+  readonly chdir?: string;
 }
 
 /**
@@ -111,7 +112,7 @@ export function bwrapLaunch(profile: SandboxProfile, plan: SandboxPlan, choices:
     ...mountArgs(mounts),
     ...(profile.network ? ["--ro-bind-try", RESOLVER_RUN_DIR, RESOLVER_RUN_DIR] : []),
     ...(choices.connection ? ["--perms", "0600", "--file", String(3 + fds.length), SANDBOX_CONNECTION_FILE] : []),
-    "--chdir", plan.places.workspace,
+    "--chdir", choices.chdir ?? plan.places.workspace,
   ];
   return { args, fds };
 }

@@ -5,4 +5,5 @@ export type { CatalogWalk, SelectionChange } from "./viewKeeper.js";
 export type { PreparedCommand } from "./commands.js";
 export { MCP_CATALOG_WAIT_MS, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
 export type { McpCallObserver, McpCallRecord } from "./mcpMethods.js";
+export { oneOffMcpPlaces } from "./mcp.js";
 export type { ActivationObserver } from "./skillAccess.js";

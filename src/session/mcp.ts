@@ -4,14 +4,22 @@
  * `/reload session`, closed with the session. A session opened without any configured server has
  * none of this: no hub, no `mcp.*` methods, no `mcp` namespace (absent, not empty).
  */
-import { McpApprovals, McpHub, resolveServers, secretVariables, type ResolvedServers, type SharedServers } from "../mcp/index.js";
-import type { Log } from "../platform/index.js";
+import { McpApprovals, McpHub, mcpHostPlaces, resolveServers, secretVariables, type McpHostPlaces, type ResolvedServers, type SharedServers } from "../mcp/index.js";
+import { homeDir, stateDir, type Log } from "../platform/index.js";
+import { detectSandbox, type SandboxMode } from "../sandbox/index.js";
 import type { Settings } from "../settings/index.js";
+import { join } from "node:path";
+import { RUN_BASE_DIR } from "./runDirs.js";
 import type { SessionView } from "./view.js";
 
 export interface SessionMcpOptions {
   readonly workspace: string;
   readonly stateDir: string;
+  readonly home: string;
+  /** The session's run dir: its kernel writes there. */
+  readonly runDir: string;
+  /** The session's own sandbox mode, when it overrides the global setting. */
+  readonly sandbox?: SandboxMode;
   readonly env: NodeJS.ProcessEnv;
   readonly log: Log;
   /** The daemon's pool of processes for entries marked `"shared": true`. */
@@ -37,6 +45,7 @@ export class SessionMcp {
   private constructor(
     readonly hub: McpHub,
     private readonly options: SessionMcpOptions,
+    private readonly places: McpHostPlaces,
     initial: ResolvedServers,
   ) {
     this.settling = hub.start(initial);
@@ -45,14 +54,15 @@ export class SessionMcp {
   /** The servers of `view`, starting (not awaited), or undefined when the view configures none. */
   static async open(options: SessionMcpOptions, view: SessionView): Promise<SessionMcp | undefined> {
     if (!configuresMcp(view)) return undefined;
-    const resolved = await resolveFor(options, view);
+    const places = placesFor(options, view);
+    const resolved = await resolveFor(options, places, view);
     const hub = new McpHub({ log: options.log, ...(options.shared ? { sharedPool: options.shared } : {}) });
-    return new SessionMcp(hub, options, resolved);
+    return new SessionMcp(hub, options, places, resolved);
   }
 
   /** Rereads the entries of `view`: only servers whose entry changed restart. */
   async reload(view: SessionView): Promise<void> {
-    const resolved = await resolveFor(this.options, view);
+    const resolved = await resolveFor(this.options, this.places, view);
     this.settling = this.hub.reload(resolved);
     await this.settling;
   }
@@ -73,10 +83,32 @@ export class SessionMcp {
   }
 }
 
-async function resolveFor(options: SessionMcpOptions, view: SessionView): Promise<ResolvedServers> {
+/**
+ * What the session's kernel can write and where its servers start. Project servers get a sandbox
+ * of their own whenever the kernel is sandboxed (the sandbox setting is the global file's, as for
+ * the kernel); a kernel that is not could write anywhere the user can, and they run as it does.
+ */
+function placesFor(options: SessionMcpOptions, view: SessionView): McpHostPlaces {
+  const mode = options.sandbox ?? view.selection.scopes.global?.sandbox ?? "auto";
+  const sandboxed = mode !== "off" && detectSandbox(options.env).usable;
+  return mcpHostPlaces({ workspace: options.workspace, stateDir: options.stateDir, home: options.home, runDir: options.runDir, sandboxed });
+}
+
+/**
+ * The places a session opened here on `workspace` would judge its servers by, for the CLI's one-off
+ * starts (`albedo mcp prompt`, doctor): every session's run dir counts as the kernel's.
+ */
+export function oneOffMcpPlaces(env: NodeJS.ProcessEnv, workspace: string, sandbox: SandboxMode | undefined): McpHostPlaces {
+  const state = stateDir(env);
+  const sandboxed = (sandbox ?? "auto") !== "off" && detectSandbox(env).usable;
+  return mcpHostPlaces({ workspace, stateDir: state, home: homeDir(env), runDir: join(state, RUN_BASE_DIR), sandboxed });
+}
+
+async function resolveFor(options: SessionMcpOptions, places: McpHostPlaces, view: SessionView): Promise<ResolvedServers> {
   const { global, project } = view.selection.scopes;
   const approvals = await McpApprovals.load(options.stateDir, options.workspace);
   return resolveServers({
+    ...places,
     ...(global?.mcp ? { global: global.mcp } : {}),
     ...(project?.mcp ? { project: project.mcp } : {}),
     workspace: options.workspace,

@@ -128,7 +128,7 @@ export class Session implements CommandHost {
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       // The servers start now and come up while the kernel is planned and boots.
-      mcp = await SessionMcp.open({ ...options, log: options.log ?? warningsOnly, ...(options.mcpShared ? { shared: options.mcpShared } : {}) }, view);
+      mcp = await SessionMcp.open({ ...options, runDir, log: options.log ?? warningsOnly, ...(options.mcpShared ? { shared: options.mcpShared } : {}) }, view);
       plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
       const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
       session = new Session(id, runDir, options, rpc, view, parses, plan, mcp);

@@ -29,7 +29,7 @@ describe("M-5 the bounds of a call", () => {
   });
 
   it("an entry without deadlines gets the named defaults", async () => {
-    const [server] = (await resolved(temps, { s: { command: "x" } })).servers;
+    const [server] = (await resolved(temps, { s: { command: "node" } })).servers;
     expect(server).toMatchObject({ callTimeoutMs: DEFAULT_MCP_CALL_TIMEOUT_MS, startupTimeoutMs: DEFAULT_MCP_STARTUP_TIMEOUT_MS });
     expect(DEFAULT_MCP_CALL_TIMEOUT_MS).toBeLessThanOrEqual(MAX_MCP_CALL_TIMEOUT_MS);
     temps.cleanup();

@@ -1,6 +1,6 @@
 /** What the MCP client tests share: the real servers they start, and hubs closed after each test. */
 import { join, resolve } from "node:path";
-import { McpApprovals, McpHub, resolveServers, type McpHubOptions, type McpServerEntry, type ResolvedServers } from "../../src/mcp/index.js";
+import { McpApprovals, McpHub, mcpHostPlaces, resolveServers, type McpHostPlaces, type McpHubOptions, type McpServerEntry, type ResolvedServers } from "../../src/mcp/index.js";
 import type { Log } from "../../src/platform/index.js";
 import { JUPYTER_VENV } from "../remote/jupyterServer.js";
 import type { TempDirs } from "../support/tempDirs.js";
@@ -22,10 +22,22 @@ export function logSink(): { readonly log: Log; readonly lines: string[] } {
   return { lines, log: (level, message, data) => lines.push(`${level} ${message} ${data === undefined ? "" : JSON.stringify(data)}`) };
 }
 
+const placesByWorkspace = new Map<string, McpHostPlaces>();
+
+/** The places of an unsandboxed session on `workspace` (its state dir, home and run dir new temp dirs), the same for each call with that workspace, as a session's are. */
+export function hostPlaces(temps: TempDirs, workspace: string): McpHostPlaces {
+  let places = placesByWorkspace.get(workspace);
+  if (places === undefined) {
+    places = mcpHostPlaces({ workspace, stateDir: temps.make(), home: temps.make(), runDir: temps.make(), sandboxed: false });
+    placesByWorkspace.set(workspace, places);
+  }
+  return places;
+}
+
 /** The servers of a global section, resolved as a session in `workspace` would (by default a new temp dir; the state dir is one). */
 export async function resolved(temps: TempDirs, servers: Record<string, McpServerEntry>, env: NodeJS.ProcessEnv = process.env, workspace = temps.make()): Promise<ResolvedServers> {
   const approvals = await McpApprovals.load(temps.make(), workspace);
-  return resolveServers({ global: { servers }, workspace, approvals, env });
+  return resolveServers({ ...hostPlaces(temps, workspace), global: { servers }, workspace, approvals, env });
 }
 
 /** Hubs made by a test file, all closed by closeAll() (call it in afterEach). */
