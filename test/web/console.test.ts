@@ -191,6 +191,27 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await expect.poll(() => image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), { timeout: SHOWN_MS }).toBe(8);
   });
 
+  it("streams a running cell's output into the Python box as it comes, and keeps earlier cells above it", async () => {
+    await page.getByLabel("Python", { exact: true }).fill("import time\nprint('first', flush=True)\ntime.sleep(4)\nprint('second')");
+    await page.getByRole("button", { name: "Run" }).click();
+    const result = page.getByLabel("Python result");
+    await result.getByText("first").waitFor({ timeout: SHOWN_MS });
+    // Shown while the cell still runs.
+    expect(await page.getByRole("button", { name: "Running…" }).count()).toBe(1);
+    expect(await result.innerText()).not.toContain("second");
+    await result.getByText(/first\s+second/).waitFor({ timeout: SHOWN_MS });
+    // The cell before it (the 8×6 image's) is still on the page.
+    await page.getByLabel("Earlier cell").filter({ hasText: "42" }).first().waitFor({ timeout: SHOWN_MS });
+  });
+
+  it("typing / lists the commands over the message box without moving the page", async () => {
+    await page.evaluate("window.scrollTo(0, 0)");
+    await page.getByLabel("Message").fill("/");
+    await page.getByRole("listbox", { name: "Commands" }).waitFor({ timeout: SHOWN_MS });
+    expect(await page.evaluate("window.scrollY")).toBe(0);
+    await page.getByLabel("Message").fill("");
+  });
+
   it("shows hostile kernel and model text as text", async () => {
     const hostile = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>";
     await page.getByLabel("Python", { exact: true }).fill(`print(${JSON.stringify(hostile)})`);

@@ -115,7 +115,7 @@ export type StreamMessage =
   | { readonly type: "row"; readonly row: Row }
   | { readonly type: "text"; readonly turn_id: string; readonly delta: string }
   | { readonly type: "transcript"; readonly turn: Turn }
-  | { readonly type: "output" };
+  | { readonly type: "output"; readonly execution_id: string; readonly msg_type: string; readonly content: Record<string, unknown> };
 
 export interface Turn {
   readonly turn_id: string;

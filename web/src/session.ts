@@ -20,7 +20,17 @@ interface Props {
   readonly onError: (message: string) => void;
 }
 
-function useTranscript(id: string, onError: (message: string) => void): { rows: Entry[]; streaming: Map<string, string>; kernel: string; connected: boolean } {
+/** A kernel output as the stream carries it, tagged with the execution it belongs to. */
+interface StreamOutput {
+  readonly execution_id: string;
+  readonly msg_type: string;
+  readonly content: Record<string, unknown>;
+}
+
+/** Who hears the stream's outputs, by execution id: the Python box's running cell. */
+type OutputListeners = Map<string, (output: StreamOutput) => void>;
+
+function useTranscript(id: string, onError: (message: string) => void, listeners: OutputListeners): { rows: Entry[]; streaming: Map<string, string>; kernel: string; connected: boolean } {
   const [rows, setRows] = useState<Entry[]>([]);
   const [streaming, setStreaming] = useState(new Map<string, string>());
   const [kernel, setKernel] = useState("unknown");
@@ -55,6 +65,7 @@ function useTranscript(id: string, onError: (message: string) => void): { rows: 
       ws.onmessage = (event) => {
         const message = JSON.parse(String(event.data)) as StreamMessage;
         if (message.type === "row") add([message.row]);
+        else if (message.type === "output") listeners.get(message.execution_id)?.(message);
         else if (message.type === "text") setStreaming((old) => new Map(old).set(message.turn_id, (old.get(message.turn_id) ?? "") + message.delta));
         else if (message.type === "status") setKernel(message.kernel.status);
         else if (message.type === "transcript" && message.turn.outcome !== null) {
@@ -152,24 +163,42 @@ function MessageBox({ session, onError }: Props): ComponentChild {
   );
 }
 
-function PythonBox({ session, onError }: Props): ComponentChild {
+/** Cells the Python box keeps; the oldest go first. */
+const MAX_SHOWN_CELLS = 50;
+
+/** One cell of the Python box: its code, the outputs streamed while it runs, then the daemon's answer. */
+interface Cell {
+  readonly id: string;
+  readonly code: string;
+  readonly live: readonly StreamOutput[];
+  readonly answer?: ExecuteAnswer;
+}
+
+function PythonBox({ session, onError, listeners }: Props & { listeners: OutputListeners }): ComponentChild {
   const [code, setCode] = useState("");
   const [running, setRunning] = useState(false);
-  const [answer, setAnswer] = useState<ExecuteAnswer | undefined>();
+  const [cells, setCells] = useState<readonly Cell[]>([]);
+  const update = (id: string, change: (cell: Cell) => Cell) => setCells((old) => old.map((cell) => (cell.id === id ? change(cell) : cell)));
   const run = async () => {
     if (!code.trim() || running) return;
+    const id = crypto.randomUUID();
+    setCells((old) => [...old, { id, code, live: [] }].slice(-MAX_SHOWN_CELLS));
+    listeners.set(id, (output) => update(id, (cell) => ({ ...cell, live: [...cell.live, output] })));
     setRunning(true);
     try {
-      setAnswer((await api<ExecuteAnswer>("POST", sessionPath(session.id, "/execute"), { code }, {}, EXECUTE_TIMEOUT_MS)).body);
+      const { body } = await api<ExecuteAnswer>("POST", sessionPath(session.id, "/execute"), { code, execution_id: id }, {}, EXECUTE_TIMEOUT_MS);
+      update(id, (cell) => ({ ...cell, answer: body }));
     } catch (error) {
       onError(messageOf(error));
     } finally {
+      listeners.delete(id);
       setRunning(false);
     }
   };
   return h(
     "section",
     { class: "python", "aria-label": "Python cell" },
+    h("ol", { class: "cells" }, cells.map((cell, index) => cellView(cell, index === cells.length - 1))),
     h("textarea", {
       "aria-label": "Python",
       placeholder: "Python to run in the session's kernel (Ctrl+Enter runs)",
@@ -180,14 +209,31 @@ function PythonBox({ session, onError }: Props): ComponentChild {
       onKeyDown: (event: KeyboardEvent) => event.key === "Enter" && (event.ctrlKey || event.metaKey) && (event.preventDefault(), void run()),
     }),
     h("button", { type: "button", onClick: () => void run(), disabled: running || !code.trim() }, running ? "Running…" : "Run"),
-    answer ? h("div", { class: `result ${answer.status}`, "aria-live": "polite", "aria-label": "Python result" }, resultText(answer), ...answer.images.map(imageView), ...answer.image_notes.map((note) => h("p", { class: "note" }, note))) : null,
   );
 }
 
-/** An execute answer's outputs as text: streams, plain-text results, tracebacks (their escapes dropped). */
-function resultText(answer: ExecuteAnswer): ComponentChild {
+/** One cell: its code, then its outputs, live while it runs; the newest is the "Python result". */
+function cellView(cell: Cell, newest: boolean): ComponentChild {
+  const { answer } = cell;
+  const status = answer?.status ?? "running";
+  return h(
+    "li",
+    { key: cell.id, class: `cell ${status}` },
+    h("pre", { class: "code" }, cell.code),
+    h(
+      "div",
+      { class: `result ${status}`, "aria-live": newest ? "polite" : undefined, "aria-label": newest ? "Python result" : "Earlier cell" },
+      outputText(answer?.outputs ?? cell.live, answer === undefined ? "running…" : `no output · ${answer.status}`),
+      ...(answer?.images ?? []).map(imageView),
+      ...(answer?.image_notes ?? []).map((note) => h("p", { class: "note" }, note)),
+    ),
+  );
+}
+
+/** Outputs as text: streams, plain-text results, tracebacks (their escapes dropped); `empty` when there is none. */
+function outputText(outputs: readonly { msg_type: string; content: Record<string, unknown> }[], empty: string): ComponentChild {
   const parts: string[] = [];
-  for (const { msg_type, content } of answer.outputs) {
+  for (const { msg_type, content } of outputs) {
     if (msg_type === "stream") parts.push(String(content.text ?? ""));
     else if (msg_type === "execute_result" || msg_type === "display_data") {
       const data = (content.data ?? {}) as Record<string, unknown>;
@@ -195,13 +241,18 @@ function resultText(answer: ExecuteAnswer): ComponentChild {
       if (typeof data["text/plain"] === "string") parts.push(`${data["text/plain"]}${html}\n`);
     } else if (msg_type === "error") parts.push(`${((content.traceback ?? []) as string[]).join("\n").replace(/\u001b\[[0-9;]*m/g, "")}\n`);
   }
-  return h("pre", { class: "output" }, parts.join("") || `(no output · ${answer.status})`);
+  return h("pre", { class: "output" }, parts.join("") || `(${empty})`);
 }
 
 export function SessionView({ session, onError }: Props): ComponentChild {
-  const { rows, streaming, kernel, connected } = useTranscript(session.id, onError);
-  const end = useRef<HTMLDivElement>(null);
-  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [rows.length, streaming]);
+  const listeners = useMemo<OutputListeners>(() => new Map(), [session.id]);
+  const { rows, streaming, kernel, connected } = useTranscript(session.id, onError, listeners);
+  const transcript = useRef<HTMLDivElement>(null);
+  // Only the transcript scrolls to its end; scrolling an element into view would move the whole page too.
+  useEffect(() => {
+    const box = transcript.current;
+    if (box) box.scrollTop = box.scrollHeight;
+  }, [rows.length, streaming]);
   const [said, setSaid] = useState("");
   /** Counts reloads, so the skills panel reads the catalog again after one. */
   const [reloads, setReloads] = useState(0);
@@ -242,14 +293,13 @@ export function SessionView({ session, onError }: Props): ComponentChild {
         { class: "chat", "aria-label": "Chat" },
         h(
           "div",
-          { class: "transcript", role: "log", "aria-label": "Transcript", "aria-live": "polite" },
+          { class: "transcript", role: "log", "aria-label": "Transcript", "aria-live": "polite", ref: transcript },
           rows.map(rowView),
           [...streaming].map(([turn, text]) => h("div", { class: "row row-assistant streaming", key: `s-${turn}`, "data-kind": "streaming" }, h("span", { class: "who" }, "model"), h("p", { class: "text" }, text))),
-          h("div", { ref: end }),
         ),
         h(MessageBox, { session, onError }),
       ),
-      h("aside", { class: "side" }, h(PythonBox, { session, onError }), h(SkillsPanel, { session, reloads, onError }), h(McpPanel, { session })),
+      h("aside", { class: "side" }, h(PythonBox, { session, onError, listeners }), h(SkillsPanel, { session, reloads, onError }), h(McpPanel, { session })),
     ),
   );
 }
