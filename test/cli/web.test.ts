@@ -23,6 +23,23 @@ describe("W-1 albedo web", () => {
     }
   });
 
+  it("prints the link instead of claiming a browser opened: without a display, and when the opener fails", async () => {
+    const { dirs } = fixture;
+    await fixture.start();
+    const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, BROWSER: _browser, ...rest } = envFor(dirs);
+    const headless = await runAlbedo(["web"], { cwd: dirs.workspace, env: rest });
+    expect(headless.code, headless.stderr).toBe(0);
+    expect(headless.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login#code=[0-9a-f]{64}\n$/);
+    expect(headless.stderr).toContain("no display here");
+    const failing = await runAlbedo(["web"], { cwd: dirs.workspace, env: { ...rest, BROWSER: "false" } });
+    expect(failing.code, failing.stderr).toBe(0);
+    expect(failing.stdout).toMatch(/\/login#code=/);
+    expect(failing.stderr).toContain("false could not open a browser; open the link above yourself");
+    const opened = await runAlbedo(["web"], { cwd: dirs.workspace, env: { ...rest, BROWSER: "true" } });
+    expect(opened.stdout).toBe("");
+    expect(opened.stderr).toContain("opened the console");
+  });
+
   it("says a daemon on a Unix socket cannot be reached by a browser", async () => {
     const { dirs } = fixture;
     await fixture.start(["--socket", join(dirs.state, "d.sock")]);
