@@ -188,6 +188,16 @@ describe("I-2 I-3 albedo chat and a cell's images", () => {
     expect(parts.filter((part: { type: string }) => part.type === "image_url")).toHaveLength(1);
   });
 
+  it("O-7 a stub script's expect_tool answers the python step that showed an image", async () => {
+    const script = join(dirs.stateDir, "stub-image.json");
+    await writeFile(script, JSON.stringify({ replies: [{ tool_calls: [{ name: "python", arguments: { code: showTiny } }] }, { expect_tool: "python", text: "Saw the dot." }] }));
+    await globalSettings({ model: { provider: "stub", script, mode: "code" } });
+    const run = await chat(["draw"], {});
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\[image 1 · 8×8 PNG · 75 B\]/);
+    expect(run.stdout).toMatch(/^Saw the dot\.$/m);
+  });
+
   it("--json rows carry the images' references", async () => {
     await globalSettings(openaiModel({ images: false }));
     server.enqueue(pythonCall, answer("Noted."));
