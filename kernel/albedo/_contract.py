@@ -86,6 +86,8 @@ DAEMON_LOG_FILE = "daemon.log"
 MAX_STATE_FILE_BYTES = 4096
 HEALTH_PATH = "/health"
 SESSIONS_PATH = "/sessions"
+# The `client` a notebook's kernel opens its session as, so lists of sessions say whose it is.
+NOTEBOOK_CLIENT = "notebook"
 HEALTH_TIMEOUT_S = 2
 DAEMON_START_DEADLINE_S = 30
 INSTALL_ENV = "ALBEDO_INSTALL"

@@ -244,7 +244,7 @@ async function openChat(args: ParsedArgs, io: CliIO, mode: ModelMode | undefined
   if (mode !== undefined) io.stderr.write(`albedo chat: --mode is ignored attached to a daemon; it uses the model.mode setting\n`);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, await workspaceOf(args, io));
+    const remote = await RemoteSession.open(daemon, await workspaceOf(args, io), "chat");
     done();
     return daemonChat(remote, daemon.info.url);
   } catch (error) {

@@ -23,6 +23,14 @@ export const SettingsValue = SETTINGS_SCHEMAS.global;
 /** What a kernel can be doing; `external` is a notebook's own kernel (K-13), `none` a session whose kernel is gone. */
 export const KERNEL_STATES = ["starting", "ready", "busy", "idle", "restarting", "dead", "stopped", "none", "external"] as const;
 
+/**
+ * Who opened a session, as its client said when it did (POST /sessions `client`): the terminal
+ * console, `albedo chat`, the web console, a notebook's kernel, an MCP client at /mcp, or any
+ * other caller of the API (the default).
+ */
+export const SESSION_CLIENTS = ["console", "chat", "web", "notebook", "mcp", "api"] as const;
+export type SessionClient = (typeof SESSION_CLIENTS)[number];
+
 export const KernelResource = z.strictObject({
   status: z.enum(KERNEL_STATES),
   pid: Pid.nullable(),
@@ -84,6 +92,8 @@ export const SessionResource = z.strictObject({
   id: z.string(),
   workspace: z.string(),
   status: z.literal("open"),
+  client: z.enum(SESSION_CLIENTS).describe('who opened it, as POST /sessions said ("api" when it did not)'),
+  opened_at: Timestamp.describe("when the daemon handed the session to its client"),
   kernel: KernelResource,
   revision: Revision.describe("the catalog snapshot the session serves"),
   discovered_revision: Revision.describe("everything discovered, enabled or not"),

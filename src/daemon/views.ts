@@ -39,6 +39,8 @@ export function sessionResource(live: HostedSession): SessionResource {
     id: live.id,
     workspace: live.session.workspace,
     status: "open",
+    client: live.client,
+    opened_at: new Date(live.openedAt).toISOString(),
     kernel: kernelResource(live),
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,

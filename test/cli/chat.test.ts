@@ -11,6 +11,7 @@ import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { roots, writeSkill } from "../support/skills.js";
 import { TINY_PNG_BASE64 } from "../mcpServer/support.js";
 import { EVERYTHING } from "../mcp/support.js";
+import { poll } from "../support/poll.js";
 
 const BIN = join(ROOT, "bin", "albedo");
 /** Bound on one CLI run (kernel boot included). */
@@ -296,6 +297,24 @@ describe("X D-5 albedo chat attached to a running daemon", () => {
     expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant", "end"]);
     expect(rows[2]!.text).toBe("Filled on the daemon.");
     expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
+  });
+
+  it("D-2 the daemon lists the chat's session as the chat's while its turn runs", async () => {
+    const daemonDirs = fixture.dirs;
+    await writeFile(join(daemonDirs.state, "settings.json"), JSON.stringify(openaiModel()), { mode: 0o600 });
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+    server.enqueue({ kind: "hang" });
+    const child = spawn(process.execPath, [BIN, "chat", "hello"], { cwd: daemonDirs.workspace, env: { ...process.env, HOME: daemonDirs.home, ALBEDO_HOME: daemonDirs.state }, stdio: "ignore" });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    try {
+      await poll(() => server.requests.length > 0, { what: "the chat's turn to reach the model", timeoutMs: 60_000 });
+      const sessions = (await call(daemon, "GET", "/sessions")).body.sessions;
+      expect(sessions).toEqual([expect.objectContaining({ client: "chat", workspace: daemonDirs.workspace })]);
+      expect((await call(daemon, "POST", `/sessions/${sessions[0].id}/interrupt`)).status).toBe(204);
+      expect(await exited).toBe(1);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });
 
