@@ -64,7 +64,7 @@ const Composition = z.strictObject({
       commands: Count,
     }),
     mcp: z.strictObject({
-      enabled: z.boolean().describe("whether the session was opened with MCP servers configured"),
+      enabled: z.boolean().describe("whether the session has MCP servers: configured when it opened, or found by a reload since"),
       depends_on: z.array(z.enum(EXTENSION_NAMES)),
       routes: z.array(z.string()),
       servers: z.array(z.strictObject({
@@ -166,12 +166,23 @@ export const ExecuteAnswer = z.strictObject({
 });
 export type ExecuteAnswer = DeepReadonly<z.infer<typeof ExecuteAnswer>>;
 
+const ServerNames = z.array(z.string());
+
 export const ReloadAnswer = z.strictObject({
   revision: Revision,
   previous_revision: Revision,
-  added: z.array(z.string()),
-  removed: z.array(z.string()),
+  added: z.array(z.string()).describe("skills the reload added"),
+  removed: z.array(z.string()).describe("skills the reload removed"),
   skills: Count,
+  mcp: z
+    .strictObject({
+      added: ServerNames,
+      removed: ServerNames,
+      restarted: ServerNames.describe("their entry changed"),
+      started: ServerNames.describe("configured before but not running (awaiting approval, disabled), now started"),
+      stopped: ServerNames.describe("still configured, no longer running (disabled, or a changed project entry awaiting approval)"),
+    })
+    .describe("what the reload did to the session's MCP servers; the first servers of a session opened without any start here too"),
 });
 export type ReloadAnswer = DeepReadonly<z.infer<typeof ReloadAnswer>>;
 
