@@ -38,8 +38,8 @@ from ._contract import (
 )
 from ._errors import AlbedoError, ProtocolError
 from ._namespaces import Commands, Skills, mint
-from ._mcp import Mcp, McpImage, McpToolError, mint as mint_mcp
-from ._contract import MCP_CATALOG, MCP_CATALOG_AT_LOAD_DEADLINE_S
+from ._mcp import Mcp, McpImage, McpToolError, mint as mint_mcp, reloaded as mcp_reloaded
+from ._contract import MCP_CATALOG, MCP_CATALOG_AT_LOAD_DEADLINE_S, MCP_RELOADED_METHOD
 from ._transport import Channel, RpcChannel
 
 CATALOG_AT_LOAD_DEADLINE_S = 10.0
@@ -63,7 +63,7 @@ __all__ = [
 SKILLS_OFF = "albedo: the skills extension is off for this session, so there is no `skills` namespace"
 MCP_OFF = (
     "albedo: this session has no MCP servers, so there is no `mcp` namespace; configure one in the settings "
-    "(`albedo mcp add NAME -- COMMAND ARGS...`) and open a new session"
+    "(`albedo mcp add NAME -- COMMAND ARGS...`), then `/reload session`"
 )
 
 class SessionObjects(NamedTuple):
@@ -79,6 +79,8 @@ class SessionObjects(NamedTuple):
 _session: Optional[SessionObjects] = None
 # A remote kernel's extensions come in the comm's open data instead of the environment.
 _extensions: Optional[Tuple[str, ...]] = None
+# The shell the extension was loaded into: a namespace a reload adds is pushed there.
+_shell: Any = None
 _cells = CellTasks()
 
 
@@ -142,6 +144,26 @@ def __getattr__(name: str) -> Any:
 def _on_notification(method: str, params: Any) -> None:
     if method == CANCEL_METHOD and isinstance(params, dict):
         _cells.cancel(params.get("cell"))
+    elif method == MCP_RELOADED_METHOD and isinstance(params, dict):
+        _mcp_added(params)
+
+
+def _mcp_added(params: Dict[str, Any]) -> None:
+    """A reload gave the session MCP servers: the first ones bring the `mcp` namespace; none gets typed methods (made at kernel start only)."""
+    global _session
+    if _session is None:
+        return
+    deadline = params.get("deadline_ms")
+    if isinstance(deadline, (int, float)) and deadline > 0:
+        # mcp.call may now wait as long as a server's call_timeout_ms allows.
+        _session.channel.deadline = max(_session.channel.deadline, deadline / 1000)
+    mcp = _session.mcp
+    if mcp is None:
+        mcp = Mcp(_session.channel)
+        _session = _session._replace(mcp=mcp)
+        if _shell is not None:
+            _shell.push({"mcp": mcp}, interactive=False)
+    mcp_reloaded(mcp, [str(name) for name in params.get("servers") or [] if isinstance(name, str)])
 
 
 def load_ipython_extension(ip: Any) -> None:
@@ -197,6 +219,8 @@ def _joined_line(channel: Any, session: str) -> str:
 def _install(ip: Any, session: SessionObjects) -> None:
     from . import _slash
 
+    global _shell
+    _shell = ip
     channel = session.channel
     _slash.install(ip, channel)
     names: Dict[str, Any] = {"commands": session.commands}
@@ -265,9 +289,12 @@ def _pre_run_cell(info: Any = None) -> None:
     _cells.pre_run_cell(info)
     if _session is not None:
         try:
-            _listen(_session.channel, asyncio.get_running_loop())
+            loop = asyncio.get_running_loop()
         except RuntimeError:
-            pass  # a cell run without a loop cannot be awaiting anything to cancel
+            return  # a cell run without a loop cannot be awaiting anything to cancel
+        _listen(_session.channel, loop)
+        # A notification already here (a reload's new `mcp`) takes effect before the cell, not during it.
+        _session.channel.drain(loop)
 
 
 def unload_ipython_extension(ip: Any) -> None:

@@ -35,7 +35,7 @@ STREAM_TEXT_BYTES = 2031616
 DROPPED_BYTES_METADATA = "albedo_dropped_bytes"
 
 # The methods a session serves (K-5): for each its name, its parameters in order with their
-# defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the two notifications.
+# defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the notifications.
 REQUIRED = Parameter.empty
 SKILLS_LIST = "skills.list"
 SKILLS_LIST_PARAMS = ()
@@ -77,6 +77,8 @@ MCP_CATALOG_DOC = "Every configured server (or one) with the input schemas of it
 MCP_CATALOG_AT_LOAD_DEADLINE_S = 10
 CANCEL_METHOD = "albedo/cancel"
 HELLO_METHOD = "albedo/hello"
+# After a reload that added MCP servers: {servers, deadline_ms}; the kernel gains `mcp` if it had none.
+MCP_RELOADED_METHOD = "albedo/mcp"
 # The notebook launcher (K-13): where it finds the daemon, how it asks it for a session, and its waits.
 STATE_DIR_ENV = "ALBEDO_HOME"
 STATE_DIR_NAME = ".albedo"
@@ -86,6 +88,8 @@ DAEMON_LOG_FILE = "daemon.log"
 MAX_STATE_FILE_BYTES = 4096
 HEALTH_PATH = "/health"
 SESSIONS_PATH = "/sessions"
+# The `client` a notebook's kernel opens its session as, so lists of sessions say whose it is.
+NOTEBOOK_CLIENT = "notebook"
 HEALTH_TIMEOUT_S = 2
 DAEMON_START_DEADLINE_S = 30
 INSTALL_ENV = "ALBEDO_INSTALL"

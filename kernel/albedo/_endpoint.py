@@ -105,6 +105,10 @@ class LoopEndpoint:
                 self._out.add(next_id)
                 self._send([self._token, self._held.pop(next_id)])
 
+    def drain(self) -> None:
+        """Reads and dispatches every message waiting now, and sends what waits to go; from the loop's thread."""
+        self._drain()
+
     def close(self) -> None:
         """Stops reading and closes the socket; pending calls are left to their deadlines."""
         if not self.loop.is_closed():

@@ -4,8 +4,8 @@ The servers run on the host and the runtime is their client; every call here is 
 the runtime (`mcp.call`), which checks the arguments against the tool's schema, applies the
 server's deadline and allow/deny lists, and answers with the tool's result as data. Typed methods
 (`mcp.<server>.<tool>(...)`) are made once per server from its tool list, at kernel start or, for a
-server still starting then, the first time the code touches it; a tool a server gained later is
-called with `mcp.call("server.tool", {...})`.
+server still starting then, the first time the code touches it; a tool a server gained later, and
+every tool of a server a `/reload session` added, is called with `mcp.call("server.tool", {...})`.
 """
 
 from __future__ import annotations
@@ -191,6 +191,8 @@ class Mcp:
     def __init__(self, channel: RpcChannel):
         self._channel = channel
         self._servers: List[str] = []
+        # Servers a reload added after the kernel started, by attribute name: they get no object.
+        self._reloaded: Dict[str, str] = {}
 
     servers = declared(MCP_SERVERS, MCP_SERVERS_PARAMS, MCP_SERVERS_DOC, _member("servers"))
     tools = declared(MCP_TOOLS, MCP_TOOLS_PARAMS, MCP_TOOLS_DOC, _member("tools"))
@@ -206,6 +208,13 @@ class Mcp:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
+        server = self._reloaded.get(name)
+        if server is not None:
+            raise AttributeError(
+                f"mcp.{name}: the server {server} came with a `/reload session` after this kernel started, and typed methods "
+                f"are made only when a kernel starts; call its tools with `await mcp.call({server + '.TOOL'!r}, {{...}})` "
+                f"(`await mcp.tools({server!r})` lists them)"
+            )
         listed = ", ".join(self._servers) or "none"
         raise AttributeError(f"no MCP server object mcp.{name} (servers: {listed}); `await mcp.servers()` lists what the session configures")
 
@@ -214,7 +223,8 @@ class Mcp:
 
     def __repr__(self) -> str:
         methods = described(Mcp, "servers", "tools", "describe")
-        return f"<albedo mcp: {methods}, call(name, arguments); servers: {', '.join(self._servers) or 'none'}>"
+        later = f"; added by a reload, reached with call(): {', '.join(sorted(set(self._reloaded.values())))}" if self._reloaded else ""
+        return f"<albedo mcp: {methods}, call(name, arguments); servers: {', '.join(self._servers) or 'none'}{later}>"
 
 
 def mint(mcp: Mcp, catalog: Any) -> List[str]:
@@ -230,6 +240,14 @@ def mint(mcp: Mcp, catalog: Any) -> List[str]:
             mcp.__dict__[attribute] = McpServer(mcp._channel, str(found[0]["name"]), found[0])
             mcp._servers.append(attribute)
     return list(mcp._servers)
+
+
+def reloaded(mcp: Mcp, servers: List[str]) -> None:
+    """Notes the servers a reload gave the session that `mcp` has no object for, so touching one says why and what to call."""
+    for server in servers:
+        attribute = python_name(server)
+        if attribute is not None and attribute not in mcp._servers and attribute not in RESERVED_NAMES and not hasattr(Mcp, attribute):
+            mcp._reloaded[attribute] = server
 
 
 def _parameters(schema: Any) -> Optional[Tuple[List[inspect.Parameter], Dict[str, str]]]:

@@ -103,6 +103,9 @@ class RpcChannel:
         """Gets ready for calls and cancels on `loop`; call it from the loop's thread."""
         raise NotImplementedError
 
+    def drain(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Handles, now, the messages already waiting for `loop` (a transport whose messages come another way has none)."""
+
 
 class Channel(RpcChannel):
     """Calls the runtime over its ZeroMQ socket: one DEALER per thread (blocking), one per event loop (awaited)."""
@@ -179,6 +182,11 @@ class Channel(RpcChannel):
                 endpoint = self._bound(loop) or LoopEndpoint(self._context, self.endpoint, self._token, loop, self._notify)
                 self._endpoints[loop] = endpoint
         return endpoint
+
+    def drain(self, loop: asyncio.AbstractEventLoop) -> None:
+        endpoint = self._endpoints.get(loop)
+        if endpoint is not None:
+            endpoint.drain()
 
     def _bound(self, loop: asyncio.AbstractEventLoop) -> Optional[LoopEndpoint]:
         if self._kernel_endpoint is None or threading.current_thread() is not threading.main_thread():

@@ -40,6 +40,7 @@ from ._contract import (
     MAX_SETTINGS_BYTES,
     MAX_STATE_FILE_BYTES,
     NODE_ENV,
+    NOTEBOOK_CLIENT,
     SESSIONS_PATH,
     SETTINGS_FILE,
     STATE_DIR_ENV,
@@ -190,7 +191,7 @@ def open_session(state: str, workspace: str, start: bool = True) -> Dict[str, st
         if not start:
             raise LaunchError(f"no albedo daemon runs for {state}; start one with `albedo serve`")
         found = _start_daemon(state)
-    answer = _post_session(found, {"workspace": workspace, "kernel": "external", "kernel_pid": os.getpid()}, "rpc")
+    answer = _post_session(found, {"workspace": workspace, "kernel": "external", "kernel_pid": os.getpid(), "client": NOTEBOOK_CLIENT}, "rpc")
     return {**bridge_env(answer["rpc"]), SESSION_ID_ENV: str(answer["id"])}
 
 
@@ -222,7 +223,7 @@ def open_relayed_session(state: str, workspace: str, key: str) -> Tuple[Tuple[Di
     if found is None or not _healthy(found):
         found = _start_daemon(state)
     relay = {"key": key, "signature_scheme": "hmac-sha256", "launcher_pid": os.getpid()}
-    return found, _post_session(found, {"workspace": workspace, "kernel": "relay", "relay": relay}, "relay")
+    return found, _post_session(found, {"workspace": workspace, "kernel": "relay", "relay": relay, "client": NOTEBOOK_CLIENT}, "relay")
 
 
 def sandbox_line(answer: Dict[str, Any]) -> str:

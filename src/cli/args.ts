@@ -29,8 +29,12 @@ export class CliFailure extends Error {
   }
 }
 
-/** Parses argv against declared options; throws UsageError on unknown or incomplete options. */
-export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): ParsedArgs {
+/**
+ * Parses argv against declared options; throws UsageError on unknown or incomplete options. At
+ * positional index `dashedValueAt` (a VALUE after its KEY, as `settings set kernel.pool -3`) an
+ * argument that starts with `-` but names no declared option is that positional.
+ */
+export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[], dashedValueAt?: number): ParsedArgs {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   const byShort = new Map(specs.filter((s) => s.short).map((spec) => [spec.short!, spec]));
   const positionals: string[] = [];
@@ -45,7 +49,7 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
       ? byName.get(arg.slice(2).split("=")[0]!)
       : arg.length === 2 && arg.startsWith("-") ? byShort.get(arg.slice(1)) : undefined;
     if (spec === undefined) {
-      if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}${didYouMean(arg, specs.map((s) => `--${s.name}`))}`);
+      if (arg.startsWith("-") && arg !== "-" && positionals.length !== dashedValueAt) throw new UsageError(`unknown option ${arg}${didYouMean(arg, specs.map((s) => `--${s.name}`))}`);
       positionals.push(arg);
       continue;
     }

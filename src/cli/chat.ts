@@ -9,7 +9,7 @@ import { completeCommand } from "../commands/index.js";
 import { imageFile, imageLabel } from "../images/index.js";
 import { MODEL_MODES, sumUsage, usageLine, type ModelMode, type UsageTotals } from "../model/index.js";
 import { jsonWithoutControls, textColumns, visibleControls } from "../text/index.js";
-import type { StoredRow } from "../turns/index.js";
+import type { StoredRow, TurnEnd } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
 import { interruptRunning } from "./interrupt.js";
@@ -44,11 +44,26 @@ export function renderRow(row: StoredRow, streamedProse: boolean, stateDir?: str
     }
     case "skill":
       return row.already_loaded ? `${row.text} (already loaded)` : row.text;
+    case "mcp":
+      return row.text;
     case "notice":
       return `[${row.text}]`;
     case "error":
       return `error: ${row.text}`;
+    default: {
+      // Every kind has its line: a new one fails to compile here rather than print nothing.
+      const unknown: never = row;
+      return unknown;
+    }
   }
+}
+
+/**
+ * The last line of `albedo chat --json` for a turn: how it ended and the tokens it used, summed
+ * over its model calls as the endpoint reported them (O-10); `usage` is null when none reported any.
+ */
+function turnEndLine(end: TurnEnd): { readonly kind: "end"; readonly result: TurnEnd["result"]; readonly usage: UsageTotals | null } {
+  return { kind: "end", result: end.result, usage: end.usage ?? null };
 }
 
 function indent(text: string): string {
@@ -80,7 +95,8 @@ async function oneShot(backend: ChatBackend, message: string, json: boolean, io:
     else io.stdout.write(visibleControls(result.text, "\n\t"));
     return 0;
   }
-  if (!json && result.end.usage !== undefined) print(usageLine(result.end.usage));
+  if (json) io.stdout.write(`${JSON.stringify(turnEndLine(result.end))}\n`);
+  else if (result.end.usage !== undefined) print(usageLine(result.end.usage));
   return result.end.result === "completed" ? 0 : EXIT_TURN_NOT_COMPLETED;
 }
 
@@ -197,8 +213,13 @@ class InteractiveChat {
   }
 
   private showRow(row: StoredRow): void {
-    this.stopTicker();
     const text = renderRow(row, true, stateDir(this.io.env));
+    // A row the running cell draws (an MCP call, a skill it read) goes above its ticker, which keeps counting.
+    if (this.ticker !== undefined && text !== undefined && row.kind !== "output" && row.kind !== "error") {
+      this.ticker.note(visibleControls(text, "\n\t"));
+      return;
+    }
+    this.stopTicker();
     if (text === undefined) {
       // The prose streamed already; the row closes its line.
       if (row.kind === "assistant") this.endLine();
@@ -223,7 +244,7 @@ async function openChat(args: ParsedArgs, io: CliIO, mode: ModelMode | undefined
   if (mode !== undefined) io.stderr.write(`albedo chat: --mode is ignored attached to a daemon; it uses the model.mode setting\n`);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, await workspaceOf(args, io));
+    const remote = await RemoteSession.open(daemon, await workspaceOf(args, io), "chat");
     done();
     return daemonChat(remote, daemon.info.url);
   } catch (error) {

@@ -19,6 +19,8 @@ export interface CliCommand {
   /** Positional part of the usage line, e.g. "NAME [RESOURCE]". */
   readonly usage: string;
   readonly options: readonly OptionSpec[];
+  /** The positional (by index) taken as given even when it starts with `-`: a VALUE such as `-3` after its KEY. */
+  readonly dashedValueAt?: number;
   /** Returns the process exit code. */
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }

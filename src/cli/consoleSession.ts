@@ -137,7 +137,7 @@ export async function openConsoleSession(args: ParsedArgs, io: CliIO): Promise<C
   const workspace = await workspaceOf(args, io);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, workspace, remoteOf(args));
+    const remote = await RemoteSession.open(daemon, workspace, "console", remoteOf(args));
     done();
     return remoteConsoleSession(remote, daemon.info.url, await remoteInvalidSkills(remote));
   } catch (error) {

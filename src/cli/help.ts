@@ -3,6 +3,7 @@
  * line a usage error shows, and the topics of `albedo help TOPIC`. Every row fits TERMINAL_COLUMNS.
  */
 import { hangingRow, TERMINAL_COLUMNS, wrap } from "../text/index.js";
+import { GLOBAL_ONLY_KEYS } from "../settings/index.js";
 import type { OptionSpec } from "./args.js";
 import type { CliCommand } from "./command.js";
 
@@ -78,6 +79,8 @@ export const TOPICS: Readonly<Record<string, string>> = {
     "  albedo settings get                           every scope, as read",
     "  albedo settings set sandbox required          one key: sandbox, network,",
     "                                                kernel.pool or model.*",
+    "",
+    ...wrap(`Read from the global file only, so --project refuses them: ${GLOBAL_ONLY_KEYS.join(", ")} (a section: every key in it). A VALUE after its KEY may start with -, as a negative number does.`, TERMINAL_COLUMNS),
     "",
     "`albedo skills list` shows which scope decided each skill.",
     "",

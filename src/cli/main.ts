@@ -91,7 +91,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   const { command, rest } = found;
   const where = `albedo ${command.path.join(" ")}`;
   try {
-    const args = parseArgs(rest, [...command.options, HELP_OPTION]);
+    const args = parseArgs(rest, [...command.options, HELP_OPTION], command.dashedValueAt);
     if (args.options.has("help")) {
       io.stdout.write(commandHelp(command));
       return 0;

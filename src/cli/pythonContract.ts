@@ -11,12 +11,15 @@ import {
   RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_CLIENT_DEADLINE_MARGIN_MS, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
 } from "../rpc/index.js";
 import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL, STREAM_TEXT_BYTES } from "../kernel/index.js";
-import { MCP_CATALOG_WAIT_MS, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
-import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES } from "../daemon/index.js";
+import { MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
+import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES, type SessionClient } from "../daemon/index.js";
 import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
 import { MAX_SETTINGS_BYTES, SETTINGS_FILE_NAME } from "../settings/index.js";
 import { DAEMON_START_TIMEOUT_MS, ON_DEMAND_LOG_FILE } from "./daemonAccess.js";
 import { LAUNCHER_INSTALL_ENV, LAUNCHER_NODE_ENV } from "./kernelspec.js";
+
+/** Who a notebook's launcher (and `%load_ext albedo`) says opens its session. */
+const NOTEBOOK_CLIENT: SessionClient = "notebook";
 
 /** The generated module, relative to the install. */
 export const PYTHON_CONTRACT_FILE = "kernel/albedo/_contract.py";
@@ -102,13 +105,15 @@ function bridgeSection(): string[] {
 function methodSection(): string[] {
   return [
     "# The methods a session serves (K-5): for each its name, its parameters in order with their",
-    "# defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the two notifications.",
+    "# defaults (REQUIRED: none; None: optional, left out of the call), its summary; then the notifications.",
     "REQUIRED = Parameter.empty",
     ...SESSION_METHODS.flatMap(methodLines),
     "# How long the kernel, as it loads, waits for mcp.catalog: the runtime's wait for servers still starting, and a margin.",
     `MCP_CATALOG_AT_LOAD_DEADLINE_S = ${py((MCP_CATALOG_WAIT_MS + RPC_CLIENT_DEADLINE_MARGIN_MS) / 1000)}`,
     `CANCEL_METHOD = ${py(RPC_CANCEL_METHOD)}`,
     `HELLO_METHOD = ${py(RPC_HELLO_METHOD)}`,
+    "# After a reload that added MCP servers: {servers, deadline_ms}; the kernel gains `mcp` if it had none.",
+    `MCP_RELOADED_METHOD = ${py(MCP_RELOADED_NOTIFICATION)}`,
   ];
 }
 
@@ -123,6 +128,8 @@ function launcherSection(): string[] {
     `MAX_STATE_FILE_BYTES = ${py(MAX_DAEMON_FILE_BYTES)}`,
     `HEALTH_PATH = ${py(API.health.path)}`,
     `SESSIONS_PATH = ${py(API.openSession.path)}`,
+    "# The `client` a notebook's kernel opens its session as, so lists of sessions say whose it is.",
+    `NOTEBOOK_CLIENT = ${py(NOTEBOOK_CLIENT)}`,
     `HEALTH_TIMEOUT_S = ${py(HEALTH_TIMEOUT_MS / 1000)}`,
     `DAEMON_START_DEADLINE_S = ${py(DAEMON_START_TIMEOUT_MS / 1000)}`,
     `INSTALL_ENV = ${py(LAUNCHER_INSTALL_ENV)}`,

@@ -9,6 +9,7 @@ import { MCP_COMMANDS } from "./mcpCommands.js";
 import { MCP_SERVE_COMMANDS } from "./mcpServe.js";
 import { kernelspecInstall, kernelspecList } from "./kernelspec.js";
 import { serveCommand } from "./serve.js";
+import { sessionsCommand } from "./sessions.js";
 import { setupCommand } from "./setup.js";
 import { skillsList, skillsPrompt, skillsValidate } from "./skills.js";
 import { skillsRead, skillsResources } from "./skillsAccess.js";
@@ -20,6 +21,6 @@ export const COMMANDS: readonly CliCommand[] = [
   skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, skillsOn, skillsOff, skillsClear,
   settingsGet, settingsSet, ...MCP_COMMANDS, ...MCP_SERVE_COMMANDS,
   execCommand, chatCommand, consoleCommand, webCommand,
-  serveCommand, daemonStatus, daemonStop, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
+  serveCommand, daemonStatus, daemonStop, sessionsCommand, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
   completionCommand(() => COMMANDS),
 ];

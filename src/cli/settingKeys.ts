@@ -3,7 +3,7 @@
  * schema (src/settings) stays the judge of what is valid: the daemon validates every write and
  * its refusal is printed as is. This table only turns text into the JSON type the key takes.
  */
-import type { Settings } from "../settings/index.js";
+import { settingAt, type Settings } from "../settings/index.js";
 import { UsageError } from "./args.js";
 
 type Kind = "string" | "integer" | "boolean" | { readonly oneOf: readonly string[] };
@@ -45,7 +45,7 @@ const GLOBAL_ONLY_DEFAULTS: Readonly<Record<string, string | boolean>> = { sandb
 /** The value a global-only key takes now and where it came from, as `settings get KEY` shows it; undefined for other keys. */
 export function effectiveLine(global: Settings | undefined, key: string): string | undefined {
   if (!(key in GLOBAL_ONLY_DEFAULTS)) return undefined;
-  const set = global === undefined ? undefined : valueAt(global, key);
+  const set = global === undefined ? undefined : settingAt(global, key);
   const where = set === undefined ? "the default; only the global settings may set it" : "from the global settings";
   return `effective: ${key} = ${JSON.stringify(set ?? GLOBAL_ONLY_DEFAULTS[key])} (${where})`;
 }
@@ -55,7 +55,8 @@ export function parseSettingValue(spec: SettableKey, text: string): string | num
   const { kind } = spec;
   if (kind === "string") return text;
   if (kind === "integer") {
-    if (!/^\d{1,15}$/.test(text)) throw new UsageError(`${spec.key} takes a whole number, got "${text}"`);
+    // A negative number is read as one: the schema then says the range the key takes.
+    if (!/^-?\d{1,15}$/.test(text)) throw new UsageError(`${spec.key} takes a whole number, got "${text}"`);
     return Number(text);
   }
   if (kind === "boolean") {
@@ -64,13 +65,6 @@ export function parseSettingValue(spec: SettableKey, text: string): string | num
   }
   if (!kind.oneOf.includes(text)) throw new UsageError(`${spec.key} takes ${kind.oneOf.join(", ")}, got "${text}"`);
   return text;
-}
-
-/** The value at a dotted key, or undefined. */
-export function valueAt(settings: Settings, key: string): unknown {
-  let value: unknown = settings;
-  for (const part of key.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[part] : undefined;
-  return value;
 }
 
 /**

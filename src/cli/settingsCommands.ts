@@ -5,12 +5,12 @@
  */
 import { API, DaemonError, type DaemonClient, type SettingsDocument, type SettingsFileResource } from "../daemon/index.js";
 import { discoverCatalog } from "../skills/index.js";
-import { effectiveEnablement, type Settings } from "../settings/index.js";
+import { effectiveEnablement, globalOnlyMessage, isGlobalOnly, settingAt, type Settings } from "../settings/index.js";
 import { didYouMean, visibleControls } from "../text/index.js";
 import { CliFailure, UsageError, type ParsedArgs } from "./args.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { daemonFor } from "./daemonAccess.js";
-import { effectiveLine, parseSettingValue, SETTABLE_KEYS, settingPatch, valueAt } from "./settingKeys.js";
+import { effectiveLine, parseSettingValue, SETTABLE_KEYS, settingPatch } from "./settingKeys.js";
 import { workspaceOf } from "./workspace.js";
 import { homeDir } from "../platform/index.js";
 
@@ -134,7 +134,7 @@ export const settingsGet: CliCommand = {
     const answer = await readAll(await daemonFor(io, "albedo settings get"), workspace);
     const only = args.options.has("project") ? ["project"] : args.options.has("global") ? ["global"] : ["global", "project"];
     const views = [answer.global, answer.project].filter((v): v is ScopeView => v !== undefined && only.includes(v.scope));
-    const pick = (view: ScopeView) => (key === undefined ? view.settings : valueAt(view.settings, key));
+    const pick = (view: ScopeView) => (key === undefined ? view.settings : settingAt(view.settings, key));
     if (args.options.has("json")) {
       writeJson(io, Object.fromEntries(views.map((v) => [v.scope, { file: v.file, revision: v.revision, ...(key === undefined ? { settings: v.settings } : { key, value: pick(v) ?? null }) }])));
       return 0;
@@ -156,6 +156,7 @@ export const settingsSet: CliCommand = {
   summary: `set one KEY in the global (or --project) settings through the daemon: ${SETTABLE_KEYS.map((k) => k.key).filter((k) => !k.startsWith("limits.")).join(", ")}, limits.*`,
   usage: "KEY VALUE",
   options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
+  dashedValueAt: 1,
   async run(args, io) {
     if (args.positionals.length !== 2) throw new UsageError("give KEY and VALUE, e.g. albedo settings set sandbox required");
     const [key, text] = args.positionals as [string, string];
@@ -163,11 +164,13 @@ export const settingsSet: CliCommand = {
     if (spec === undefined) throw new UsageError(`no setting ${key}${didYouMean(key, SETTABLE_KEYS.map((k) => k.key), "; see `albedo help settings`")}`);
     const value = parseSettingValue(spec, text);
     const scope = scopeOf(args);
+    // Saved in a project file it would change nothing: refused before any daemon is asked (the daemon refuses it too).
+    if (scope !== "global" && isGlobalOnly(key)) throw new UsageError(`${globalOnlyMessage(key, scope)}: drop --project`);
     const workspace = await workspaceOf(args, io);
     const daemon = await daemonFor(io, "albedo settings set");
     const written = await patch(daemon, scope, workspace, (current) => settingPatch(current, spec, value));
-    if (args.options.has("json")) writeJson(io, { scope, file: written.file, revision: written.revision, key, value: valueAt(written.settings, key) ?? null });
-    else io.stdout.write(`albedo settings set: ${visibleControls(key)} = ${shown(valueAt(written.settings, key))} in ${written.file} (${scope})\n`);
+    if (args.options.has("json")) writeJson(io, { scope, file: written.file, revision: written.revision, key, value: settingAt(written.settings, key) ?? null });
+    else io.stdout.write(`albedo settings set: ${visibleControls(key)} = ${shown(settingAt(written.settings, key))} in ${written.file} (${scope})\n`);
     return 0;
   },
 };

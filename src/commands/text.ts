@@ -80,17 +80,27 @@ function isUsage(value: unknown): value is UsageTotals {
   return typeof value === "object" && value !== null && ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "model_calls"].every((key) => typeof (value as Record<string, unknown>)[key] === "number");
 }
 
-/** `/reload`: "reloaded: +1 skill (sql-review), 9 skills". */
+/** `/reload`: "reloaded: +1 skill (sql-review), +1 MCP server (github), 9 skills". */
 export function reloadText(value: unknown, columns = TERMINAL_COLUMNS): string {
   const data = asData(value);
-  const added = Array.isArray(data.added) ? data.added.map(str) : [];
-  const removed = Array.isArray(data.removed) ? data.removed.map(str) : [];
+  const mcp = asData(data.mcp);
   const changes = [
-    ...(added.length > 0 ? [`+${plural(added.length, "skill")} (${added.join(", ")})`] : []),
-    ...(removed.length > 0 ? [`-${plural(removed.length, "skill")} (${removed.join(", ")})`] : []),
+    ...changed(data.added, (n) => `+${plural(n, "skill")}`),
+    ...changed(data.removed, (n) => `-${plural(n, "skill")}`),
+    ...changed(mcp.added, (n) => `+${plural(n, "MCP server")}`),
+    ...changed(mcp.removed, (n) => `-${plural(n, "MCP server")}`),
+    ...changed(mcp.restarted, (n) => `restarted ${plural(n, "MCP server")}`),
+    ...changed(mcp.started, (n) => `started ${plural(n, "MCP server")}`),
+    ...changed(mcp.stopped, (n) => `stopped ${plural(n, "MCP server")}`),
   ];
   const same = data.revision === data.previousRevision ? "no change" : "skills changed on disk";
   return lines(wrap(`reloaded: ${changes.length > 0 ? changes.join(", ") : same}, ${plural(Number(data.skills ?? 0), "skill")}`, columns));
+}
+
+/** "+2 skills (a, b)" for a non-empty list of names, with `what` saying how many of what; nothing for an empty one. */
+function changed(list: unknown, what: (count: number) => string): string[] {
+  const names = Array.isArray(list) ? list.map(str) : [];
+  return names.length === 0 ? [] : [`${what(names.length)} (${names.join(", ")})`];
 }
 
 /** `/model`: the model settings as `key  value` lines. */

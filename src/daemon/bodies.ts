@@ -10,6 +10,7 @@ import { remoteSettingsProblems } from "../kernel/index.js";
 import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "../operations/index.js";
 import { REPLACED_SECTIONS, SkillName } from "../settings/index.js";
 import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH, MAX_RELAY_KEY_LENGTH, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
+import { SESSION_CLIENTS } from "./resources.js";
 
 const AbsolutePath = z
   .string()
@@ -49,6 +50,7 @@ export const OpenSessionBody = z
     kernel_pid: z.number().int().positive().optional().describe('the pid of that kernel; only with "kernel": "external"'),
     relay: RelayBody.optional().describe('only with "kernel": "relay"'),
     remote: RemoteBody.optional().describe("run this session's kernel on that Jupyter Server (K-12), over the global kernel.remote settings"),
+    client: z.enum(SESSION_CLIENTS).optional().describe('who opens it, for the lists that show sessions (`albedo sessions`, the web console); "api" when absent'),
   })
   .superRefine((body, ctx) => {
     const external = body.kernel === "external";

@@ -2,7 +2,7 @@
 export { Daemon, type ListenTarget, type RequestEntry } from "./server.js";
 export { DaemonClient, DaemonError, findRunningDaemon } from "./client.js";
 export { API } from "./api.js";
-export type { ReceiptResource, SettingsDocument, SettingsFileResource, StreamMessage, TurnResource } from "./resources.js";
+export type { ReceiptResource, SessionClient, SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TurnResource } from "./resources.js";
 export { DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, DaemonLockedError, MAX_DAEMON_FILE_BYTES, readDaemonInfo, type DaemonInfo } from "./state.js";
 export { DaemonLog } from "./log.js";
 export { PROBLEMS, type ProblemCode } from "./problem.js";

@@ -1,4 +1,5 @@
 import type { Session } from "../session/index.js";
+import type { SessionClient } from "./resources.js";
 import { NO_TURNS, type SessionTurns, type StreamEvent } from "./sessionPort.js";
 import { Emitter, type Disposable } from "../platform/index.js";
 
@@ -15,14 +16,20 @@ export class LiveSession {
 
   /** The session's turns (O-3): run from the operations store, reported on this stream. */
   readonly turns: SessionTurns;
+  /** Whether the session came from the warm pool (K-11) rather than a kernel booted for this open. */
+  readonly warm: boolean;
+  /** Who opened it. */
+  readonly client: SessionClient;
+  /** When it was handed to its client (milliseconds since the epoch); a spare's boot came earlier. */
+  readonly openedAt = Date.now();
 
   constructor(
     readonly session: Session,
-    /** Whether the session came from the warm pool (K-11) rather than a kernel booted for this open. */
-    readonly warm = false,
-    turns?: (session: Session, publish: (event: StreamEvent) => void) => SessionTurns,
+    options: { readonly warm?: boolean; readonly client?: SessionClient; readonly turns?: (session: Session, publish: (event: StreamEvent) => void) => SessionTurns } = {},
   ) {
-    this.turns = turns ? turns(session, (event) => this.publish(event)) : NO_TURNS;
+    this.warm = options.warm ?? false;
+    this.client = options.client ?? "api";
+    this.turns = options.turns ? options.turns(session, (event) => this.publish(event)) : NO_TURNS;
     // An external kernel (K-13) is not the session's to watch; the registry watches its process instead.
     if (session.status().kernel !== "external") this.watchers.push(session.kernel.onStatus((event) => this.publishStatus(event.status, event.reason)));
     // A swapped catalog reaches stream clients whichever face swapped it: HTTP, a typed command or Python.

@@ -128,7 +128,7 @@ export class McpEndpoint {
   /** An initialize: opens the daemon session first (a failure is the answer, and nothing is kept), then the MCP session. */
   private async start(url: URL, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const workspace = await workspaceOf(url);
-    const live = await this.options.registry.open(workspace, {});
+    const live = await this.options.registry.open(workspace, {}, { client: "mcp" });
     const served = new AlbedoMcpServer();
     let connection: McpConnection | undefined;
     const transport = new StreamableHTTPServerTransport({

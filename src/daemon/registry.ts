@@ -6,7 +6,8 @@ import { LiveSession } from "./live.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
-import type { KernelJoin, SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
+import type { KernelJoin, OpenOptions, SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
+import type { SessionClient } from "./resources.js";
 import { globalSettingsTarget, readSettings } from "../settings/index.js";
 import { isSameProcessAlive, type Log, processIdentity } from "../platform/index.js";
 
@@ -47,11 +48,12 @@ export class SessionRegistry implements SessionDirectory {
   }
 
   /**
-   * Opens a session; with `join` it boots no kernel (external, K-13) or boots one that signs with
-   * the relay's key (K-14), and closes once the join's process is gone. Throws 429
+   * Opens a session; with `how.join` it boots no kernel (external, K-13) or boots one that signs
+   * with the relay's key (K-14), and closes once the join's process is gone. Throws 429
    * too_many_sessions at the bound, or the Session's own error when the kernel does not start.
    */
-  async open(workspace: string, extensions: Partial<ExtensionState>, join?: KernelJoin, remote?: RemoteOverride): Promise<LiveSession> {
+  async open(workspace: string, extensions: Partial<ExtensionState>, how: OpenOptions = {}): Promise<LiveSession> {
+    const { join, remote } = how;
     if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
     const cap = await this.sessionCap();
     // Checked and counted in one step after the only await, so opens racing each other cannot pass the cap together.
@@ -66,7 +68,7 @@ export class SessionRegistry implements SessionDirectory {
       // A notebook's kernel (K-13, K-14: its key is fixed at boot), or one on a server named for this session only (K-12), has nothing to gain from a spare.
       const spare = join === undefined && remote === undefined ? await this.pool.take(workspace, wanted) : undefined;
       const session = spare ?? (await this.openSession(workspace, wanted, join, remote));
-      const live = await this.adopt(session, spare !== undefined);
+      const live = await this.adopt(session, spare !== undefined, how.client ?? "api");
       this.sessions.set(session.id, live);
       if (join !== undefined) this.watchPid(live, join.pid);
       else if (remote === undefined) this.pool.refill(workspace, wanted);
@@ -77,10 +79,10 @@ export class SessionRegistry implements SessionDirectory {
   }
 
   /** Wraps a booted session for the registry; on any failure (shutdown included) closes it before throwing, so no kernel outlives a failed open. */
-  private async adopt(session: Session, warm: boolean): Promise<LiveSession> {
+  private async adopt(session: Session, warm: boolean, client: SessionClient): Promise<LiveSession> {
     try {
       if (this.closing) throw new HttpProblem("kernel_died", "the daemon is shutting down");
-      return new LiveSession(session, warm, this.options.turns);
+      return new LiveSession(session, { warm, client, ...(this.options.turns ? { turns: this.options.turns } : {}) });
     } catch (error) {
       await session.close();
       throw error;

@@ -4,7 +4,7 @@ import type { JsonValue } from "../json/index.js";
 import { newOperationId } from "../operations/index.js";
 import { API } from "./api.js";
 import type { DaemonClient } from "./client.js";
-import type { CatalogResource, OutputResource, ReceiptResource, SessionResource, StreamMessage } from "./resources.js";
+import type { CatalogResource, OutputResource, ReceiptResource, SessionClient, SessionResource, StreamMessage } from "./resources.js";
 
 /** What a slash command typed into a remote session came to. */
 export type RemoteCommandOutcome =
@@ -29,9 +29,9 @@ export class RemoteSession {
     this.lost = new Promise((resolve) => stream.once("close", () => (this.closing ? undefined : resolve())));
   }
 
-  /** Opens a session on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
-  static async open(client: DaemonClient, workspace: string, remote?: { readonly url: string }): Promise<RemoteSession> {
-    const resource = await client.call(API.openSession, { body: { workspace, ...(remote ? { remote } : {}) } });
+  /** Opens a session for `who` (the console, a chat) on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
+  static async open(client: DaemonClient, workspace: string, who: SessionClient, remote?: { readonly url: string }): Promise<RemoteSession> {
+    const resource = await client.call(API.openSession, { body: { workspace, client: who, ...(remote ? { remote } : {}) } });
     try {
       return new RemoteSession(client, resource, await client.openStream(resource.id));
     } catch (error) {

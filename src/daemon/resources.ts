@@ -23,6 +23,14 @@ export const SettingsValue = SETTINGS_SCHEMAS.global;
 /** What a kernel can be doing; `external` is a notebook's own kernel (K-13), `none` a session whose kernel is gone. */
 export const KERNEL_STATES = ["starting", "ready", "busy", "idle", "restarting", "dead", "stopped", "none", "external"] as const;
 
+/**
+ * Who opened a session, as its client said when it did (POST /sessions `client`): the terminal
+ * console, `albedo chat`, the web console, a notebook's kernel, an MCP client at /mcp, or any
+ * other caller of the API (the default).
+ */
+export const SESSION_CLIENTS = ["console", "chat", "web", "notebook", "mcp", "api"] as const;
+export type SessionClient = (typeof SESSION_CLIENTS)[number];
+
 export const KernelResource = z.strictObject({
   status: z.enum(KERNEL_STATES),
   pid: Pid.nullable(),
@@ -56,7 +64,7 @@ const Composition = z.strictObject({
       commands: Count,
     }),
     mcp: z.strictObject({
-      enabled: z.boolean().describe("whether the session was opened with MCP servers configured"),
+      enabled: z.boolean().describe("whether the session has MCP servers: configured when it opened, or found by a reload since"),
       depends_on: z.array(z.enum(EXTENSION_NAMES)),
       routes: z.array(z.string()),
       servers: z.array(z.strictObject({
@@ -84,6 +92,8 @@ export const SessionResource = z.strictObject({
   id: z.string(),
   workspace: z.string(),
   status: z.literal("open"),
+  client: z.enum(SESSION_CLIENTS).describe('who opened it, as POST /sessions said ("api" when it did not)'),
+  opened_at: Timestamp.describe("when the daemon handed the session to its client"),
   kernel: KernelResource,
   revision: Revision.describe("the catalog snapshot the session serves"),
   discovered_revision: Revision.describe("everything discovered, enabled or not"),
@@ -156,12 +166,23 @@ export const ExecuteAnswer = z.strictObject({
 });
 export type ExecuteAnswer = DeepReadonly<z.infer<typeof ExecuteAnswer>>;
 
+const ServerNames = z.array(z.string());
+
 export const ReloadAnswer = z.strictObject({
   revision: Revision,
   previous_revision: Revision,
-  added: z.array(z.string()),
-  removed: z.array(z.string()),
+  added: z.array(z.string()).describe("skills the reload added"),
+  removed: z.array(z.string()).describe("skills the reload removed"),
   skills: Count,
+  mcp: z
+    .strictObject({
+      added: ServerNames,
+      removed: ServerNames,
+      restarted: ServerNames.describe("their entry changed"),
+      started: ServerNames.describe("configured before but not running (awaiting approval, disabled), now started"),
+      stopped: ServerNames.describe("still configured, no longer running (disabled, or a changed project entry awaiting approval)"),
+    })
+    .describe("what the reload did to the session's MCP servers; the first servers of a session opened without any start here too"),
 });
 export type ReloadAnswer = DeepReadonly<z.infer<typeof ReloadAnswer>>;
 

@@ -12,6 +12,7 @@ import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import type { UsageTotals } from "../model/index.js";
+import type { SessionClient } from "./resources.js";
 
 /** One event on a session's stream (D-2): domain objects as they happened; views.ts makes each one's message. */
 export type StreamEvent =
@@ -96,9 +97,23 @@ export type KernelJoin =
   | { readonly kind: "external"; readonly pid: number }
   | { readonly kind: "relay"; readonly key: string; readonly pid: number };
 
+/** How a session is opened beyond its workspace and extensions. */
+export interface OpenOptions {
+  /** A notebook's kernel joins it, or a notebook's relay reaches it (K-13, K-14). */
+  readonly join?: KernelJoin;
+  /** Its kernel runs on this Jupyter Server (K-12). */
+  readonly remote?: RemoteOverride;
+  /** Who opens it; "api" when unsaid. */
+  readonly client?: SessionClient;
+}
+
 /** A session as the daemon holds it: the session and the stream listeners its events fan out to. */
 export interface HostedSession {
   readonly id: string;
+  /** Who opened it (POST /sessions `client`). */
+  readonly client: SessionClient;
+  /** When the daemon handed it to its client, in milliseconds since the epoch. */
+  readonly openedAt: number;
   /** Whether the session's kernel came from the pool of spares (K-11). */
   readonly warm: boolean;
   readonly session: SessionFace;
@@ -113,8 +128,8 @@ export interface HostedSession {
 
 /** The daemon's sessions as the routes see them. */
 export interface SessionDirectory {
-  /** Opens a session; with `join` a notebook's kernel joins it or a notebook's relay reaches it (K-13, K-14). Throws 429 too_many_sessions at the bound. */
-  open(workspace: string, extensions: Partial<ExtensionState>, join?: KernelJoin, remote?: RemoteOverride): Promise<HostedSession>;
+  /** Opens a session; with `how.join` a notebook's kernel joins it or a notebook's relay reaches it (K-13, K-14). Throws 429 too_many_sessions at the bound. */
+  open(workspace: string, extensions: Partial<ExtensionState>, how?: OpenOptions): Promise<HostedSession>;
   /** The session with this id. Throws 404 session_not_found. */
   get(id: string): HostedSession;
   list(): readonly HostedSession[];

@@ -39,6 +39,8 @@ export function sessionResource(live: HostedSession): SessionResource {
     id: live.id,
     workspace: live.session.workspace,
     status: "open",
+    client: live.client,
+    opened_at: new Date(live.openedAt).toISOString(),
     kernel: kernelResource(live),
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,
@@ -115,7 +117,7 @@ const NO_IMAGES: ExecuteImages = { images: [], image_notes: [] };
 
 /** What a reload changed (K-7). */
 export function reloadAnswer(result: ReloadResult): ReloadAnswer {
-  return { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills };
+  return { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills, mcp: result.mcp };
 }
 
 /** The management catalog (D-3) with whether the session's files changed since it discovered them. */

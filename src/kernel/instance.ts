@@ -59,8 +59,9 @@ export class KernelInstance {
     const connectionFile = options.wrap ? undefined : await writeConnectionFile(options.runDir, info);
     let process: KernelProcess;
     try {
-      const env: NodeJS.ProcessEnv = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...options.extraEnv };
-      for (const name of options.withoutEnv ?? []) delete env[name];
+      const extra = typeof options.extraEnv === "function" ? options.extraEnv() : options.extraEnv;
+      const env: NodeJS.ProcessEnv = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...extra };
+      for (const name of (typeof options.withoutEnv === "function" ? options.withoutEnv() : options.withoutEnv) ?? []) delete env[name];
       const launch: WrappedLaunch = options.wrap
         ? options.wrap({ argv: [...options.spec.argv, ...(options.extraArgv ?? [])], env, connection: connectionText(info) })
         : { argv: kernelArgv(options.spec.argv, connectionFile!, options.extraArgv), fds: [] };

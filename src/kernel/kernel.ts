@@ -56,10 +56,10 @@ export interface StartKernelOptions {
   readonly cwd: string;
   /** Appended to the spec's argv, e.g. ["--ext", "albedo"]. */
   readonly extraArgv?: readonly string[];
-  /** Merged over the process environment and the spec's env. */
-  readonly extraEnv?: Readonly<Record<string, string>>;
-  /** Variables removed from what the kernel inherits (secrets such as the model's API key). */
-  readonly withoutEnv?: readonly string[];
+  /** Merged over the process environment and the spec's env. A function is asked at each start, so a restart gets what holds then. */
+  readonly extraEnv?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>);
+  /** Variables removed from what the kernel inherits (secrets such as the model's API key); a function is asked at each start. */
+  readonly withoutEnv?: readonly string[] | (() => readonly string[]);
   /** Default "ipc"; "tcp" binds 127.0.0.1 on free ports. */
   readonly transport?: KernelTransport;
   /** The HMAC key every message is signed with; a fresh random one at each boot when absent (a notebook's relay gives its own, K-14). */

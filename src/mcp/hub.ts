@@ -46,6 +46,23 @@ export interface McpCallOptions {
   readonly via?: string;
 }
 
+/**
+ * What one reload did to the servers, by name (each list sorted): `added` and `removed` from the
+ * configuration, `restarted` (the entry changed), `started` (listed before, not running, now
+ * starting: approved or enabled) and `stopped` (still listed, no longer running: disabled, or
+ * its changed entry awaits approval).
+ */
+export interface McpReloadChange {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly restarted: readonly string[];
+  readonly started: readonly string[];
+  readonly stopped: readonly string[];
+}
+
+/** A reload that changed nothing. */
+export const NO_MCP_CHANGE: McpReloadChange = Object.freeze({ added: [], removed: [], restarted: [], started: [], stopped: [] });
+
 interface Slot {
   readonly key: string;
   readonly server: ManagedServer;
@@ -55,7 +72,7 @@ interface Slot {
 export class McpHub {
   private readonly slots = new Map<string, Slot>();
   private resolved: ResolvedServers = { servers: [], inactive: [], diagnostics: [] };
-  private chain: Promise<void> = Promise.resolve();
+  private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Aborted by close(): a start in flight stops being waited for, so close() need not wait out its deadline. */
   private readonly closing = new AbortController();
@@ -67,15 +84,18 @@ export class McpHub {
   }
 
   /** Starts every server of `resolved` in parallel, each within its startup deadline; never rejects. */
-  start(resolved: ResolvedServers): Promise<void> {
-    return this.reload(resolved);
+  async start(resolved: ResolvedServers): Promise<void> {
+    await this.reload(resolved);
   }
 
-  /** Stops servers that are gone or whose entry changed, starts new and changed ones; the rest keep running. Never rejects. */
-  reload(resolved: ResolvedServers): Promise<void> {
+  /**
+   * Stops servers that are gone or whose entry changed, starts new and changed ones; the rest keep
+   * running. Answers what changed, once every start has settled. Never rejects.
+   */
+  reload(resolved: ResolvedServers): Promise<McpReloadChange> {
     const run = this.chain.then(() => this.apply(resolved));
     this.chain = run.catch(() => undefined);
-    return this.chain;
+    return run.catch(() => NO_MCP_CHANGE);
   }
 
   /** Every configured server: running or not, disabled, awaiting approval, failed. */
@@ -127,14 +147,26 @@ export class McpHub {
     this.changed.clear();
   }
 
-  private async apply(resolved: ResolvedServers): Promise<void> {
+  private async apply(resolved: ResolvedServers): Promise<McpReloadChange> {
     const wanted = new Map((this.closed && resolved.servers.length > 0 ? [] : resolved.servers).map((server) => [server.name, server]));
+    const runningBefore = new Set(this.slots.keys());
+    const listedBefore = new Set([...runningBefore, ...this.resolved.inactive.map((item) => item.name)]);
     const stops = [...this.slots.entries()].filter(([name, slot]) => wanted.get(name) === undefined || serverKey(wanted.get(name)!) !== slot.key);
     await Promise.all(stops.map(([name, slot]) => this.drop(name, slot)));
     this.resolved = resolved;
     const starts = [...wanted.values()].filter((server) => !this.slots.has(server.name)).map((server) => this.add(server));
     const closing = new Promise<void>((resolve) => this.closing.signal.addEventListener("abort", () => resolve(), { once: true }));
     await Promise.race([Promise.all(starts.map((server) => server.start())), closing]);
+    const listedAfter = new Set([...wanted.keys(), ...resolved.inactive.map((item) => item.name)]);
+    const stopped = stops.map(([name]) => name);
+    const sorted = (names: Iterable<string>, keep: (name: string) => boolean) => [...names].filter(keep).sort();
+    return {
+      added: sorted(listedAfter, (name) => !listedBefore.has(name)),
+      removed: sorted(listedBefore, (name) => !listedAfter.has(name)),
+      restarted: sorted(stopped, (name) => wanted.has(name)),
+      started: sorted(wanted.keys(), (name) => listedBefore.has(name) && !runningBefore.has(name)),
+      stopped: sorted(stopped, (name) => !wanted.has(name) && listedAfter.has(name)),
+    };
   }
 
   private add(resolved: ResolvedServer): ManagedServer {

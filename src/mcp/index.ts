@@ -4,7 +4,7 @@ export { isStdioEntry, McpSection, secretVariables, type McpHttpEntry, type McpS
 export { serverNameProblem } from "./names.js";
 export { entryHash, McpApprovals, MCP_APPROVALS_FILE } from "./approvals.js";
 export { resolveServers, MCP_BASE_ENV, type McpDiagnostic, type ResolvedServer, type ResolvedServers } from "./resolve.js";
-export { DEFAULT_MCP_CLIENT_INFO, McpHub, type McpCallOptions, type McpHubOptions, type McpServerStatus, type McpToolsChanged } from "./hub.js";
+export { DEFAULT_MCP_CLIENT_INFO, McpHub, NO_MCP_CHANGE, type McpCallOptions, type McpHubOptions, type McpReloadChange, type McpServerStatus, type McpToolsChanged } from "./hub.js";
 export { SharedServers } from "./sharedServers.js";
 export { mcpHostPlaces, type McpHostPlaces } from "./hostPlaces.js";
 export type { McpCallResult, McpImage } from "./result.js";

@@ -24,7 +24,7 @@ export {
 export { MODEL_PROVIDERS } from "./providers.js";
 export { chatCompletionParams } from "./openaiRequest.js";
 export { meteredAdapter, sumUsage, usageLine, type UsageTotals } from "./usage.js";
-export { describeModelSettings, ignoredModelFields, resolveModelSettings, type ModelSettings } from "./resolve.js";
+export { describeModelSettings, GLOBAL_ONLY_MODEL_FIELDS, ignoredModelFields, resolveModelSettings, type ModelSettings } from "./resolve.js";
 
 /**
  * The adapter `settings.provider` names, built from `settings` and the key variable in `env`.

@@ -3,7 +3,7 @@
  * demos, docs and tests without a network. Prose streams through `onText` word by word.
  */
 import { setImmediate, setTimeout } from "node:timers/promises";
-import type { AdapterOptions, ChatMessage, ModelAdapter, ModelEnv, ModelReply, ModelRequest, ToolCall } from "./adapter.js";
+import { IMAGES_OF_CALL_PREFIX, type AdapterOptions, type ChatMessage, type ModelAdapter, type ModelEnv, type ModelReply, type ModelRequest, type ToolCall } from "./adapter.js";
 import { interruptedError, ModelError } from "./errors.js";
 import type { ModelSettings } from "./resolve.js";
 import { readStubScript, type StubEntry } from "./stubScript.js";
@@ -66,13 +66,22 @@ function replyOf(entry: StubEntry, index: number): ModelReply {
   return entry.usage ? { ...reply, usage: { promptTokens: entry.usage.prompt_tokens, completionTokens: entry.usage.completion_tokens } } : reply;
 }
 
-/** An entry with `expect_tool` answers only a request that ends with the result of a call to that tool. */
+/**
+ * An entry with `expect_tool` answers only a request that ends with the result of a call to that
+ * tool, or with that result and then the user message carrying the step's images (I-2).
+ */
 function checkExpectation(entry: StubEntry, messages: readonly ChatMessage[], where: string): void {
   if (entry.expect_tool === undefined) return;
-  const answered = answeredTool(messages);
+  const step = isImagesMessage(messages.at(-1)) ? messages.slice(0, -1) : messages;
+  const answered = answeredTool(step);
   if (answered === entry.expect_tool) return;
   const found = answered === undefined ? `the request ends with a ${messages.at(-1)?.role ?? "missing"} message` : `the request ends with a result of ${answered}`;
   throw new ModelError("malformed", `${where} expects to answer a result of ${entry.expect_tool}, but ${found}`);
+}
+
+/** Whether `message` is the user message that follows a step's tool results with their images: every line an images line. */
+function isImagesMessage(message: ChatMessage | undefined): boolean {
+  return message?.role === "user" && message.content.split("\n").every((line) => line.startsWith(IMAGES_OF_CALL_PREFIX));
 }
 
 /** The name of the tool whose result ends `messages`, found through the assistant message that called it. */

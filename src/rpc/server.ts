@@ -197,6 +197,11 @@ export class RpcServer {
     };
   }
 
+  /** Sends a notification to every kernel peer that said hello (a socket or a comm). */
+  notify(method: string, params: unknown): void {
+    this.dispatcher.notify(method, params);
+  }
+
   /** Fails the cell's pending calls with `cancelled` and tells the kernel to cancel it; returns the count failed. */
   cancelCell(cell: string, reason?: string): number {
     return this.dispatcher.cancelCell(cell, reason);

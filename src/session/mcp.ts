@@ -1,10 +1,10 @@
 /**
  * A session's MCP servers (M-1, M-2): resolved from the global and project settings and the
- * state dir's approvals, started beside the kernel (never after it), restarted by entry on
- * `/reload session`, closed with the session. A session opened without any configured server has
- * none of this: no hub, no `mcp.*` methods, no `mcp` namespace (absent, not empty).
+ * state dir's approvals, started beside the kernel, restarted by entry on `/reload session`,
+ * closed with the session. A session without any configured server has none of this: no hub, no
+ * `mcp.*` methods, no `mcp` namespace (absent, not empty) — until a reload finds one configured.
  */
-import { McpApprovals, McpHub, mcpHostPlaces, resolveServers, secretVariables, type McpHostPlaces, type ResolvedServers, type SharedServers } from "../mcp/index.js";
+import { McpApprovals, McpHub, mcpHostPlaces, resolveServers, secretVariables, type McpHostPlaces, type McpReloadChange, type ResolvedServers, type SharedServers } from "../mcp/index.js";
 import { homeDir, stateDir, type Log } from "../platform/index.js";
 import { detectSandbox, type SandboxMode } from "../sandbox/index.js";
 import type { Settings } from "../settings/index.js";
@@ -60,11 +60,22 @@ export class SessionMcp {
     return new SessionMcp(hub, options, places, resolved);
   }
 
-  /** Rereads the entries of `view`: only servers whose entry changed restart. */
-  async reload(view: SessionView): Promise<void> {
+  /** Rereads the entries of `view`: only servers whose entry changed restart. Answers what changed once the starts have settled. */
+  async reload(view: SessionView): Promise<McpReloadChange> {
     const resolved = await resolveFor(this.options, this.places, view);
-    this.settling = this.hub.reload(resolved);
-    await this.settling;
+    const change = this.hub.reload(resolved);
+    this.settling = change.then(() => undefined);
+    return await change;
+  }
+
+  /** Settles when the last start or reload has settled every server; never rejects. */
+  whenSettled(): Promise<void> {
+    return this.settling;
+  }
+
+  /** The names of every server configured (running or not). */
+  names(): string[] {
+    return this.hub.servers().map((status) => status.name);
   }
 
   /** Waits for servers still starting, at most `waitMs`; never rejects. */

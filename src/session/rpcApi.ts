@@ -136,5 +136,13 @@ export const MCP_METHODS = {
   },
 } as const satisfies Record<string, RpcMethod>;
 
+/**
+ * Runtime -> kernel notification after a reload that added MCP servers (M-3), with `servers`
+ * (every server the session now has) and `deadline_ms` (the per-call deadline its routes now
+ * need). A kernel without an `mcp` namespace gets one; either way a server it has no object for
+ * is reached through `mcp.call`, since typed methods are made when the kernel starts (C-4).
+ */
+export const MCP_RELOADED_NOTIFICATION = "albedo/mcp";
+
 /** Every declared method, for the generated kernel contract and the docs; the handlers live in rpcMethods.ts. */
 export const SESSION_METHODS: readonly RpcMethod[] = [...Object.values(SKILL_METHODS), ...Object.values(COMMAND_METHODS), ...Object.values(MCP_METHODS)];

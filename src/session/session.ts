@@ -13,9 +13,10 @@ import { commandContext, invokeCommand, prepareCommand, type CommandHost, type P
 import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
 import { buildRoutes } from "./rpcMethods.js";
-import { mcpSecretEnvNames, SessionMcp } from "./mcp.js";
+import { configuresMcp, mcpSecretEnvNames, SessionMcp, type SessionMcpOptions } from "./mcp.js";
 import { mcpTurnFace, type McpCallObserver } from "./mcpMethods.js";
-import type { McpServerStatus, SharedServers } from "../mcp/index.js";
+import { MCP_RELOADED_NOTIFICATION } from "./rpcApi.js";
+import { NO_MCP_CHANGE, type McpReloadChange, type McpServerStatus, type SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import { globalSettingsTarget, type Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
@@ -89,6 +90,10 @@ export class Session implements CommandHost {
   private readonly access: SkillAccess;
   private readonly watchers: Disposable[] = [];
   private closed: Promise<void> | undefined;
+  /** The MCP step of each reload, one at a time: two reloads must not both start a session's first servers. */
+  private mcpReloads: Promise<unknown> = Promise.resolve();
+  /** The session's MCP servers; undefined while none is configured (M-4: absent, not empty). A reload may start the first. */
+  private mcp: SessionMcp | undefined;
   /** The images shown by this session's cells and turns (I-3): kept once by content, under the session's quota, for as long as receipts. */
   readonly images: ImageStore;
 
@@ -100,9 +105,9 @@ export class Session implements CommandHost {
     view: SessionView,
     parses: ParseCache,
     private readonly plan: KernelPlan,
-    /** The session's MCP servers; undefined when none was configured at open (M-4: absent, not empty). */
-    private readonly mcp: SessionMcp | undefined,
+    mcp: SessionMcp | undefined,
   ) {
+    this.mcp = mcp;
     this.access = new SkillAccess(guardOf(plan), this.activationObservers);
     this.images = new ImageStore(options.stateDir, { retentionMs: RECEIPT_TTL_MS });
     this.views = new ViewKeeper(options, view, (next) => {
@@ -128,7 +133,7 @@ export class Session implements CommandHost {
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       // The servers start now and come up while the kernel is planned and boots.
-      mcp = await SessionMcp.open({ ...options, runDir, log: options.log ?? warningsOnly, ...(options.mcpShared ? { shared: options.mcpShared } : {}) }, view);
+      mcp = await SessionMcp.open(mcpOptionsOf(options, runDir), view);
       plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
       const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
       session = new Session(id, runDir, options, rpc, view, parses, plan, mcp);
@@ -186,12 +191,13 @@ export class Session implements CommandHost {
       runDir: this.runDir,
       cwd: this.options.workspace,
       extraArgv: SESSION_KERNEL_ARGV,
-      extraEnv: {
+      // Read at each (re)start: a restart after a reload that added MCP servers gets `mcp` and their typed methods.
+      extraEnv: () => ({
         ...bridgeEnv(this.bridge()),
         PYTHONPATH: pythonPath,
-      },
-      // Model-written code must not find the model's key (it would print it into the transcript).
-      withoutEnv: [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
+      }),
+      // Model-written code must not find the model's key (it would print it into the transcript), nor a server's secrets.
+      withoutEnv: () => [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
       ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.relayKey !== undefined ? { key: this.options.relayKey } : {}),
@@ -283,11 +289,46 @@ export class Session implements CommandHost {
     return requireSkill(this.view, skill);
   }
 
-  /** Re-runs discovery and swaps view and routes in one step (K-7), on the session's one chain; then restarts the MCP servers whose entry changed (M-2). */
+  /**
+   * Re-runs discovery and swaps view and routes in one step (K-7), on the session's one chain;
+   * then restarts the MCP servers whose entry changed, or starts the first ones configured since
+   * the open (M-2). Answers what changed in both.
+   */
   async reload(): Promise<ReloadResult> {
-    const result = await this.views.reload();
-    await this.mcp?.reload(this.view);
-    return result;
+    const catalog = await this.views.reload();
+    const step = this.mcpReloads.then(() => this.reloadMcp());
+    this.mcpReloads = step.catch(() => undefined);
+    return { ...catalog, mcp: await step };
+  }
+
+  /**
+   * The servers of the current view: a reload of the ones running, or the session's first ones
+   * with their `mcp.*` routes. Either way the kernel hears of servers it has no object for (see
+   * MCP_RELOADED_NOTIFICATION).
+   */
+  private async reloadMcp(): Promise<McpReloadChange> {
+    if (this.mcp !== undefined) {
+      const change = await this.mcp.reload(this.view);
+      if (change.added.length > 0) this.announceMcp(this.mcp);
+      return change;
+    }
+    if (this.closed !== undefined || !configuresMcp(this.view)) return NO_MCP_CHANGE;
+    const mcp = await SessionMcp.open(mcpOptionsOf(this.options, this.runDir), this.view);
+    if (mcp === undefined) return NO_MCP_CHANGE;
+    await mcp.whenSettled();
+    if (this.closed !== undefined) {
+      await mcp.close();
+      return NO_MCP_CHANGE;
+    }
+    this.mcp = mcp;
+    this.rpc.swapRoutes(this.routesFor(this.view));
+    this.announceMcp(mcp);
+    return { ...NO_MCP_CHANGE, added: mcp.names() };
+  }
+
+  /** Tells the kernel which servers the session has now, and the deadline `mcp.call` may need. */
+  private announceMcp(mcp: SessionMcp): void {
+    this.rpc.notify(MCP_RELOADED_NOTIFICATION, { servers: mcp.names(), deadline_ms: this.rpc.kernelAccess().deadlineMs });
   }
 
   /** The session's MCP servers as `mcp.servers()` lists them; empty when none is configured. */
@@ -397,6 +438,11 @@ export class Session implements CommandHost {
 
 function defaultLog(level: string, message: string): void {
   process.stderr.write(`albedo ${level}: ${message}\n`);
+}
+
+/** How a session's MCP servers run: beside its workspace, with its log (warnings only when embedded) and the daemon's shared pool. */
+function mcpOptionsOf(options: SessionOptions, runDir: string): SessionMcpOptions {
+  return { ...options, runDir, log: options.log ?? warningsOnly, ...(options.mcpShared ? { shared: options.mcpShared } : {}) };
 }
 
 /** An embedded session's MCP log (no daemon log to keep the rest): a server's stderr and each call are not the terminal's business. */

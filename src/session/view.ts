@@ -4,6 +4,7 @@ import {
   type Enablement, type ScopedSettings, type Settings,
 } from "../settings/index.js";
 import { discoverEverything, selectSkills, type CatalogSnapshot, type FullDiscovery, type ParseCache } from "../skills/index.js";
+import type { McpReloadChange } from "../mcp/index.js";
 
 /** Which extensions a session has on (K-8). `skills` depends on `python`, which is always on. */
 export interface ExtensionState {
@@ -43,13 +44,18 @@ export interface ViewSource {
   readonly install?: string;
 }
 
-/** What a reload changed (K-7). */
-export interface ReloadResult {
+/** What a reload changed in the catalog (K-7). */
+export interface CatalogReload {
   readonly revision: string;
   readonly previousRevision: string;
   readonly added: readonly string[];
   readonly removed: readonly string[];
   readonly skills: number;
+}
+
+/** What a reload changed: the catalog's skills (K-7) and the session's MCP servers (M-2). */
+export interface ReloadResult extends CatalogReload {
+  readonly mcp: McpReloadChange;
 }
 
 /** One walk of the skill roots and instruction files (S-9), reusing the parses `cache` kept; never throws for bad files. */
@@ -92,7 +98,7 @@ export function buildView(discovered: CatalogSnapshot, extensions: ExtensionStat
 }
 
 /** Which skills a reload from `previous` to `next` added and removed. */
-export function reloadResult(previous: SessionView, next: SessionView): ReloadResult {
+export function reloadResult(previous: SessionView, next: SessionView): CatalogReload {
   const before = new Set(previous.snapshot.skills.map((s) => s.name));
   const after = new Set(next.snapshot.skills.map((s) => s.name));
   return {

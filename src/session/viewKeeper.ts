@@ -2,7 +2,7 @@ import type { Settings } from "../settings/index.js";
 import type { FullDiscovery, ParseCache } from "../skills/index.js";
 import {
   buildView, readSelection, reloadResult, walkFiles, withSessionScope,
-  type ExtensionState, type ReloadResult, type SelectionInputs, type SessionView, type ViewSource,
+  type CatalogReload, type ExtensionState, type SelectionInputs, type SessionView, type ViewSource,
 } from "./view.js";
 import type { Disposable } from "../platform/index.js";
 
@@ -56,7 +56,7 @@ export class ViewKeeper {
   }
 
   /** Re-runs discovery and reads the settings, then swaps the view (K-7). */
-  reload(): Promise<ReloadResult> {
+  reload(): Promise<CatalogReload> {
     return this.serialize(async () => {
       const previous = this.current;
       const view = await prepareView(this.source, previous.extensions, previous.selection.scopes.session ?? {}, this.parses);

@@ -35,3 +35,4 @@ export {
 } from "./store.js";
 export { DEFAULT_SKILL_SWITCH, effectiveEnablement, type DecidingScope, type Enablement, type ScopedSettings } from "./precedence.js";
 export { patchSkills, type SkillsPatch } from "./patch.js";
+export { GLOBAL_ONLY_KEYS, globalOnlyChanges, globalOnlyMessage, isGlobalOnly, settingAt } from "./globalOnly.js";

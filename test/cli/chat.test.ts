@@ -10,6 +10,8 @@ import { KEY, KEY_ENV } from "../model/support.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { roots, writeSkill } from "../support/skills.js";
 import { TINY_PNG_BASE64 } from "../mcpServer/support.js";
+import { EVERYTHING } from "../mcp/support.js";
+import { poll } from "../support/poll.js";
 
 const BIN = join(ROOT, "bin", "albedo");
 /** Bound on one CLI run (kernel boot included). */
@@ -103,8 +105,10 @@ describe("X albedo chat one-shot", () => {
     const run = await chat(["--json", "go"]);
     expect(run.code, run.stderr).toBe(0);
     const rows = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string });
-    expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant"]);
+    expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant", "end"]);
     expect(rows[1]).toMatchObject({ skill: "pdf-processing", via: "tool", already_loaded: false, bytes: expect.any(Number) });
+    // The fake server reported no usage: the end line says so with null, not with zeros.
+    expect(rows[3]).toEqual({ kind: "end", result: "completed", usage: null });
   });
 
   it("a slash line is a user activation: its row says via user", async () => {
@@ -185,6 +189,16 @@ describe("I-2 I-3 albedo chat and a cell's images", () => {
     expect(parts.filter((part: { type: string }) => part.type === "image_url")).toHaveLength(1);
   });
 
+  it("O-7 a stub script's expect_tool answers the python step that showed an image", async () => {
+    const script = join(dirs.stateDir, "stub-image.json");
+    await writeFile(script, JSON.stringify({ replies: [{ tool_calls: [{ name: "python", arguments: { code: showTiny } }] }, { expect_tool: "python", text: "Saw the dot." }] }));
+    await globalSettings({ model: { provider: "stub", script, mode: "code" } });
+    const run = await chat(["draw"], {});
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\[image 1 · 8×8 PNG · 75 B\]/);
+    expect(run.stdout).toMatch(/^Saw the dot\.$/m);
+  });
+
   it("--json rows carry the images' references", async () => {
     await globalSettings(openaiModel({ images: false }));
     server.enqueue(pythonCall, answer("Noted."));
@@ -196,6 +210,42 @@ describe("I-2 I-3 albedo chat and a cell's images", () => {
     const sent = JSON.stringify(server.requests[1]!.body.messages);
     expect(sent).not.toContain("image_url");
     expect(sent).toContain("not sent: model.images is false");
+  });
+});
+
+describe("M-5 O-10 albedo chat: an MCP call's row, and the turn's usage in --json", () => {
+  const mcpSettings = (mode: "code" | "tool") => ({ ...openaiModel({ mode }), mcp: { servers: { everything: { command: EVERYTHING } } } });
+  const used = { prompt_tokens: 1_200, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 1_000 } };
+
+  it("a call from the model's Python prints its row between the code and the output, as the transcript has it", async () => {
+    await globalSettings(mcpSettings("code"));
+    const code = 'print(await mcp.call("everything.echo", {"message": "hi"}))';
+    server.enqueue({ kind: "reply", toolCalls: [{ id: "p1", name: "python", arguments: JSON.stringify({ code }) }] }, answer("Echoed."));
+    const run = await chat(["echo hi"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^python:\n {2}print\(await mcp\.call.*\nused everything\.echo · \d+ B\n {2}Echo: hi\n/m);
+  });
+
+  it("a call as a function tool prints its row too; --json ends with the turn's usage, summed over its model calls", async () => {
+    await globalSettings(mcpSettings("tool"));
+    const echo: FakeReply = { kind: "reply", toolCalls: [{ id: "m1", name: "mcp__everything__echo", arguments: JSON.stringify({ message: "hi" }) }], usage: used };
+    server.enqueue(echo, { kind: "reply", text: "Echoed.", usage: { prompt_tokens: 1_300, completion_tokens: 4 } });
+    const run = await chat(["echo hi"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^used everything\.echo · \d+ B$/m);
+    expect(run.stdout.trim().split("\n").at(-1)).toBe("usage: 2,500 input tokens (1,000 read from cache, 0 written to it), 13 output, 2 model calls");
+
+    server.enqueue(echo, { kind: "reply", text: "Echoed.", usage: { prompt_tokens: 1_300, completion_tokens: 4 } });
+    const json = await chat(["--json", "echo hi"]);
+    expect(json.code, json.stderr).toBe(0);
+    const rows = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows.map((row) => row.kind)).toEqual(["user", "mcp", "assistant", "end"]);
+    expect(rows[1]).toMatchObject({ server: "everything", tool: "echo", via: "tool", is_error: false });
+    expect(rows.at(-1)).toEqual({
+      kind: "end",
+      result: "completed",
+      usage: { input_tokens: 2_500, output_tokens: 13, cache_read_tokens: 1_000, cache_write_tokens: 0, model_calls: 2 },
+    });
   });
 });
 
@@ -244,9 +294,27 @@ describe("X D-5 albedo chat attached to a running daemon", () => {
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code, stderr).toBe(0);
     const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; text?: string });
-    expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant"]);
+    expect(rows.map((row) => row.kind)).toEqual(["user", "skill", "assistant", "end"]);
     expect(rows[2]!.text).toBe("Filled on the daemon.");
     expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([]);
+  });
+
+  it("D-2 the daemon lists the chat's session as the chat's while its turn runs", async () => {
+    const daemonDirs = fixture.dirs;
+    await writeFile(join(daemonDirs.state, "settings.json"), JSON.stringify(openaiModel()), { mode: 0o600 });
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"], { [KEY_ENV]: KEY });
+    server.enqueue({ kind: "hang" });
+    const child = spawn(process.execPath, [BIN, "chat", "hello"], { cwd: daemonDirs.workspace, env: { ...process.env, HOME: daemonDirs.home, ALBEDO_HOME: daemonDirs.state }, stdio: "ignore" });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    try {
+      await poll(() => server.requests.length > 0, { what: "the chat's turn to reach the model", timeoutMs: 60_000 });
+      const sessions = (await call(daemon, "GET", "/sessions")).body.sessions;
+      expect(sessions).toEqual([expect.objectContaining({ client: "chat", workspace: daemonDirs.workspace })]);
+      expect((await call(daemon, "POST", `/sessions/${sessions[0].id}/interrupt`)).status).toBe(204);
+      expect(await exited).toBe(1);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });
 
@@ -319,6 +387,25 @@ describe("X albedo chat interactive (through a pty)", () => {
     expect(run.output).not.toContain("\t");
   });
 
+  it("M-5 an MCP call the running cell makes prints its row above the ticker, which goes on counting", async () => {
+    await globalSettings({ ...openaiModel({ mode: "code" }), mcp: { servers: { everything: { command: EVERYTHING } } } });
+    const code = 'import time\ntime.sleep(2.5)\nprint(await mcp.call("everything.echo", {"message": "hi"}))\ntime.sleep(1)';
+    server.enqueue({ kind: "reply", toolCalls: [{ id: "p", name: "python", arguments: JSON.stringify({ code }) }] }, answer("Echoed."));
+    const run = await interactive([
+      { expect: "› " },
+      { send: "echo hi\r" },
+      { expect: "python: running \\(Ctrl-C interrupts\\) [1-9]\\.\\ds", timeout: 30 },
+      // The row, then at once the ticker again, past the seconds the cell slept before the call.
+      { expect: "used everything\\.echo · \\d+ B\r?\n\r\u001b\\[2Kpython: running \\(Ctrl-C interrupts\\) [2-9]\\.\\ds", timeout: 30 },
+      { expect: "  Echo: hi\r?\n", timeout: 30 },
+      { expect: "Echoed\\." },
+      { send: "\u0003" },
+      { send: "\u0003" },
+      { wait_exit: true, timeout: 20 },
+    ]);
+    expect(run.ok, `step ${run.failed_step}: ${JSON.stringify(run.output.slice(-1500))}`).toBe(true);
+  });
+
   it("a long python call shows a ticker with the elapsed seconds until its output row comes", async () => {
     await globalSettings(openaiModel());
     server.enqueue({ kind: "reply", toolCalls: [{ id: "p", name: "python", arguments: JSON.stringify({ code: "import time\ntime.sleep(4)\nprint('wo' + 'ke')" }) }] }, answer("Slept well."));
@@ -378,7 +465,7 @@ describe("O-10 I-2 albedo chat with provider anthropic, through the real binary 
     const run = await chat(["--json", "what is six times seven"]);
     expect(run.code, run.stderr).toBe(0);
     const rows = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string });
-    expect(rows.map((row) => row.kind)).toEqual(["user", "assistant", "code", "output", "assistant"]);
+    expect(rows.map((row) => row.kind)).toEqual(["user", "assistant", "code", "output", "assistant", "end"]);
     expect(claude.requests[0]!.body.tools.map((tool: { name: string }) => tool.name)).toEqual(["python"]);
     const [result] = resultsOf(1);
     expect(result).toMatchObject({ tool_use_id: "toolu_p" });

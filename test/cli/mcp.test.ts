@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runAlbedo } from "../support/cli.js";
+import { spawn } from "node:child_process";
+import { ALBEDO_BIN, runAlbedo } from "../support/cli.js";
+import { poll } from "../support/poll.js";
 import { daemonFixture } from "../daemon/support/fixture.js";
 import { EVERYTHING, raw } from "../mcp/support.js";
 
@@ -131,5 +133,35 @@ describe("M-3 X albedo exec calls MCP tools", () => {
     expect(cell.stdout, cell.stderr).toBe("Echo: from a cell\n");
     // The server's stderr and each call go to a daemon's log; a terminal is not told of them.
     expect(cell.stderr).not.toMatch(/mcp call|stderr: Starting/);
+  });
+});
+
+describe("M-2 M-3 X a server added while a console is open, then /reload session", () => {
+  it("the console on the daemon gets `mcp` in its running kernel; the reload line names the server; its attribute points at mcp.call", { timeout: 180_000 }, async () => {
+    await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const shell = spawn(process.execPath, [ALBEDO_BIN, "console"], {
+      cwd: fixture.dirs.workspace,
+      env: { ...process.env, HOME: fixture.dirs.home, ALBEDO_HOME: fixture.dirs.state, NO_COLOR: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    shell.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    shell.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => shell.on("close", resolve));
+    try {
+      shell.stdin.write("kept = 41\nprint('ready', kept)\n");
+      await poll(() => stdout.includes("ready 41"), { what: "the console's first cell", timeoutMs: 90_000 });
+      const added = await albedo(["mcp", "add", "everything", "--", EVERYTHING]);
+      expect(added.stdout).toContain("`/reload session` in an open one");
+      shell.stdin.end("/reload session\nprint(await mcp.call('everything.echo', {'message': 'hi'}), kept + 1)\nmcp.everything\n");
+      expect(await exited).toBe(0);
+    } finally {
+      shell.kill("SIGKILL");
+    }
+    expect(stdout).toMatch(/^reloaded: \+1 MCP server \(everything\), \d+ skills$/m);
+    expect(stdout).toContain("Echo: hi 42\n");
+    expect(stderr).toContain("mcp.everything: the server everything came with a `/reload session` after this kernel started");
+    expect(stderr).toContain("await mcp.call('everything.TOOL', {...})");
   });
 });

@@ -115,6 +115,32 @@ describe("D-4 X albedo settings get|set through the daemon", () => {
     expect(await readDaemonInfo(fixture.dirs.state)).toBeUndefined();
   });
 
+  it("refuses a global-only key in the project scope, naming the scope it lives in, before any daemon is asked", async () => {
+    const cases = [["sandbox", "off"], ["network", "true"], ["kernel.pool", "0"], ["kernel.python", "/usr/bin/python3"], ["limits.memoryMB", "512"], ["daemon.max_sessions", "4"], ["model.base_url", "http://127.0.0.1:9/v1"], ["skills.default", "off"]];
+    for (const [key, value] of cases) {
+      const ran = await albedo(["settings", "set", key!, value!, "--project"]);
+      expect(ran.code, `${key}: ${ran.stderr}`).toBe(2);
+      expect(ran.stderr.split("\n")[0]).toBe(
+        `albedo settings set: ${key} is read from the global settings only, so the project scope cannot set it (a project file sits in the workspace, which the kernel can write); set it in the global scope: drop --project`,
+      );
+    }
+    expect(existsSync(projectFile())).toBe(false);
+    expect(await readDaemonInfo(fixture.dirs.state)).toBeUndefined();
+  });
+
+  it("a VALUE that starts with - after its KEY is the value: the schema's range comes back naming key and value", async () => {
+    await fixture.start();
+    const ran = await albedo(["settings", "set", "kernel.pool", "-3"]);
+    expect(ran.code, ran.stderr).toBe(1);
+    expect(ran.stderr).not.toContain("unknown option");
+    expect(ran.stderr).toMatch(/the daemon refused: .*kernel\.pool: must be an integer from 0 to 8, got -3/);
+    expect(existsSync(globalFile())).toBe(false);
+    expect((await albedo(["settings", "set", "model.name", "-dashed", "--project"])).code).toBe(0);
+    expect(json(projectFile())).toMatchObject({ model: { name: "-dashed" } });
+    // Anywhere else an unknown dash word is still an unknown option.
+    expect((await albedo(["settings", "set", "-3", "kernel.pool"])).stderr).toMatch(/^albedo settings set: unknown option -3/);
+  });
+
   it("a value the schema refuses comes back as the daemon's problem, and nothing is written", async () => {
     await fixture.start();
     const ran = await albedo(["settings", "set", "kernel.pool", "99"]);

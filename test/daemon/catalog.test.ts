@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +153,29 @@ describe("D-4 preferences through /settings", () => {
     ];
     for (const [body, code] of cases) expect((await call(daemon, "PATCH", "/settings", body, ifMatch)).body.code).toBe(code);
     expect((await call(daemon, "GET", "/settings")).body.global.revision).toBe(global.revision);
+  });
+
+  it("a project write that would set a global-only key is refused naming it; one the file already holds, or its removal, passes", async () => {
+    const file = join(dirs.workspace, ".albedo", "settings.json");
+    const patch = async (body: object) => {
+      const project = (await call(daemon, "GET", `/settings?workspace=${encodeURIComponent(dirs.workspace)}`)).body.project;
+      return call(daemon, "PATCH", "/settings", { scope: "project", workspace: dirs.workspace, ...body }, { "if-match": `"${project.revision}"` });
+    };
+    await rm(file, { force: true });
+    for (const [body, path] of [[{ sandbox: "off" }, "sandbox"], [{ network: true }, "network"], [{ kernel: { pool: 0 } }, "kernel"], [{ limits: { processes: 64 } }, "limits"], [{ daemon: { max_sessions: 2 } }, "daemon"], [{ model: { provider: "stub", name: "x" } }, "model.provider"]] as const) {
+      const refused = await patch(body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body).toMatchObject({ code: "invalid_params", problems: [{ path, message: expect.stringContaining(`${path} is read from the global settings only, so the project scope cannot set it`) }] });
+    }
+    expect(existsSync(file)).toBe(false);
+    // A file written by hand keeps what it holds (ignored, not refused on read); a write of another key passes, and removal too.
+    await writeFile(file, JSON.stringify({ sandbox: "off", model: { provider: "stub" } }));
+    expect((await patch({ model: { provider: "stub", name: "qwen" } })).status).toBe(200);
+    expect((await patch({ sandbox: null })).status).toBe(200);
+    const kept = JSON.parse(readFileSync(file, "utf8"));
+    expect(kept).toMatchObject({ model: { provider: "stub", name: "qwen" } });
+    expect(kept.sandbox).toBeUndefined();
+    await rm(file);
   });
 
   it("a malformed settings file fails the request with 422 naming the file, and is left untouched", async () => {

@@ -4,17 +4,19 @@ import { describe, expect, it } from "vitest";
 import { call, envFor, ROOT } from "./support/daemon.js";
 import { daemonFixture } from "./support/fixture.js";
 import { writeSkill } from "../support/skills.js";
+import { poll } from "../support/poll.js";
 
 const fixture = daemonFixture();
 
-/** Runs `albedo console` with `input` on a pipe; resolves with its output once it exits. */
-function runConsole(env: NodeJS.ProcessEnv, workspace: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `albedo console` with `input` on a pipe, kept open until `whileOpen` settles; resolves with its output once it exits. */
+function runConsole(env: NodeJS.ProcessEnv, workspace: string, input: string, whileOpen?: Promise<unknown>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [join(ROOT, "bin", "albedo"), "console", "--workspace", workspace], { env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  child.stdin.end(input);
+  child.stdin.write(input);
+  void (whileOpen ?? Promise.resolve()).finally(() => child.stdin.end()).catch(() => undefined);
   const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
   return new Promise((resolve) =>
     child.on("exit", (code) => {
@@ -31,7 +33,12 @@ describe("D-5 console: attached to a running daemon, or embedded", () => {
     const { dirs } = fixture;
     writeSkill(join(dirs.workspace, ".agents", "skills"), "demo");
     const daemon = await fixture.start();
-    const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT);
+    // While it runs, the daemon lists its session as the console's.
+    let listed: unknown;
+    const seen = poll(async () => (listed = (await call(daemon, "GET", "/sessions")).body.sessions).length > 0, { what: "the console's session", timeoutMs: 60_000 });
+    const result = await runConsole(envFor(dirs), dirs.workspace, SCRIPT, seen);
+    await seen;
+    expect(listed).toEqual([expect.objectContaining({ client: "console", workspace: dirs.workspace })]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`(daemon ${daemon.url})`);
     // IPython answers obj? with a page on the reply, not an output: the daemon passes it on.

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_CONTEXT_TOKENS, MAX_STUB_SCRIPT_BYTES, createAdapter, type ChatMessage, type ModelAdapter, type ModelSettings } from "../../src/model/index.js";
+import { DEFAULT_CONTEXT_TOKENS, IMAGES_OF_CALL_PREFIX, MAX_STUB_SCRIPT_BYTES, createAdapter, type ChatMessage, type ModelAdapter, type ModelSettings } from "../../src/model/index.js";
 import { tempDirs } from "../support/tempDirs.js";
 import { modelFailure, request } from "./support.js";
 import { installDir } from "../../src/platform/index.js";
@@ -78,6 +78,16 @@ describe("O-7 stub adapter: replay", () => {
     const error = await modelFailure(adapter.complete(request({ messages: afterTool("skill", "c2") })));
     expect(error.kind).toBe("malformed");
     expect(error.message).toContain("expects to answer a result of python, but the request ends with a result of skill");
+  });
+
+  it("I-2 looks past the user message carrying a python step's images to the result before it; any other user message still refuses", async () => {
+    const adapter = await stubAdapter({ replies: [{ expect_tool: "python", text: "saw the plot" }, { expect_tool: "python", text: "never" }] });
+    const image = { mime: "image/png", data: "iVBORw0KGgo=", width: 8, height: 8 };
+    const images: ChatMessage = { role: "user", content: `${IMAGES_OF_CALL_PREFIX}c1: [image 1 · 8×8 PNG · 75 B]`, images: [image] };
+    expect((await adapter.complete(request({ messages: [...afterTool("python", "c1"), images] }))).text).toBe("saw the plot");
+    const other: ChatMessage = { role: "user", content: `${IMAGES_OF_CALL_PREFIX}c1: [image 1 · 8×8 PNG · 75 B]\nand a question`, images: [image] };
+    const error = await modelFailure(adapter.complete(request({ messages: [...afterTool("python", "c2"), other] })));
+    expect(error.message).toContain("expects to answer a result of python, but the request ends with a user message");
   });
 
   it("stops with interrupted when the signal is aborted between words", async () => {

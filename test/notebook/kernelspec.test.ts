@@ -91,7 +91,7 @@ describe("K-13 K-14 a kernel started from the kernelspec is a daemon session's k
     expect(listed.text).toContain("'demo'");
 
     const sessions = (await call(daemon, "GET", "/sessions")).body.sessions;
-    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, kernel: expect.objectContaining({ status: expect.stringMatching(/^(ready|idle)$/), sandbox: "bwrap" }) })]);
+    expect(sessions).toEqual([expect.objectContaining({ workspace: dirs.workspace, client: "notebook", kernel: expect.objectContaining({ status: expect.stringMatching(/^(ready|idle)$/), sandbox: "bwrap" }) })]);
     const id = sessions[0].id as string;
     const resource = await call(daemon, "GET", `/sessions/${id}`);
     expect(resource.body.rpc).toBeUndefined();

@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { killDaemon, makeDirs, ROOT, startDaemon } from "../daemon/support/daemon.js";
+import { call, killDaemon, makeDirs, ROOT, startDaemon } from "../daemon/support/daemon.js";
 import { runCell, startSpecKernel } from "./support.js";
 import { writeSkill } from "../support/skills.js";
 
@@ -30,5 +30,6 @@ describe("K-13 %load_ext albedo with no daemon, then again once one runs", () =>
     expect(loaded.text).not.toContain("already loaded");
     expect(loaded.text).toMatch(/^albedo: joined session [0-9a-f]+ · \d+ skills · `skills` and `commands` are defined\n$/);
     expect((await runCell(kernel, "print([s['name'] for s in (await skills.list())['skills'] if s['name'] == 'demo'])")).text).toBe("['demo']\n");
+    expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([expect.objectContaining({ client: "notebook", workspace: dirs.workspace, kernel: expect.objectContaining({ status: "external" }) })]);
   });
 });

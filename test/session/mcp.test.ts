@@ -11,6 +11,7 @@ import { poll } from "../support/poll.js";
 import { resolve } from "node:path";
 import { EVERYTHING, PYTHON, raw } from "../mcp/support.js";
 import { run, sessionsPerTest, type SessionDirs } from "./fixtures.js";
+import { reloadText } from "../../src/commands/text.js";
 
 const sessions = sessionsPerTest();
 const HOST_SECRET = "mcp-host-secret-7f3a";
@@ -210,3 +211,57 @@ describe("M-2 M-1 reload and a kernel that tries to configure a server", () => {
   });
 });
 
+
+describe("M-2 M-3 K-7 a reload that brings MCP servers", () => {
+  const attribute = (name: string) =>
+    `try:\n    mcp.${name}\nexcept AttributeError as error:\n    print(error)`;
+
+  it("a session opened with none gets them, their routes and an `mcp` namespace in its running kernel, without typed methods; the line names the change", async () => {
+    const { session, dirs } = await sessions.open();
+    await run(session, "kept = 41");
+    expect(await run(session, "print('mcp' in dir())")).toBe("False\n");
+    configure(dirs, { everything: { command: EVERYTHING } });
+    const result = await session.reload();
+    expect(result.mcp).toEqual({ added: ["everything"], removed: [], restarted: [], started: [], stopped: [] });
+    expect(reloadText(result)).toMatch(/^reloaded: \+1 MCP server \(everything\), \d+ skills\n$/);
+    expect(session.bridge().extensions).toContain("mcp");
+    expect(session.methods()).toContain("mcp.call");
+    const out = await run(session, [
+      "print(kept + 1)",
+      "print(await mcp.call('everything.echo', {'message': 'hi'}))",
+      "print([s['name'] for s in await mcp.servers()])",
+      "from albedo import mcp as imported",
+      "print(imported is mcp)",
+      attribute("everything"),
+    ].join("\n"));
+    const lines = out.split("\n");
+    expect(lines.slice(0, 4)).toEqual(["42", "Echo: hi", "['everything']", "True"]);
+    expect(lines[4]).toBe(
+      "mcp.everything: the server everything came with a `/reload session` after this kernel started, and typed methods are made only when a kernel starts; " +
+        "call its tools with `await mcp.call('everything.TOOL', {...})` (`await mcp.tools('everything')` lists them)",
+    );
+  });
+
+  it("a server added beside others is reached by mcp.call; its attribute says why there is no typed method; removed and restarted entries are named", async () => {
+    const { session, dirs } = await sessions.open((d) => configure(d, { a: raw("normal"), b: raw("normal") }));
+    configure(dirs, { a: raw("normal", { env: { CHANGED: "1" } }), c: raw("normal") });
+    const result = await session.reload();
+    expect(result.mcp).toEqual({ added: ["c"], removed: ["b"], restarted: ["a"], started: [], stopped: [] });
+    expect(reloadText(result, 200)).toMatch(/^reloaded: \+1 MCP server \(c\), -1 MCP server \(b\), restarted 1 MCP server \(a\), \d+ skills\n$/);
+    const out = await run(session, ["print(await mcp.call('c.ok', {'text': 'new'}))", "print(await mcp.a.ok('typed'))", attribute("c"), "print(repr(mcp))"].join("\n"));
+    const lines = out.split("\n");
+    expect(lines.slice(0, 2)).toEqual(["ok new", "ok typed"]);
+    expect(lines[2]).toContain("mcp.c: the server c came with a `/reload session` after this kernel started");
+    expect(lines[3]).toContain("added by a reload, reached with call(): c");
+    // Nothing changed: the line says so.
+    expect(reloadText(await session.reload())).toMatch(/^reloaded: no change, \d+ skills\n$/);
+  });
+
+  it("a kernel restarted after such a reload starts with the namespace, typed methods and without the new server's secret", async () => {
+    const { session, dirs } = await sessions.open();
+    configure(dirs, { everything: { command: EVERYTHING }, raw: raw("normal", { env: { SECRET: { from_env: "MCP_TEST_SECRET" } } }) });
+    await session.reload();
+    await session.kernel.restart("test");
+    expect(await run(session, "import os\nprint(await mcp.everything.echo(message='typed'), 'MCP_TEST_SECRET' in os.environ)")).toBe("Echo: typed False\n");
+  });
+});

@@ -34,7 +34,7 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
     if (!workspace.trim() || opening) return;
     setOpening(true);
     try {
-      const created = await api<SessionInfo>("POST", "/sessions", { workspace: workspace.trim() }, {}, 120_000);
+      const created = await api<SessionInfo>("POST", "/sessions", { workspace: workspace.trim(), client: "web" }, {}, 120_000);
       setWorkspace("");
       await onChanged();
       onChoose(created.body.id);

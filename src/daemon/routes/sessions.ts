@@ -29,7 +29,11 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
     body.kernel_pid !== undefined ? { kind: "external", pid: body.kernel_pid }
     : body.relay !== undefined ? { kind: "relay", key: body.relay.key, pid: body.relay.launcher_pid }
     : undefined;
-  const live = await ctx.registry.open(body.workspace, body.extensions ?? {}, join, body.remote);
+  const live = await ctx.registry.open(body.workspace, body.extensions ?? {}, {
+    ...(join ? { join } : {}),
+    ...(body.remote ? { remote: body.remote } : {}),
+    ...(body.client ? { client: body.client } : {}),
+  });
   try {
     // Only the creator learns how to reach the RPC socket, or the kernel's channels: it is the one that starts or relays the kernel.
     const answer = createdSession(live, join?.kind === "external" ? live.session.bridge() : undefined, join?.kind === "relay" ? relayTargetOf(live) : undefined);

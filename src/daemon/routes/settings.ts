@@ -1,8 +1,8 @@
 import { lstat, realpath, stat } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
-import { isAppError } from "../../errors/index.js";
+import { AppError, isAppError } from "../../errors/index.js";
 import {
-  globalSettingsTarget, patchSkills, projectSettingsTarget, readSettings, updateSettings,
+  globalOnlyChanges, globalOnlyMessage, globalSettingsTarget, patchSkills, projectSettingsTarget, readSettings, updateSettings,
   type Settings, type SettingsSnapshot, type SettingsTarget,
 } from "../../settings/index.js";
 import { API } from "../api.js";
@@ -25,8 +25,26 @@ async function getSettings(ctx: DaemonContext, request: RouteRequest<typeof API.
   return { status: 200 as const, body };
 }
 
-/** The change a PATCH body asks for, applied to the file's settings as they are when the lock is held. */
+/**
+ * The change a PATCH body asks for, applied to the file's settings as they are when the lock is
+ * held. A project write that would set a global-only key (sandbox, network, kernel.*, …) is
+ * refused: nothing would read it there. One the file already held passes untouched.
+ */
 function mutation(body: SettingsPatchBody): (current: Settings) => Settings {
+  const apply = change(body);
+  if (body.scope === "global") return apply;
+  return (current) => {
+    const next = apply(current);
+    const refused = globalOnlyChanges(current, next);
+    if (refused.length > 0) {
+      const problems = refused.map((path) => ({ path, message: globalOnlyMessage(path, body.scope) }));
+      throw new AppError("invalid_params", problems.map((problem) => problem.message).join("; "), { problems });
+    }
+    return next;
+  };
+}
+
+function change(body: SettingsPatchBody): (current: Settings) => Settings {
   const { default: defaultSwitch, ...patch } = body.skills ?? {};
   return (current) => {
     const next: Record<string, unknown> = { ...patchSkills(current, patch) };

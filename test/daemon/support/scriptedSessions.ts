@@ -2,7 +2,7 @@ import type { ExecuteOutput, ExecuteReply } from "../../../src/kernel/index.js";
 import { Session } from "../../../src/session/index.js";
 import { LiveSession } from "../../../src/daemon/live.js";
 import { HttpProblem } from "../../../src/daemon/problem.js";
-import type { HostedSession, RunningExecution, SessionDirectory, SessionFace } from "../../../src/daemon/sessionPort.js";
+import type { HostedSession, OpenOptions, RunningExecution, SessionDirectory, SessionFace } from "../../../src/daemon/sessionPort.js";
 import type { SpareStatus } from "../../../src/daemon/pool.js";
 import { envFor, type Dirs } from "./daemon.js";
 
@@ -53,9 +53,9 @@ export class ScriptedSessions implements SessionDirectory {
 
   constructor(private readonly dirs: Dirs) {}
 
-  async open(workspace: string, extensions: { skills?: boolean }): Promise<HostedSession> {
+  async open(workspace: string, extensions: { skills?: boolean }, how: OpenOptions = {}): Promise<HostedSession> {
     const session = await Session.open({ workspace, home: this.dirs.home, stateDir: this.dirs.state, env: envFor(this.dirs), extensions, kernel: "external" });
-    const live = new LiveSession(session);
+    const live = new LiveSession(session, how.client ? { client: how.client } : {});
     const hosted = scripted(live, this.kernel);
     this.sessions.set(live.id, { live, hosted });
     return hosted;
@@ -119,6 +119,8 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
   };
   return {
     id: live.id,
+    client: live.client,
+    openedAt: live.openedAt,
     warm: false,
     session: face,
     turns: live.turns,
