@@ -5,7 +5,7 @@
  * would send. The file takes about 25 s here (6 of them one wait past the untrusted-connection
  * deadline), most of the rest the kernel's boot and chromium's start.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -450,6 +450,28 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     expect((await raw(daemon.url, "GET", "/assets/../../etc/passwd", { host })).status).toBe(404);
     expect(origins).toEqual(new Set([daemon.url]));
   });
+
+  it("lists each session with who opened it and a path that tells them apart; a reloaded page keeps its login and never picks another client's session", async () => {
+    const other = join(dirs.root, "projects", "other-project");
+    await mkdir(other, { recursive: true });
+    const consoleSession = await call(daemon, "POST", "/sessions", { workspace: other, client: "console" });
+    expect(consoleSession.status).toBe(201);
+    try {
+      await page.reload();
+      const list = page.getByRole("navigation", { name: "Sessions" });
+      await list.getByText("console").waitFor({ timeout: SHOWN_MS });
+      expect(await list.getByText("web", { exact: true }).count()).toBe(1);
+      await list.getByText("…/projects/other-project").waitFor({ timeout: SHOWN_MS });
+      // The page's own session stays the one shown, not the console's.
+      const current = list.locator("[aria-current=true]");
+      expect(await current.innerText()).toContain("web");
+      await list.getByText("…/projects/other-project").click();
+      await page.getByText("opened by a console: what you change here changes that session").waitFor({ timeout: SHOWN_MS });
+      await list.getByText("web", { exact: true }).click();
+    } finally {
+      await call(daemon, "DELETE", `/sessions/${consoleSession.body.id}`);
+    }
+  }, SETUP_MS);
 
   it("Close ends the session", async () => {
     await page.getByRole("button", { name: `Close ${dirs.workspace}` }).click();

@@ -70,9 +70,14 @@ export interface Command {
   readonly callers: readonly ("user" | "model")[];
 }
 
+/** Who opened a session (the daemon's SESSION_CLIENTS). */
+export type SessionClient = "console" | "chat" | "web" | "notebook" | "mcp" | "api";
+
 export interface SessionInfo {
   readonly id: string;
   readonly workspace: string;
+  readonly client: SessionClient;
+  readonly opened_at: string;
   readonly kernel: { readonly status: string };
   readonly commands: readonly Command[];
   readonly needs_reload: boolean;

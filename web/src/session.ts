@@ -279,7 +279,8 @@ export function SessionView({ session, onError }: Props): ComponentChild {
     h(
       "header",
       { class: "session-head" },
-      h("h2", null, session.workspace),
+      h("h2", { title: session.workspace }, session.workspace),
+      session.client === "web" ? null : h("span", { class: "note" }, `opened by ${session.client === "mcp" ? "an MCP client" : `a ${session.client}`}: what you change here changes that session`),
       h("span", { class: `status ${connected ? "" : "offline"}`, role: "status" }, connected ? `kernel ${kernel}` : "reconnecting…"),
       h("button", { type: "button", onClick: () => void interrupt() }, "Interrupt"),
       h("button", { type: "button", onClick: () => void reload() }, "Reload"),
