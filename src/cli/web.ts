@@ -25,9 +25,6 @@ function openInBrowser(command: string, url: string, env: NodeJS.ProcessEnv): Pr
 }
 
 export const webCommand: CliCommand = {
-  path: ["web"],
-  summary: "open the web console (chat, cells, plots, skill switches) in a browser, starting a daemon if none runs",
-  usage: "",
   options: [{ name: "no-browser", help: "print the one-time login link instead of opening a browser" }],
   async run(args, io: CliIO) {
     if (args.positionals.length > 0) throw new UsageError("takes no arguments");
