@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installDir } from "../src/platform/index.js";
 import { goalsChart } from "./chart.js";
+import { benchCli } from "./cli.js";
 import { benchDiscovery } from "./skills.js";
 import { benchReads } from "./reads.js";
 import { benchKernel } from "./kernel.js";
@@ -22,6 +23,7 @@ import { benchWeb } from "./web.js";
 type Bench = () => Promise<Record<string, unknown>>;
 
 const BENCHES: ReadonlyArray<[string, Bench]> = [
+  ["cli", benchCli],
   ["discovery_128_skills", benchDiscovery],
   ["reads_1000_small", benchReads],
   ["kernel_bridge", benchKernel],

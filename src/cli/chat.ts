@@ -267,9 +267,6 @@ async function chat(args: ParsedArgs, io: CliIO): Promise<number> {
 
 /** `albedo chat`: the model loop from the command line. */
 export const chatCommand: CliCommand = {
-  path: ["chat"],
-  summary: "talk to the model the `model` settings name: one MESSAGE (a turn, rows printed) or an interactive chat",
-  usage: "[MESSAGE]",
   options: [
     WORKSPACE_OPTION,
     JSON_OPTION,

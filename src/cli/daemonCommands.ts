@@ -38,9 +38,6 @@ async function status(daemon: DaemonClient): Promise<Record<string, unknown>> {
 }
 
 export const daemonStatus: CliCommand = {
-  path: ["daemon", "status"],
-  summary: "say whether a daemon runs for the state dir: pid, URL, sessions, spare kernels, uptime; exit 1 when none",
-  usage: "",
   options: [JSON_OPTION],
   async run(args, io) {
     const daemon = await findRunningDaemon(stateDir(io.env));
@@ -68,9 +65,6 @@ export const daemonStatus: CliCommand = {
 };
 
 export const daemonStop: CliCommand = {
-  path: ["daemon", "stop"],
-  summary: "stop the daemon for the state dir: its sessions close, each kernel through its shutdown ladder",
-  usage: "",
   options: [],
   async run(_args, io) {
     const daemon = await findRunningDaemon(stateDir(io.env));

@@ -203,9 +203,6 @@ async function serveWith({ target, sandbox, pool, maxSessions, mcpIdleMs, state,
 
 /** `albedo serve`: the HTTP + WebSocket daemon (D-1). */
 export const serveCommand: CliCommand = {
-  path: ["serve"],
-  summary: "run the daemon: HTTP + WebSocket API on loopback or a Unix socket (token in $ALBEDO_HOME/daemon.token)",
-  usage: "",
   options: [
     { name: "listen", value: "HOST:PORT", help: "loopback address to listen on (default 127.0.0.1 on a free port)" },
     { name: "socket", value: "PATH", help: "listen on a Unix socket instead of TCP" },

@@ -53,9 +53,6 @@ async function list(json: boolean, io: CliIO): Promise<number> {
 }
 
 export const sessionsCommand: CliCommand = {
-  path: ["sessions"],
-  summary: "list the daemon's sessions: id, who opened it (console, chat, web, notebook, mcp, api), kernel status, age, workspace",
-  usage: "",
   options: [JSON_OPTION],
   run: (args, io) => list(args.options.has("json"), io),
 };

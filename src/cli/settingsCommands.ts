@@ -76,12 +76,9 @@ async function knownSkills(workspace: string, io: CliIO): Promise<string[]> {
   return snapshot.skills.map((s) => s.name);
 }
 
-function switchCommand(verb: "on" | "off" | "clear", summary: string): CliCommand {
+function switchCommand(verb: "on" | "off" | "clear"): CliCommand {
   const who = `albedo skills ${verb}`;
   return {
-    path: ["skills", verb],
-    summary,
-    usage: "NAME...",
     options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
     async run(args, io) {
       const names = args.positionals;
@@ -114,18 +111,15 @@ function switchCommand(verb: "on" | "off" | "clear", summary: string): CliComman
   };
 }
 
-export const skillsOn = switchCommand("on", "turn skills on in the global (or --project) settings, through the daemon");
-export const skillsOff = switchCommand("off", "turn skills off in the global (or --project) settings, through the daemon");
-export const skillsClear = switchCommand("clear", "drop skills from a scope's on and off lists, so a wider scope (or the default) decides");
+export const skillsOn = switchCommand("on");
+export const skillsOff = switchCommand("off");
+export const skillsClear = switchCommand("clear");
 
 function shown(value: unknown): string {
   return value === undefined ? "(not set)" : visibleControls(JSON.stringify(value));
 }
 
 export const settingsGet: CliCommand = {
-  path: ["settings", "get"],
-  summary: "print the settings (or one KEY) of the global and project scopes, as the daemon reads them",
-  usage: "[KEY]",
   options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
   async run(args, io) {
     const [key, ...extra] = args.positionals;
@@ -152,9 +146,6 @@ export const settingsGet: CliCommand = {
 };
 
 export const settingsSet: CliCommand = {
-  path: ["settings", "set"],
-  summary: `set one KEY in the global (or --project) settings through the daemon: ${SETTABLE_KEYS.map((k) => k.key).filter((k) => !k.startsWith("limits.")).join(", ")}, limits.*`,
-  usage: "KEY VALUE",
   options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
   dashedValueAt: 1,
   async run(args, io) {
@@ -174,6 +165,3 @@ export const settingsSet: CliCommand = {
     return 0;
   },
 };
-
-/** The settings commands this module contributes to the registry. */
-export const SETTINGS_COMMANDS: readonly CliCommand[] = [skillsOn, skillsOff, skillsClear, settingsGet, settingsSet];

@@ -39,9 +39,6 @@ function hasDisplay(env: NodeJS.ProcessEnv): boolean {
 }
 
 export const webCommand: CliCommand = {
-  path: ["web"],
-  summary: "open the web console (chat, cells, plots, skill switches) in a browser, starting a daemon if none runs",
-  usage: "",
   options: [{ name: "no-browser", help: "print the one-time login link instead of opening a browser" }],
   async run(args, io: CliIO) {
     if (args.positionals.length > 0) throw new UsageError("takes no arguments");

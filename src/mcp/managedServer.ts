@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Emitter, type Disposable, type Log } from "../platform/index.js";
-import { Connection, McpStartError, type McpClientInfo } from "./connection.js";
+import type { Connection, McpClientInfo } from "./connection.js";
 import { MAX_MCP_DIAGNOSTICS_PER_SERVER, MAX_MCP_RESTARTS, MCP_RESTART_BACKOFF_MS } from "./limits.js";
 import type { ResolvedServer } from "./resolve.js";
 
@@ -69,6 +69,8 @@ export class ManagedServer {
   }
 
   private async run(): Promise<void> {
+    // The SDK comes with the connection, loaded by the first server that starts: a process that only reads settings never loads it.
+    const { Connection, McpStartError } = await import("./connection.js");
     for (;;) {
       try {
         const connection = await Connection.open(this.resolved, {

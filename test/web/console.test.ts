@@ -19,6 +19,7 @@ import { runAlbedo } from "../support/cli.js";
 import { writeSkill } from "../support/skills.js";
 import { launchChromium, RUN_BROWSER_TESTS } from "./browser.js";
 import { EVERYTHING } from "../mcp/support.js";
+import { SCREENSHOT_ENV, SCREENSHOT_PATH } from "../support/trackedFiles.js";
 import { UNTRUSTED_CONNECTION_TIMEOUT_MS } from "../../src/daemon/limits.js";
 import { API } from "../../src/daemon/index.js";
 import { WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/daemon/webProtocol.js";
@@ -27,8 +28,8 @@ import { WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "
 const SETUP_MS = 120_000;
 /** How long the page may take to show what a test waits for. */
 const SHOWN_MS = 30_000;
-/** Where the guide's screenshot is written. */
-const SCREENSHOT = join(import.meta.dirname, "..", "..", "docs", "guide", "web-console.png");
+/** Where the guide's screenshot is written, only when SCREENSHOT_ENV is 1: a test run rewrites no tracked file. */
+const SCREENSHOT = join(import.meta.dirname, "..", "..", SCREENSHOT_PATH);
 
 /** Python that shows an 8 × 6 PNG made from its bytes (no plotting package needed). */
 const SHOW_PNG = [
@@ -332,7 +333,7 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     // The interrupt waits for the cell to begin, so it may go at once.
     await page.getByRole("button", { name: "Interrupt" }).click();
     await page.getByLabel("Python result").getByText("KeyboardInterrupt").waitFor({ timeout: SHOWN_MS });
-    await page.screenshot({ path: SCREENSHOT });
+    if (process.env[SCREENSHOT_ENV] === "1") await page.screenshot({ path: SCREENSHOT });
   });
 
   it("refuses a foreign Host, a foreign Origin, a cookie without Origin on a write, and a stream upgrade from another site", async () => {

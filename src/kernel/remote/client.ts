@@ -6,7 +6,7 @@
  * reconnects to the same server-side session and gets the iopub messages buffered meanwhile.
  */
 import { randomUUID } from "node:crypto";
-import { CommsOverSubshells, KernelAPI, type Kernel as Services, type KernelMessage } from "@jupyterlab/services";
+import type { Kernel as Services, KernelMessage } from "@jupyterlab/services";
 import { isAlive, KernelBase } from "../base.js";
 import { kernelDiedError, kernelStoppedError } from "../errors.js";
 import { ExecuteFuture } from "../future.js";
@@ -22,7 +22,8 @@ import { serverSettings } from "./server.js";
 import type { RemoteKernelOptions } from "./settings.js";
 import { withDeadline } from "./deadline.js";
 import { connectedInfo } from "./ready.js";
-import { RemoteKernelConnection } from "./connection.js";
+import type { RemoteKernelConnection } from "./connection.js";
+import { jupyterServices } from "../packages.js";
 import type { Log } from "../../platform/index.js";
 
 export interface RemoteKernelStartOptions {
@@ -185,6 +186,9 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     const remote = this.options.remote;
     this.refusal = undefined;
     const settings = serverSettings(remote, (reason) => this.refuseServer(reason));
+    // services' kernel connection, and services with it, load with the first remote kernel.
+    const { KernelAPI, CommsOverSubshells } = jupyterServices();
+    const { RemoteKernelConnection } = await import("./connection.js");
     const body = { name: remote.kernelName, ...(Object.keys(remote.env).length > 0 ? { env: remote.env } : {}) };
     const model = await withDeadline(KernelAPI.startNew(body as Services.IKernelOptions, settings), REMOTE_REQUEST_TIMEOUT_MS, "kernel start", "REMOTE_REQUEST_TIMEOUT_MS")
       .catch(async (error: unknown) => { throw await this.remoteError(error, "kernel start"); });
@@ -246,7 +250,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     this.log("warn", "remote kernel: refused what the server sent", { kernel: connection.id, reason });
     this.died(reason);
     connection.dispose();
-    void withDeadline(KernelAPI.shutdownKernel(connection.id, connection.serverSettings), REMOTE_SHUTDOWN_TIMEOUT_MS, "shutdown", "REMOTE_SHUTDOWN_TIMEOUT_MS")
+    void withDeadline(jupyterServices().KernelAPI.shutdownKernel(connection.id, connection.serverSettings), REMOTE_SHUTDOWN_TIMEOUT_MS, "shutdown", "REMOTE_SHUTDOWN_TIMEOUT_MS")
       .catch(async (error: unknown) => {
         this.log("warn", "remote kernel: shutdown after a refused frame failed; the server may keep the kernel", { kernel: connection.id, error: (await this.remoteError(error, "shutdown")).message });
       });

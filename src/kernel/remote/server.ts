@@ -5,7 +5,8 @@
  * The server is not trusted: REST answers are read through boundedFetch, WebSocket frames are
  * decoded by decodeFrame on a guarded socket, so nothing it sends can end the process.
  */
-import { ServerConnection } from "@jupyterlab/services";
+import type { ServerConnection } from "@jupyterlab/services";
+import { jupyterServices } from "../packages.js";
 import { decodeFrame } from "./frames.js";
 import { boundedFetch } from "./rest.js";
 import type { RemoteKernelOptions } from "./settings.js";
@@ -17,6 +18,7 @@ import { guardedWebSocket, type RefuseServer } from "./socket.js";
  */
 export function serverSettings(options: Pick<RemoteKernelOptions, "url" | "token">, onRefused: RefuseServer = () => undefined): ServerConnection.ISettings {
   const headers: Record<string, string> = options.token ? { Authorization: `token ${options.token}` } : {};
+  const { ServerConnection } = jupyterServices();
   const defaults = ServerConnection.makeSettings();
   return ServerConnection.makeSettings({
     baseUrl: options.url,

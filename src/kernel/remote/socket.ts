@@ -5,7 +5,8 @@
  * break of the WebSocket protocol ends this connection through `onRefused`, with a reason, instead
  * of reaching the process as an uncaught exception. Once refused the socket delivers nothing more.
  */
-import WebSocket from "ws";
+import type WebSocket from "ws";
+import { wsModule } from "../packages.js";
 import { humanSize } from "../../json/index.js";
 import { RemoteFrameError } from "./frames.js";
 import { MAX_REMOTE_FRAME_BYTES, REMOTE_WS_HANDSHAKE_TIMEOUT_MS } from "./limits.js";
@@ -21,7 +22,7 @@ export type SocketClass = new (address: string | URL, protocols?: string | strin
 
 /** A ws WebSocket subclass for services' `WebSocket` setting: sends `headers`, bounds and guards what it receives. */
 export function guardedWebSocket(headers: Readonly<Record<string, string>>, onRefused: RefuseServer): SocketClass {
-  return class GuardedWebSocket extends WebSocket {
+  return class GuardedWebSocket extends wsModule() {
     private refused = false;
 
     constructor(address: string | URL, protocols?: string | string[]) {
