@@ -9,6 +9,8 @@ export interface CliIO {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** Ends the process with `code` (main gives process.exit; tests none). For a command whose process must not outlive its run, whatever is left pending. */
+  readonly exit?: (code: number) => void;
 }
 
 /** One CLI subcommand: its help text is generated from this declaration. */

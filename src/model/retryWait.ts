@@ -2,7 +2,7 @@
  * The waits a model server asks for before a retry. Both SDKs retry an error answer after the
  * wait its `retry-after-ms` or `retry-after` header names, of any length, silently (and the
  * openai SDK's wait cannot be cut short). The transport reads the same headers first: a wait up
- * to the bound is told to the caller and left to the SDK; a longer one is refused, so the call
+ * to the bound is told to the caller and waited out there; a longer one is refused, so the call
  * ends at once instead of sleeping for a day.
  */
 
@@ -41,6 +41,14 @@ export function withoutRetry(headers: Headers): Headers {
   refused.delete(RETRY_AFTER);
   refused.set(SHOULD_RETRY, "false");
   return refused;
+}
+
+/** `headers` once their wait was waited out: the SDK retries after a millisecond (zero would send it back to `retry-after`). */
+export function waited(headers: Headers): Headers {
+  const now = new Headers(headers);
+  now.delete(RETRY_AFTER);
+  now.set(RETRY_AFTER_MS, "1");
+  return now;
 }
 
 /** A wait for people: "45 s", "2 min", "1 day". */

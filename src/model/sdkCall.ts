@@ -61,6 +61,7 @@ export async function sdkCall<Client>(request: ModelRequest, setup: SdkCallSetup
     maxEventBytes: limits.maxSseEventBytes,
     maxRetries: limits.maxRetries,
     maxRetryWaitMs: limits.maxRetryWaitMs,
+    signal: control.signal,
     onProgress: () => control.progress(),
     onRetryWait: (waitMs, status) =>
       request.onNotice?.(`the model server at ${baseUrl} answered HTTP ${status} and asked to wait ${waitText(waitMs)} before trying again; waiting (attempt ${transport.attempts() + 1} of ${limits.maxRetries + 1})`),

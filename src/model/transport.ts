@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { MAX_ERROR_BODY_BYTES } from "./limits.js";
-import { askedWaitMs, sdkRetries, withoutRetry } from "./retryWait.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { askedWaitMs, sdkRetries, waited, withoutRetry } from "./retryWait.js";
 import { sseEvents } from "./sseEvents.js";
 
 /** The fetch both SDKs take. */
@@ -36,6 +37,8 @@ export interface TransportSetup {
   onProgress(): void;
   /** Hears of a wait up to `maxRetryWaitMs` a server asked for before the SDK's next attempt. */
   onRetryWait(waitMs: number, status: number): void;
+  /** The call's signal: a wait for a retry ends when it aborts. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -43,7 +46,8 @@ export interface TransportSetup {
  * conversation and the key, goes to base_url and nowhere else, whatever a server answers), a successful
  * body is cut off past `maxBytes` (a bound on what the SDK buffers, whatever the framing) and an
  * event stream is handed on event by event of at most `maxEventBytes`, and a retry the server asks
- * to wait for is told of, or refused past `maxRetryWaitMs`.
+ * to wait for is told of and waited for here, on the call's signal (the openai SDK's own wait
+ * cannot be cut short, and would hold a stopped call's timer), or refused past `maxRetryWaitMs`.
  */
 export function callTransport(setup: TransportSetup): CallTransport {
   let errorBody: string | undefined;
@@ -55,7 +59,7 @@ export function callTransport(setup: TransportSetup): CallTransport {
     if (response.body === null) return response;
     if (!response.ok) {
       errorBody = await readPrefix(response.body, MAX_ERROR_BODY_BYTES);
-      const headers = judgeRetry(response, attempts <= setup.maxRetries, setup, (waitMs) => (refusedWait = waitMs));
+      const headers = await waitForRetry(response, attempts <= setup.maxRetries, setup, (waitMs) => (refusedWait = waitMs));
       return new Response(errorBody, { status: response.status, statusText: response.statusText, headers });
     }
     setup.onProgress();
@@ -66,8 +70,12 @@ export function callTransport(setup: TransportSetup): CallTransport {
   return { fetch: wrapped, lastErrorBody: () => errorBody, attempts: () => attempts, refusedWaitMs: () => refusedWait };
 }
 
-/** The headers the SDK gets with an error answer: a retry's wait past the bound refused (and reported to `refuse`), a shorter one told of. */
-function judgeRetry(response: Response, retriesLeft: boolean, setup: TransportSetup, refuse: (waitMs: number) => void): Headers {
+/**
+ * The headers the SDK gets with an error answer: a retry's wait past the bound refused (and
+ * reported to `refuse`); a shorter one told of and waited out first, so the SDK retries at once.
+ * Rejects when the call's signal aborts during the wait.
+ */
+async function waitForRetry(response: Response, retriesLeft: boolean, setup: TransportSetup, refuse: (waitMs: number) => void): Promise<Headers> {
   const wait = askedWaitMs(response.headers);
   if (!retriesLeft || wait === undefined || wait <= 0 || !sdkRetries(response.status, response.headers)) return response.headers;
   if (wait > setup.maxRetryWaitMs) {
@@ -75,7 +83,8 @@ function judgeRetry(response: Response, retriesLeft: boolean, setup: TransportSe
     return withoutRetry(response.headers);
   }
   setup.onRetryWait(wait, response.status);
-  return response.headers;
+  await sleep(wait, undefined, { signal: setup.signal });
+  return waited(response.headers);
 }
 
 /** Whether the SDK reads this successful answer as an event stream: its media type says so, or says nothing. */
