@@ -3,8 +3,8 @@
  * the kernel signs with its own key): four sessions of a real daemon at once, each kernel
  * sandboxed, each sending one message larger than MAX_KERNEL_MESSAGE_BYTES.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { processMemoryMb } from "../../bench/pss.js";
 import { MAX_KERNEL_MESSAGE_BYTES } from "../../src/kernel/limits.js";
 import { call, type DaemonProcess } from "./support/daemon.js";
 import { daemonFixture } from "./support/fixture.js";
@@ -18,11 +18,8 @@ const MAX_GROWTH_MIB = 200;
 
 const fixture = daemonFixture();
 
-/** VmHWM (peak resident memory) of the daemon, in MiB. */
-function daemonPeakMib(daemon: DaemonProcess): number {
-  const status = readFileSync(`/proc/${daemon.process.pid!}/status`, "utf8");
-  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)![1]) / 1024;
-}
+/** The daemon's peak resident memory (VmHWM), in MiB. */
+const daemonPeakMib = (daemon: DaemonProcess): number => processMemoryMb(daemon.process.pid!).peak;
 
 /** A cell that sends one display_data of `mib` MiB straight on the kernel's iopub socket, past the kernel package's own stream cut. */
 function rawMessage(mib: number): string {
