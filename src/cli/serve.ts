@@ -219,5 +219,11 @@ export const serveCommand: CliCommand = {
       help: `append the log here, rotated at ${MAX_LOG_FILE_BYTES / 1024 / 1024} MiB keeping ${LOG_ROTATIONS_KEPT} old files (default: warnings and errors to stderr)`,
     },
   ],
-  run: serve,
+  async run(args, io) {
+    const code = await serve(args, io);
+    // Closed means done: a model server's retry wait or a remote server's trickling answer must
+    // not keep the process alive once its lock is released and another daemon may start.
+    io.exit?.(code);
+    return code;
+  },
 };
