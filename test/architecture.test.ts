@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { SESSION_METHODS } from "../src/session/rpcApi.js";
 import {
   boundsOutsideLimits, domainCycles, domainGraph, importsOf, indexExports, internalImports, methodNamesOutside, scanImports, stringLiteralsOf,
-  typeScriptFiles, unusedExports, type ImportEdge,
+  typeScriptFiles, unusedExports, wholeIndexImports, type ImportEdge,
 } from "./support/architecture.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -31,6 +31,10 @@ describe("X architecture: domains", () => {
       .filter((entry) => entry.isDirectory() && readdirSync(new URL(`../src/${entry.name}/`, import.meta.url)).includes("index.ts"))
       .map((entry) => entry.name);
     expect(unusedExports(indexExports(ROOT, domains), edges)).toEqual([]);
+  });
+
+  it("takes another domain's index by name, never whole, so the unused-export rule sees every index", () => {
+    expect(wholeIndexImports(edges)).toEqual([]);
   });
 
   it("keeps the bounds and deadlines of the kernel, rpc and skills domains in their limits.ts", () => {
@@ -100,6 +104,15 @@ describe("X architecture: the checks catch violations", () => {
     ]);
     const used = [edge("src/cli/a.ts", "src/kernel/index.ts", ["startKernel"]), edge("src/kernel/remote/b.ts", "src/kernel/index.ts", ["unused"]), edge("test/json/x.test.ts", "src/json/index.ts", ["*"])];
     expect(unusedExports(exports, used)).toEqual(["src/kernel/index.ts exports unused, which no other domain, test, bench or script imports"]);
+  });
+
+  it("names an import that takes another domain's index whole, and allows one inside the domain or by name", () => {
+    const text = ['import type * as skills from "../../src/skills/index.js";', 'import { readSettings } from "../../src/settings/index.js";'].join("\n");
+    const found = [...importsOf("test/support/x.ts", text), edge("src/kernel/remote/index.ts", "src/kernel/index.ts", ["*"]), edge("src/cli/a.ts", "src/kernel/index.ts", ["*"])];
+    expect(wholeIndexImports(found)).toEqual([
+      'test/support/x.ts takes "../../src/skills/index.js" whole: import the names it uses, so the unused-export rule still sees that index',
+      'src/cli/a.ts takes "src/kernel/index.ts" whole: import the names it uses, so the unused-export rule still sees that index',
+    ]);
   });
 
   it("names a bound declared outside a limits.ts, and leaves other constants alone", () => {

@@ -172,6 +172,20 @@ export function unusedExports(exports: ReadonlyMap<string, readonly string[]>, e
   return unused;
 }
 
+/**
+ * Imports that take another domain's index whole: `import * as x`, `import type * as x`,
+ * `export *`, or a dynamic import kept whole. Each would count as using every name the index
+ * exports, so the unused-export rule could not see that domain; name what you take instead.
+ */
+export function wholeIndexImports(edges: readonly ImportEdge[]): string[] {
+  return edges
+    .filter((edge) => {
+      const to = domainOf(edge.to);
+      return to !== undefined && edge.to === `src/${to}/index.ts` && domainOf(edge.from) !== to && edge.names.includes("*");
+    })
+    .map((edge) => `${edge.from} takes "${edge.specifier}" whole: import the names it uses, so the unused-export rule still sees that index`);
+}
+
 /** The import edges of every .ts file in `dirs` below `root`. */
 export function scanImports(root: string, dirs: readonly string[]): ImportEdge[] {
   return dirs.flatMap((dir) => typeScriptFiles(root, dir)).flatMap((file) => importsOf(file, readFileSync(join(root, file), "utf8")));
