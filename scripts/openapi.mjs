@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { OPENAPI_FILE, openApiDocument } from "../dist/src/daemon/openapi.js";
+import { OPENAPI_FILE, openApiDocument } from "../dist/src/api/openapi.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 writeFileSync(join(root, OPENAPI_FILE), `${JSON.stringify(openApiDocument(), null, 2)}\n`);

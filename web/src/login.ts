@@ -5,7 +5,7 @@
  * daemon wants both. A new tab of the console asks an open one for the secret over a
  * BroadcastChannel, which only pages of this origin share.
  */
-import { WEB_COOKIE_LOST, WEB_LOGIN_PATH, WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/daemon/webProtocol.js";
+import { WEB_COOKIE_LOST, WEB_LOGIN_PATH, WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/api/webProtocol.js";
 
 /** Where this tab keeps its page secret. */
 const STORAGE_KEY = "albedo.page_secret";

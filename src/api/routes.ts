@@ -8,7 +8,7 @@ import {
   CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
   SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource, WebPageLogin,
 } from "./resources.js";
-import type { RouteSpec } from "./router.js";
+import type { RouteSpec } from "./routeSpec.js";
 
 /** The API's version in the OpenAPI document: raised when a shape changes in a way old clients would notice. */
 export const API_VERSION = "2";
