@@ -57,13 +57,17 @@ const BODY_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   WebLoginBody: bodies.WebLoginBody,
 };
 
-/** Converts schemas to JSON Schema: named ones into components (bodies as read, resources as written), others inline. */
-class Schemas {
+/**
+ * Converts schemas to JSON Schema: named ones into components (bodies as read, resources as
+ * written), others inline. `more` names further resources: the page's contract names some that
+ * the document writes inline.
+ */
+export class Schemas {
   private readonly names = new Map<z.ZodType, string>();
   readonly components: Json = {};
 
-  constructor() {
-    this.register(RESPONSE_COMPONENTS, "output");
+  constructor(more: Readonly<Record<string, z.ZodType>> = {}) {
+    this.register({ ...RESPONSE_COMPONENTS, ...more }, "output");
     this.register(BODY_COMPONENTS, "input");
   }
 

@@ -1,7 +1,7 @@
 /**
- * The daemon's HTTP contract: every route, what it takes and what it answers. The routes bind
- * their handlers to these declarations, the clients call through them, and docs/openapi.json is
- * generated from them; a route exists only once, here.
+ * The daemon's HTTP contract: every route, what it takes and what it answers. The daemon's routes
+ * bind their handlers to these declarations, the clients call through them, and docs/openapi.json
+ * and the web page's contract are generated from them; a route exists only once, here.
  */
 import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
 import {
