@@ -11,6 +11,7 @@ import { AlbedoMcpServer, MAX_NOISE_LINES, MCP_SERVE_MAX_MESSAGE_BYTES, ROOTS_TI
 import { homeDir, installDir, stateDir } from "../platform/index.js";
 import { Session } from "../session/index.js";
 import { visibleControls } from "../text/index.js";
+import { LineFrames, LineTooLong } from "../json/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
 import { MCP_CLIENTS } from "./registry.js";
@@ -95,9 +96,12 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   if (flagged !== undefined) void open(flagged);
   else served.server.oninitialized = () => void rootsWorkspace(served, io, say).then(open);
 
-  const transport = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream, { maxBufferSize: MCP_SERVE_MAX_MESSAGE_BYTES });
+  // Whole lines reach the SDK's buffer, which copies what it holds on every chunk: a long message costs one copy, not one per chunk.
+  const frames = io.stdin.pipe(new LineFrames(MCP_SERVE_MAX_MESSAGE_BYTES));
+  const transport = new StdioServerTransport(frames as unknown as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream, { maxBufferSize: MCP_SERVE_MAX_MESSAGE_BYTES });
+  frames.once("error", () => void transport.close());
   served.server.onerror = (error) => {
-    const oversize = /exceeded maximum size/.test(error.message);
+    const oversize = error instanceof LineTooLong || /exceeded maximum size/.test(error.message);
     say.line(oversize ? `a message over ${MCP_SERVE_MAX_MESSAGE_BYTES} bytes (MCP_SERVE_MAX_MESSAGE_BYTES) arrived; the connection is closed` : `ignored input that is not a JSON-RPC message: ${error.message.split("\n")[0]}`);
   };
   const closed = new Promise<void>((done) => (served.server.onclose = done));

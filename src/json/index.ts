@@ -8,4 +8,5 @@ export { problemsOfIssues, type JsonProblem } from "./issues.js";
 export type { DeepReadonly, JsonValue } from "./value.js";
 export { completeUtf8Length, decodeUtf8, decodeUtf8Strict, firstInvalidUtf8, utf8SequenceAt } from "./utf8.js";
 export { deepFreeze } from "./freeze.js";
+export { LineFrames, LineTooLong } from "./lines.js";
 export { isWellFormedJson, parseJsonWellFormed, wellFormedJson } from "./wellFormed.js";

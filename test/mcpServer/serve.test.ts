@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_PYTHON_CODE_BYTES, MAX_PYTHON_TIMEOUT_S, MAX_QUEUED_PYTHON_CALLS, PYTHON_PROGRESS_INTERVAL_MS, SERVER_NAME } from "../../src/mcpServer/index.js";
+import { MAX_PYTHON_CODE_BYTES, MAX_PYTHON_TIMEOUT_S, MAX_QUEUED_PYTHON_CALLS, MCP_SERVE_MAX_MESSAGE_BYTES, PYTHON_PROGRESS_INTERVAL_MS, SERVER_NAME } from "../../src/mcpServer/index.js";
 import { installVersion } from "../../src/platform/index.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { roots, writeSkill } from "../support/skills.js";
@@ -233,6 +233,18 @@ describe("X P-1 albedo mcp serve: the connection", () => {
     } finally {
       expect(await raw.close()).toBe(0);
     }
+  }, 120_000);
+
+  it("a line over MCP_SERVE_MAX_MESSAGE_BYTES closes the connection with one line on stderr, without holding it whole", async () => {
+    const raw = new RawServe(dirs, ["--workspace", dirs.workspace]);
+    try {
+      await raw.initialize(1);
+      raw.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "python", arguments: { code: `# ${"z".repeat(MCP_SERVE_MAX_MESSAGE_BYTES)}` } } });
+    } finally {
+      expect(await raw.close()).toBe(0);
+    }
+    expect(raw.stderr).toContain(`a message over ${MCP_SERVE_MAX_MESSAGE_BYTES} bytes (MCP_SERVE_MAX_MESSAGE_BYTES) arrived; the connection is closed`);
+    expect(raw.messages().some((message) => message.id === 2)).toBe(false);
   }, 120_000);
 
   it("a client that disappears mid-cell: the cell ends with the kernel, which shuts down, and nothing is left running", async () => {

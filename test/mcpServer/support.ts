@@ -43,6 +43,8 @@ export class RawServe {
     this.child.stdout.on("data", (chunk: Buffer) => (this.stdout += chunk.toString()));
     this.child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString()));
     this.exited = new Promise((resolve) => this.child.on("close", resolve));
+    // A server that closes on an oversized message stops reading: the rest of the write fails with EPIPE.
+    this.child.stdin.on("error", () => undefined);
   }
 
   send(line: string | object): void {
