@@ -28,7 +28,7 @@ async function albedoExecutes(session: Session, count: number): Promise<number[]
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const began = performance.now();
-    await session.execute("1").done;
+    await session.kernel.execute("1").done;
     times.push(performance.now() - began);
   }
   return times;
@@ -51,7 +51,7 @@ function stagesOf(t: ExecuteTimes): Record<keyof Stages, number> | undefined {
 async function albedoTimeline(session: Session): Promise<Stages> {
   const stages = Object.fromEntries(STAGES.map((name) => [name, [] as number[]])) as Stages;
   for (let i = 0; i < TIMELINE_RUNS; i++) {
-    const future = session.execute("1");
+    const future = session.kernel.execute("1");
     await future.done;
     const split = stagesOf(future.timeline.times());
     if (split) for (const name of STAGES) stages[name].push(split[name]);

@@ -57,7 +57,7 @@ async function openTimes(dirs: BenchDirs, baseline: JupyterClientBaseline): Prom
   return { albedo, jupyterClient };
 }
 
-/** From session.interrupt() to the cell's reply, for a cell that awaits and one that blocks in C code. */
+/** From session.kernel.interrupt() to the cell's reply, for a cell that awaits and one that blocks in C code. */
 async function interruptTimes(session: Session): Promise<{ awaiting: number[]; blocking: number[] }> {
   const cells = {
     awaiting: "import asyncio\nprint('running', flush=True)\nawait asyncio.sleep(100)",
@@ -66,7 +66,7 @@ async function interruptTimes(session: Session): Promise<{ awaiting: number[]; b
   const out = { awaiting: [] as number[], blocking: [] as number[] };
   for (let i = 0; i < INTERRUPT_RUNS; i++) {
     for (const kind of ["awaiting", "blocking"] as const) {
-      const future = session.execute(cells[kind]);
+      const future = session.kernel.execute(cells[kind]);
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error("bench: the cell to interrupt never started")), CELL_START_TIMEOUT_MS);
         future.onOutput((o) => {
@@ -74,7 +74,7 @@ async function interruptTimes(session: Session): Promise<{ awaiting: number[]; b
         });
       });
       const began = performance.now();
-      await session.interrupt();
+      await session.kernel.interrupt();
       const reply = await future.done;
       if (reply.status !== "error") throw new Error(`bench: an interrupted ${kind} cell ended with ${reply.status}`);
       out[kind].push(performance.now() - began);

@@ -44,7 +44,7 @@ function open(dirs: Dirs, server: JupyterServer): Promise<Session> {
 }
 
 async function cellText(session: Session, code: string): Promise<string> {
-  const future = session.execute(code);
+  const future = session.kernel.execute(code);
   let out = "";
   future.onOutput((o) => {
     if (o.header.msg_type === "stream") out += (o.content as { text: string }).text;
@@ -104,7 +104,7 @@ async function albedoRemote(server: JupyterServer, remote: RemoteKernelSettings)
         await cellText(session, "print((await skills.list())['revision'])");
         openTimes.push(performance.now() - began);
         if (i < OPEN_RUNS - 1) continue;
-        const execute = await timed(EXECUTE_RUNS, EXECUTE_WARMUP, () => session.execute("1").done);
+        const execute = await timed(EXECUTE_RUNS, EXECUTE_WARMUP, () => session.kernel.execute("1").done);
         // The callback is dialled in the background right after the comm opens.
         await new Promise((settle) => setTimeout(settle, 500));
         return { open: openTimes, execute, reads: await reads(session) };

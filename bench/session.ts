@@ -31,7 +31,7 @@ export function openSession(dirs: BenchDirs): Promise<Session> {
 
 /** Runs `code` and returns what it printed; throws with the error when the cell fails. */
 export async function cellText(session: Session, code: string): Promise<string> {
-  const future = session.execute(code);
+  const future = session.kernel.execute(code);
   let out = "";
   let error = "";
   future.onOutput((o) => {

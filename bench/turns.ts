@@ -59,16 +59,16 @@ function timedHost(session: Session, executeMs: number[]): TurnHost {
     get workspace() { return session.workspace; },
     get stateDir() { return session.stateDir; },
     get view() { return session.view; },
-    execute(code) {
-      const began = performance.now();
-      const future = session.execute(code);
-      void future.done.then(() => executeMs.push(performance.now() - began), () => undefined);
-      return future;
+    kernel: {
+      execute(code) {
+        const began = performance.now();
+        const future = session.kernel.execute(code);
+        void future.done.then(() => executeMs.push(performance.now() - began), () => undefined);
+        return future;
+      },
+      interrupt: () => session.kernel.interrupt(),
     },
-    interrupt: () => session.interrupt(),
-    activate: (skill, text) => session.activate(skill, text),
-    resources: (skill) => session.resources(skill),
-    observeActivations: (observer) => session.observeActivations(observer),
+    skills: session.skills,
   };
 }
 

@@ -77,7 +77,7 @@ async function turnRequest(session: Session, line: string, columns: number | und
   const turnId = randomUUID();
   const slash = parseSlashLine(text);
   if (slash === undefined) return { turnId, visibleText: text, modelInput: text };
-  const prepared = session.prepare(slash.name, slash.text, "user");
+  const prepared = session.commands.prepare(slash.name, slash.text, "user");
   if (prepared === undefined) throw unknownCommand(slash.name, session.view.commands.commands.map((c) => c.name));
   const result = await prepared.run();
   if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(session.view.commands, prepared.command.name), result, columns) };

@@ -70,13 +70,13 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
     commandNames: () => session.view.commands.commands.map((command) => command.name),
     completeSlash: (line) => completeSlash(session.view.commands.commands, line),
     async execute(code, onOutput, onInput) {
-      const future = session.execute(code, onInput ? { onInput } : {});
+      const future = session.kernel.execute(code, onInput ? { onInput } : {});
       future.onOutput(onOutput);
       const reply = await future.done;
       return { status: reply.status, pages: pageTexts(reply) };
     },
     async runSlash(name, text, columns) {
-      const command = session.prepare(name, text, "user");
+      const command = session.commands.prepare(name, text, "user");
       if (command === undefined) throw unknownCommand(name, session.view.commands.commands.map((c) => c.name));
       const result = await command.run();
       const shown = describeResult(findCommand(session.view.commands, command.command.name), result, columns);
@@ -89,7 +89,7 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
       const head = line.slice(0, reply.cursor_start);
       return [reply.matches.map((match) => head + match), line];
     },
-    interrupt: () => session.interrupt(),
+    interrupt: () => session.kernel.interrupt(),
     close: () => session.close(),
   };
 }

@@ -109,7 +109,7 @@ export const execCommand: CliCommand = {
       if (session === undefined || cell === undefined) return;
       const running = session;
       if (interrupts === 1) {
-        interruptRunning({ interrupt: () => running.interrupt(), ended: cell, io, who: "albedo exec", next: "press Ctrl-C again to stop the kernel and exit" });
+        interruptRunning({ interrupt: () => running.kernel.interrupt(), ended: cell, io, who: "albedo exec", next: "press Ctrl-C again to stop the kernel and exit" });
       } else if (interrupts === 2) {
         io.stderr.write("albedo exec: stopping the kernel\n");
         void running.close().finally(() => process.exit(EXIT_INTERRUPTED));
@@ -120,7 +120,7 @@ export const execCommand: CliCommand = {
       session = await openEmbeddedSession(args, io);
       if (interrupts > 0) return EXIT_INTERRUPTED;
       const readline = !fromStdin && io.stdin.isTTY ? createInterface({ input: io.stdin, output: io.stderr }) : undefined;
-      const future = session.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
+      const future = session.kernel.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
       const printer = new OutputPrinter(io, new ImageStore(stateDir(io.env), { retentionMs: RECEIPT_TTL_MS }), (output) => execOutput(output, io), inlineProtocol(io.stdout, io.env));
       future.onOutput((output) => printer.push(output));
       cell = future.done;

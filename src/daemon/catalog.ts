@@ -3,7 +3,7 @@ import { canonicalJson } from "../json/index.js";
 import { skillCommandName } from "../commands/index.js";
 import { effectiveEnablement, patchSkills, validateSettings, type Settings, type SkillsPatch, type Switch } from "../settings/index.js";
 import type { Candidate, CandidateStatus, Diagnostic, FullDiscovery } from "../skills/index.js";
-import type { Session, SessionView } from "../session/index.js";
+import type { SessionPort, SessionView } from "../session/index.js";
 import { HttpProblem } from "./problem.js";
 
 /** Hex characters of a catalog row id. */
@@ -120,8 +120,8 @@ export function managementCatalog(walk: FullDiscovery, view: SessionView): Manag
 }
 
 /** Reads a session's management catalog (D-3): settings reread once, the files walked once, which also refreshes `needsReload` (D-2). Never reloads. */
-export async function readSessionCatalog(session: Pick<Session, "walkCatalog">): Promise<ManagementCatalog> {
-  const { walk, view } = await session.walkCatalog();
+export async function readSessionCatalog(session: Pick<SessionPort, "catalog">): Promise<ManagementCatalog> {
+  const { walk, view } = await session.catalog.walk();
   return managementCatalog(walk, view);
 }
 
@@ -130,8 +130,8 @@ export async function readSessionCatalog(session: Pick<Session, "walkCatalog">):
  * One walk serves both the check and the answer: overrides change rows, not what is on disk.
  * Throws 409 catalog_changed (nothing applied) and 400 invalid_params.
  */
-export async function patchSessionCatalog(session: Pick<Session, "walkCatalog">, expected: string, patch: SkillsPatch): Promise<ManagementCatalog> {
-  const { walk, view } = await session.walkCatalog((walk, current) => {
+export async function patchSessionCatalog(session: Pick<SessionPort, "catalog">, expected: string, patch: SkillsPatch): Promise<ManagementCatalog> {
+  const { walk, view } = await session.catalog.walk((walk, current) => {
     const { revision } = managementCatalog(walk, current);
     if (revision !== expected) {
       throw new HttpProblem("catalog_changed", `the catalog is at revision ${revision}, not ${expected}; read it again`, { current_revision: revision });

@@ -33,7 +33,7 @@ export class LiveSession {
     // An external kernel (K-13) is not the session's to watch; the registry watches its process instead.
     if (session.status().kernel !== "external") this.watchers.push(session.kernel.onStatus((event) => this.publishStatus(event.status, event.reason)));
     // A swapped catalog reaches stream clients whichever face swapped it: HTTP, a typed command or Python.
-    this.watchers.push(session.onViewChange(() => this.publishStatus(session.status().kernel)));
+    this.watchers.push(session.catalog.onChange(() => this.publishStatus(session.status().kernel)));
   }
 
   get id(): string {

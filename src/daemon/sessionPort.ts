@@ -2,16 +2,14 @@
  * What the HTTP routes need from the daemon's sessions, and nothing more. `SessionRegistry`
  * (with `LiveSession`) implements it for real; route tests pass a fake with no kernel behind it.
  */
-import type { ImageStore } from "../images/index.js";
-import type { KernelBridge } from "../bridge/index.js";
 import type { ExecuteOutput, ExecuteReply, RemoteOverride } from "../kernel/index.js";
 import type { Turn } from "../operations/index.js";
-import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
+import type { ExtensionState, RelayTarget, SessionPort } from "../session/index.js";
+
+export type { RelayTarget };
 import type { StoredRow } from "../turns/index.js";
 import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
-import type { McpServerStatus } from "../mcp/index.js";
-import type { UsageTotals } from "../model/index.js";
 import type { SessionClient } from "../api/index.js";
 
 /** One event on a session's stream (D-2): domain objects as they happened; views.ts makes each one's message. */
@@ -43,50 +41,17 @@ export interface RunningExecution {
   readonly cutOutputBytes: number;
 }
 
-/** What a session reports of its kernel. */
-export interface SessionStatus {
-  readonly kernel: string;
-  readonly pid: number | undefined;
-  readonly sandbox: string;
-  readonly sandboxNotes: readonly string[];
-  /** The tokens the session's turns used, summed; null (or absent) until an endpoint reported any. */
-  readonly usage?: UsageTotals | null;
-}
-
-/** The part of a Session the routes use. The session owns its catalog work: refresh, walks, reload and `needsReload`. */
-export interface SessionFace {
-  readonly id: string;
-  readonly workspace: string;
-  readonly view: SessionView;
-  /** Whether the files on disk would give another catalog than the one served (D-2), as of the last walk. */
-  readonly needsReload: boolean;
-  status(): SessionStatus;
-  /** The RPC methods the current view serves (K-5). */
-  methods(): string[];
-  /** The session's MCP servers with their status and diagnostics (M-2); empty when none is configured. */
-  mcpServers(): readonly McpServerStatus[];
-  bridge(): KernelBridge;
-  execute(code: string): RunningExecution;
-  interrupt(): Promise<void>;
-  reload(): Promise<ReloadResult>;
-  invoke(name: string, input: unknown, caller: "user" | "model"): Promise<unknown>;
-  /** Resolves a command for a caller (undefined for an unknown name); see Session.prepare. */
-  prepare(name: string, input: unknown, caller: "user" | "model"): PreparedCommand | undefined;
-  /** Rereads the settings files and, only when they changed, rebuilds the view and walks the files (D-2). */
-  refresh(): Promise<void>;
-  /** Walks the files once, applying a session-scope change in the same step (D-3). */
-  walkCatalog(change?: SelectionChange): Promise<CatalogWalk>;
-  /** The images its cells and turns showed, kept for people (I-3). */
-  readonly images: ImageStore;
+/**
+ * The part of a Session the routes use: a view of the session's port, with its kernel as the
+ * routes run cells in it (route tests script it). The session owns its catalog work: refresh,
+ * walks, reload and `needsReload`.
+ */
+export type SessionFace = Pick<SessionPort, "id" | "workspace" | "view" | "catalog" | "commands" | "images" | "reload" | "status" | "methods" | "bridge"> & {
+  readonly kernel: { execute(code: string): RunningExecution; interrupt(): Promise<void> };
+  readonly mcp: Pick<SessionPort["mcp"], "servers">;
   /** Where a notebook's relay reaches the kernel (K-14); undefined for a session not opened for one. */
   relayTarget(): RelayTarget | undefined;
-}
-
-/** A relayed kernel's channel addresses and the process whose end is the kernel's end (K-14). */
-export interface RelayTarget {
-  readonly addresses: Readonly<Record<"shell" | "iopub" | "stdin" | "control" | "hb", string>>;
-  readonly pid: number;
-}
+};
 
 /**
  * A kernel that is not the session's own to start as it likes: a notebook's running kernel that

@@ -45,7 +45,7 @@ export function sessionResource(live: HostedSession): SessionResource {
     kernel: kernelResource(live),
     revision: view.snapshot.revision,
     discovered_revision: view.discovered.revision,
-    needs_reload: live.session.needsReload,
+    needs_reload: live.session.catalog.needsReload,
     selection: { settings_revision: view.selection.settingsRevision, scopes: view.selection.scopes, effective },
     composition: composition(live),
     commands: view.commands.commands.map((command) => ({
@@ -79,7 +79,7 @@ function composition(live: HostedSession): SessionResource["composition"] {
         enabled: live.session.bridge().extensions.includes("mcp"),
         depends_on: ["python"],
         routes: methods.filter((method) => method.startsWith("mcp.")),
-        servers: live.session.mcpServers().map(({ name, origin, status, tools, diagnostics }) => ({ name, origin, status, tools, diagnostics })),
+        servers: live.session.mcp.servers().map(({ name, origin, status, tools, diagnostics }) => ({ name, origin, status, tools, diagnostics })),
       },
     },
   };

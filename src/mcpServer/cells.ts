@@ -62,7 +62,7 @@ export class CellQueue {
 
   private async runNow({ code, timeoutS, signal, onProgress }: CellRequest): Promise<CellAnswer> {
     const started = Date.now();
-    const future = this.session.execute(code);
+    const future = this.session.kernel.execute(code);
     const gathered = new GatheredText();
     const bundles: unknown[] = [];
     const listening = future.onOutput((output: ExecuteOutput) => {
@@ -79,7 +79,7 @@ export class CellQueue {
     const stop = (why: "interrupted" | "timed_out") => {
       if (stopped !== undefined) return;
       stopped = why;
-      this.session.interrupt().catch(() => undefined);
+      this.session.kernel.interrupt().catch(() => undefined);
       waitTimer = setTimeout(giveUp, PYTHON_INTERRUPT_WAIT_MS);
     };
     const onAbort = () => stop("interrupted");

@@ -72,7 +72,7 @@ export class AlbedoMcpServer {
   /** Gives the server its session; until then every request waits. Reloads are announced as list changes. */
   attach(session: ServedSession): void {
     this.cells = new CellQueue(session);
-    this.watching = session.onViewChange(() => void this.announceChanges());
+    this.watching = session.catalog.onChange(() => void this.announceChanges());
     this.settle.resolve(session);
   }
 
@@ -124,8 +124,8 @@ export class AlbedoMcpServer {
         case "skill": {
           const { name, arguments: text } = parsed(skillArguments(), args, "skill");
           const entry = enabledSkill(session, name);
-          const activation = await session.activate(entry.name, text ?? "");
-          return { content: [{ type: "text", text: skillText(entry, activation, await session.resources(entry.name)) }] };
+          const activation = await session.skills.activate(entry.name, text ?? "");
+          return { content: [{ type: "text", text: skillText(entry, activation, await session.skills.resources(entry.name)) }] };
         }
         case "reload": {
           const result = await session.reload();
@@ -147,7 +147,7 @@ export class AlbedoMcpServer {
       const session = await this.served();
       const entry = promptSkills(session).find((skill) => skill.name === request.params.name);
       if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `no prompt named "${request.params.name}"; prompts are the skills a person can invoke: ${promptSkills(session).map((s) => s.name).join(", ") || "none"}`);
-      const activation = await session.activate(entry.name, request.params.arguments?.arguments ?? "");
+      const activation = await session.skills.activate(entry.name, request.params.arguments?.arguments ?? "");
       const command = session.view.commands.commands.find((c) => c.skill === entry.name)?.name ?? `/${entry.name}`;
       return { description: entry.description, messages: [{ role: "user", content: { type: "text", text: activationBlock({ command, activation }) } }] };
     });
@@ -158,7 +158,7 @@ export class AlbedoMcpServer {
       const all: { uri: string; name: string; mimeType: string }[] = [];
       for (const entry of session.view.snapshot.skills) {
         if (all.length >= start + RESOURCES_PAGE_SIZE + 1) break;
-        const listing = await session.resources(entry.name);
+        const listing = await session.skills.resources(entry.name);
         for (const path of listing.resources) all.push({ uri: skillUri(entry.name, path), name: `${entry.name}/${path}`, mimeType: resourceMime(path) });
       }
       const page = all.slice(start, start + RESOURCES_PAGE_SIZE);
@@ -174,7 +174,7 @@ export class AlbedoMcpServer {
       if (typeof wanted === "string") throw new McpError(ErrorCode.InvalidParams, wanted);
       const entry = enabledSkill(session, wanted.skill);
       try {
-        const page = await session.readResource(entry.name, wanted.path, wanted.offset, MAX_READ_LIMIT);
+        const page = await session.skills.read(entry.name, wanted.path, wanted.offset, MAX_READ_LIMIT);
         const more = page.next_offset === null ? {} : { _meta: { "albedo/next": skillUri(entry.name, wanted.path, page.next_offset), "albedo/size": page.size } };
         const content = page.encoding === "base64" ? { uri: request.params.uri, mimeType: resourceMime(wanted.path), blob: page.content } : { uri: request.params.uri, mimeType: resourceMime(wanted.path), text: page.content };
         return { contents: [content], ...more };

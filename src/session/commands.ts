@@ -1,13 +1,10 @@
 import { resolveCall, unknownCommand, type Caller, type CommandContext, type CommandDeclaration } from "../commands/index.js";
 import { requireSkill, type SkillAccess } from "./skillAccess.js";
+import type { SessionCommands, SessionPort } from "./port.js";
 import type { SessionView } from "./view.js";
 
-/** What built-in commands need from their session beyond one view; the session implements it. */
-export interface CommandHost {
-  reload(): Promise<unknown>;
-  status(): unknown;
-  modelInfo(): unknown;
-}
+/** What built-in commands need from their session beyond one view: a view of its port. */
+export type CommandHost = Pick<SessionPort, "reload" | "status" | "usage">;
 
 /** A command resolved against one view, its arguments checked and its context bound: `run` does it. */
 export interface PreparedCommand {
@@ -25,7 +22,7 @@ export function commandContext(view: SessionView, host: CommandHost, access: Ski
     skills: view.snapshot,
     reload: () => host.reload(),
     status: () => host.status(),
-    modelInfo: () => host.modelInfo(),
+    modelInfo: () => host.usage.model(),
     activate: async (skill, text) => access.activate(requireSkill(view, skill), text),
   };
 }
@@ -45,4 +42,21 @@ export async function invokeCommand(context: CommandContext, name: string, input
   const prepared = prepareCommand(context, name, input, caller);
   if (prepared === undefined) throw unknownCommand(name, context.commands.commands.map((c) => c.name));
   return prepared.run();
+}
+
+/** The session's commands, resolved against the view current at each call, with its guarded skill access. */
+export class CommandSet implements SessionCommands {
+  constructor(private readonly currentView: () => SessionView, private readonly host: CommandHost, private readonly access: SkillAccess) {}
+
+  prepare(name: string, input: unknown, caller: Caller = "user"): PreparedCommand | undefined {
+    return prepareCommand(this.context(), name, input, caller);
+  }
+
+  invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
+    return invokeCommand(this.context(), name, input, caller);
+  }
+
+  private context(): CommandContext {
+    return commandContext(this.currentView(), this.host, this.access);
+  }
 }

@@ -79,6 +79,9 @@ export function mcpTurnFace(mcp: SessionMcp, observers: Set<McpCallObserver>) {
   };
 }
 
+/** The servers as a turn reaches them (see mcpTurnFace). */
+export type McpTurnFace = ReturnType<typeof mcpTurnFace>;
+
 /** The running servers with each allowed tool's input schema, for a turn's message[0] and tool mode. */
 function mcpTurnServers(mcp: SessionMcp) {
   return mcp.hub.servers().filter((status) => status.status === "running").map((status) => ({

@@ -1,35 +1,29 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
-import { bridgeEnv, type KernelBridge } from "../bridge/index.js";
-import { AppError } from "../errors/index.js";
-import {
-  channelAddress, CHANNELS, startKernel, superviseKernel, RestartPolicy,
-  type ChannelName, type ExecuteFuture, type ExecuteOptions, type Kernel, type KernelClient, type KernelStatus, type RemoteKernelOptions, type RemoteOverride,
-} from "../kernel/index.js";
+import type { KernelBridge } from "../bridge/index.js";
+import type { Kernel, RemoteOverride } from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
-import type { Caller } from "../commands/index.js";
-import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
-import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
+import { CommandSet } from "./commands.js";
 import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
+import { KernelSlot, type RelayTarget } from "./kernelSlot.js";
 import { buildRoutes } from "./rpcMethods.js";
-import { configuresMcp, mcpSecretEnvNames, SessionMcp, type SessionMcpOptions } from "./mcp.js";
-import { mcpTurnFace, type McpCallObserver } from "./mcpMethods.js";
+import { mcpSecretEnvNames, type SessionMcpOptions } from "./mcp.js";
+import { McpServers } from "./mcpServers.js";
 import { MCP_RELOADED_NOTIFICATION } from "./rpcApi.js";
-import { NO_MCP_CHANGE, type McpReloadChange, type McpServerStatus, type SharedServers } from "../mcp/index.js";
+import type { SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
-import { globalSettingsTarget, type Settings } from "../settings/index.js";
+import type { Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { sandboxInputsKey } from "./sandbox.js";
-import { startSessionRemoteKernel } from "./remoteKernel.js";
-import { requireSkill, SkillAccess, type ActivationObserver } from "./skillAccess.js";
+import { SkillFiles } from "./skills.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
-import { describeModelSettings, sumUsage, type UsageTotals } from "../model/index.js";
-import { ParseCache, type Activation, type ReadResult, type ResourceListing, type SkillEntry } from "../skills/index.js";
-import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from "./viewKeeper.js";
-import { type Disposable, installDir, type Log } from "../platform/index.js";
+import { ModelUsage } from "./usage.js";
+import { ParseCache } from "../skills/index.js";
+import { prepareView, ViewKeeper } from "./viewKeeper.js";
+import { installDir, type Log } from "../platform/index.js";
 import { ImageStore } from "../images/index.js";
 import { RECEIPT_TTL_MS } from "../operations/index.js";
+import type { SessionPort, SessionStatusReport } from "./port.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
@@ -72,30 +66,20 @@ export interface SessionOptions {
 /**
  * One session: a kernel, its private RPC channel, and the one view (catalog snapshot + commands)
  * both are served from. Reload swaps the view and the route table together (K-7); the kernel keeps
- * its process. The session is the one owner of its catalog work: reloads, settings refreshes and
- * walks of the files run on its one chain, and whether it needs a reload comes from its last walk.
+ * its process. What it keeps are its members (see SessionPort): the kernel, the catalog (the one
+ * owner of its catalog work: reloads, settings refreshes and walks run on its one chain), the
+ * skills' files, the commands, the MCP servers, the images and the model's usage.
  */
-export class Session implements CommandHost {
-  private readonly views: ViewKeeper;
-  private kernelValue: Kernel | undefined;
-  /** The kernel process this machine runs for the session, when it runs one (not a remote or external kernel). */
-  private localKernel: KernelClient | undefined;
-  /** Told of activations the kernel's code makes while a turn's python tool runs (visible pulls). */
-  private readonly activationObservers = new Set<ActivationObserver>();
-  /** The tokens this session's turns used, as their endpoints reported them (O-10); undefined until one did. */
-  private usageTotals: UsageTotals | undefined;
-  /** Told of every MCP call the kernel's code makes (a conversation draws its rows from them). */
-  private readonly mcpObservers = new Set<McpCallObserver>();
-  /** The one way to skill files, with the plan's guard (sandbox or remote) bound in from the start. */
-  private readonly access: SkillAccess;
-  private readonly watchers: Disposable[] = [];
-  private closed: Promise<void> | undefined;
-  /** The MCP step of each reload, one at a time: two reloads must not both start a session's first servers. */
-  private mcpReloads: Promise<unknown> = Promise.resolve();
-  /** The session's MCP servers; undefined while none is configured (M-4: absent, not empty). A reload may start the first. */
-  private mcp: SessionMcp | undefined;
+export class Session implements SessionPort {
+  private readonly slot: KernelSlot;
+  readonly catalog: ViewKeeper;
+  readonly skills: SkillFiles;
+  readonly commands: CommandSet;
+  readonly mcp: McpServers;
   /** The images shown by this session's cells and turns (I-3): kept once by content, under the session's quota, for as long as receipts. */
   readonly images: ImageStore;
+  readonly usage: ModelUsage;
+  private closed: Promise<void> | undefined;
 
   private constructor(
     readonly id: string,
@@ -105,19 +89,23 @@ export class Session implements CommandHost {
     view: SessionView,
     parses: ParseCache,
     private readonly plan: KernelPlan,
-    mcp: SessionMcp | undefined,
+    mcp: McpServers,
   ) {
+    const currentView = () => this.view;
+    this.slot = new KernelSlot(options.kernel === "external");
     this.mcp = mcp;
-    this.access = new SkillAccess(guardOf(plan), this.activationObservers);
+    this.skills = new SkillFiles(guardOf(plan), currentView);
+    this.commands = new CommandSet(currentView, this, this.skills.access);
+    this.usage = new ModelUsage(currentView, options.stateDir);
     this.images = new ImageStore(options.stateDir, { retentionMs: RECEIPT_TTL_MS });
-    this.views = new ViewKeeper(options, view, (next) => {
+    this.catalog = new ViewKeeper(options, view, (next) => {
       const routes = this.routesFor(next);
       return () => this.rpc.swapRoutes(routes);
     }, parses);
   }
 
   private routesFor(view: SessionView) {
-    return buildRoutes(view, this, this.access, this.mcp ? { servers: this.mcp, observers: this.mcpObservers } : undefined);
+    return buildRoutes(view, this, this.skills.access, this.mcp.current);
   }
 
   /** Opens a session: discovers the catalog, plans its kernel, starts the RPC channel, boots the kernel. Cleans up on failure. */
@@ -126,14 +114,14 @@ export class Session implements CommandHost {
     await sweepRunDirs(options.stateDir);
     const runDir = await makeRunDir(options.stateDir);
     let plan: KernelPlan | undefined;
-    let mcp: SessionMcp | undefined;
+    let mcp: McpServers | undefined;
     let session: Session | undefined;
     try {
       const extensions: ExtensionState = { skills: options.extensions?.skills ?? true };
       const parses = new ParseCache();
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       // The servers start now and come up while the kernel is planned and boots.
-      mcp = await SessionMcp.open(mcpOptionsOf(options, runDir), view);
+      mcp = await McpServers.open(mcpOptionsOf(options, runDir), view);
       plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
       const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
       session = new Session(id, runDir, options, rpc, view, parses, plan, mcp);
@@ -152,141 +140,43 @@ export class Session implements CommandHost {
     }
   }
 
-  /** The current view; a caller that holds it keeps reading one consistent catalog. */
-  get view(): SessionView {
-    return this.views.view;
+  private boot(): Promise<void> {
+    const { options } = this;
+    return this.slot.boot({
+      plan: this.plan,
+      install: options.install ?? installDir(),
+      workspace: options.workspace,
+      runDir: this.runDir,
+      env: options.env,
+      rpc: this.rpc,
+      bridge: () => this.bridge(),
+      withoutEnv: () => [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
+      ...(options.relayKey !== undefined ? { relayKey: options.relayKey } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
   }
 
-  /** The workspace as discovery resolved it. */
+  get view(): SessionView {
+    return this.catalog.view;
+  }
+
   get workspace(): string {
     return this.view.discovered.workspace;
   }
 
-  /** The state dir the session keeps its run dir in. */
   get stateDir(): string {
     return this.options.stateDir;
   }
 
   /** The session's own kernel. Throws AppError conflict for an external kernel, kernel_died when there is none. */
   get kernel(): Kernel {
-    if (this.options.kernel === "external") {
-      throw new AppError("conflict", "this session's kernel belongs to a notebook or console outside albedo; run code and interrupts there");
-    }
-    if (this.kernelValue === undefined) throw new AppError("kernel_died", "the session has no kernel");
-    return this.kernelValue;
+    return this.slot.current;
   }
 
-  private async boot(): Promise<void> {
-    const install = this.options.install ?? installDir();
-    const plan = this.plan;
-    if (plan.kind === "external") return;
-    if (plan.kind === "remote") return this.bootRemote(plan.remote, install);
-    const { sandbox, launch } = plan;
-    this.options.onProgress?.(`starting kernel: ${launch.source}${sandbox.kind === "bwrap" ? " (sandboxed)" : ""}`);
-    const pythonPath = [join(install, "kernel"), this.options.env.PYTHONPATH].filter(Boolean).join(":");
-    // The session kernel binds its main loop's socket at every start; the ROUTER keeps dialling it.
-    this.rpc.dialKernel();
-    const kernel = await startKernel({
-      spec: launch,
-      runDir: this.runDir,
-      cwd: this.options.workspace,
-      extraArgv: SESSION_KERNEL_ARGV,
-      // Read at each (re)start: a restart after a reload that added MCP servers gets `mcp` and their typed methods.
-      extraEnv: () => ({
-        ...bridgeEnv(this.bridge()),
-        PYTHONPATH: pythonPath,
-      }),
-      // Model-written code must not find the model's key (it would print it into the transcript), nor a server's secrets.
-      withoutEnv: () => [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
-      ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
-      ...(this.options.log ? { log: this.options.log } : {}),
-      ...(this.options.relayKey !== undefined ? { key: this.options.relayKey } : {}),
-    });
-    this.watch(kernel);
-    this.localKernel = kernel;
-    // A relayed kernel's death is the notebook's to see: its launcher exits and Jupyter restarts it.
-    if (this.options.relayKey === undefined) this.watchers.push(superviseKernel(kernel, new RestartPolicy(), this.options.log ? { log: this.options.log } : {}));
-  }
-
-  /**
-   * Where a notebook's relay reaches this session's kernel (K-14): each channel's address and the
-   * process to watch. Undefined unless the session was opened for a relay and its kernel runs.
-   */
-  relayTarget(): { readonly addresses: Readonly<Record<ChannelName, string>>; readonly pid: number } | undefined {
-    const info = this.options.relayKey === undefined ? undefined : this.localKernel?.connection;
-    const pid = this.localKernel?.pid;
-    if (info === undefined || pid === undefined) return undefined;
-    return { addresses: Object.fromEntries(CHANNELS.map((channel) => [channel, channelAddress(info, channel)])) as Record<ChannelName, string>, pid };
-  }
-
-  /** A kernel on a Jupyter Server (K-12). Its server restarts it when it dies; the client boots it again. */
-  private async bootRemote(remote: RemoteKernelOptions, install: string): Promise<void> {
-    this.options.onProgress?.(`starting a remote kernel on ${remote.url}`);
-    const kernel = await startSessionRemoteKernel({
-      remote, rpc: this.rpc, install, bridge: () => this.bridge(), ...(this.options.log ? { log: this.options.log } : {}),
-    });
-    this.watch(kernel);
-  }
-
-  private watch(kernel: Kernel): void {
-    this.kernelValue = kernel;
-    this.watchers.push(
-      kernel.onInterrupt((event) => {
-        if (event.msgId !== undefined) this.rpc.cancelCell(event.msgId, "the cell was interrupted");
-      }),
-      kernel.onStatus((event) => {
-        if (event.status === "dead") this.rpc.failAll("kernel_died", `the kernel died: ${event.reason ?? "unknown reason"}`);
-      }),
-    );
-  }
-
-  /** Runs code in the kernel; outputs stream from the returned future. */
-  execute(code: string, options: ExecuteOptions = {}): ExecuteFuture {
-    return this.kernel.execute(code, options);
-  }
-
-  /** Interrupts the running cell; its pending RPC calls fail with `cancelled`. */
-  async interrupt(): Promise<void> {
-    await this.kernel.interrupt();
-  }
-
-  /**
-   * Resolves a command for a caller against the current view, ready to run: the one resolver
-   * behind `invoke`, the events route and the console (see resolveCall). Undefined for an unknown
-   * command; throws AppError forbidden, invalid_params or limit_exceeded.
-   */
-  prepare(name: string, input: unknown, caller: Caller = "user"): PreparedCommand | undefined {
-    return prepareCommand(commandContext(this.view, this, this.access), name, input, caller);
-  }
-
-  /** Runs a command for a caller against the current view; rejects with AppError not_found for an unknown one. */
-  invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
-    return invokeCommand(commandContext(this.view, this, this.access), name, input, caller);
-  }
-
-  /** A skill's activation through the session's guarded access (C-5); throws AppError not_found for a skill outside the catalog. */
-  activate(skill: string, text: string): Promise<Activation> {
-    return this.access.activate(this.skillEntry(skill), text);
-  }
-
-  /** A skill's resource listing through the same access (R-1). */
-  resources(skill: string): Promise<ResourceListing> {
-    return this.access.resources(this.skillEntry(skill));
-  }
-
-  /** One page of a skill's resource (R-2), pinned (R-4), through the same access. */
-  async readResource(skill: string, path: string, offset: number, limit: number): Promise<ReadResult> {
-    return await this.access.read(this.skillEntry(skill), path, offset, limit);
-  }
-
-  /** Calls `observer` for each activation the kernel's code makes over RPC, until disposed; it may answer in its place. */
-  observeActivations(observer: ActivationObserver): Disposable {
-    this.activationObservers.add(observer);
-    return { dispose: () => this.activationObservers.delete(observer) };
-  }
-
-  private skillEntry(skill: string): SkillEntry {
-    return requireSkill(this.view, skill);
+  /** Where a notebook's relay reaches this session's kernel (K-14); undefined unless the session was opened for a relay and its kernel runs. */
+  relayTarget(): RelayTarget | undefined {
+    return this.slot.relayTarget(this.options.relayKey !== undefined);
   }
 
   /**
@@ -295,81 +185,19 @@ export class Session implements CommandHost {
    * the open (M-2). Answers what changed in both.
    */
   async reload(): Promise<ReloadResult> {
-    const catalog = await this.views.reload();
-    const step = this.mcpReloads.then(() => this.reloadMcp());
-    this.mcpReloads = step.catch(() => undefined);
-    return { ...catalog, mcp: await step };
+    const catalog = await this.catalog.reload();
+    const session = this;
+    const mcp = await this.mcp.reload(this.view, {
+      serveRoutes: () => this.rpc.swapRoutes(this.routesFor(this.view)),
+      // The kernel hears of servers it has no object for, and the deadline `mcp.call` may need.
+      announce: (servers) => this.rpc.notify(MCP_RELOADED_NOTIFICATION, { servers, deadline_ms: this.rpc.kernelAccess().deadlineMs }),
+      get closing() {
+        return session.closed !== undefined;
+      },
+    });
+    return { ...catalog, mcp };
   }
 
-  /**
-   * The servers of the current view: a reload of the ones running, or the session's first ones
-   * with their `mcp.*` routes. Either way the kernel hears of servers it has no object for (see
-   * MCP_RELOADED_NOTIFICATION).
-   */
-  private async reloadMcp(): Promise<McpReloadChange> {
-    if (this.mcp !== undefined) {
-      const change = await this.mcp.reload(this.view);
-      if (change.added.length > 0) this.announceMcp(this.mcp);
-      return change;
-    }
-    if (this.closed !== undefined || !configuresMcp(this.view)) return NO_MCP_CHANGE;
-    const mcp = await SessionMcp.open(mcpOptionsOf(this.options, this.runDir), this.view);
-    if (mcp === undefined) return NO_MCP_CHANGE;
-    await mcp.whenSettled();
-    if (this.closed !== undefined) {
-      await mcp.close();
-      return NO_MCP_CHANGE;
-    }
-    this.mcp = mcp;
-    this.rpc.swapRoutes(this.routesFor(this.view));
-    this.announceMcp(mcp);
-    return { ...NO_MCP_CHANGE, added: mcp.names() };
-  }
-
-  /** Tells the kernel which servers the session has now, and the deadline `mcp.call` may need. */
-  private announceMcp(mcp: SessionMcp): void {
-    this.rpc.notify(MCP_RELOADED_NOTIFICATION, { servers: mcp.names(), deadline_ms: this.rpc.kernelAccess().deadlineMs });
-  }
-
-  /** The session's MCP servers as `mcp.servers()` lists them; empty when none is configured. */
-  mcpServers(): readonly McpServerStatus[] {
-    return this.mcp?.hub.servers() ?? [];
-  }
-
-  /** The MCP servers as a turn reaches them (message[0]'s block, tool mode's function tools); undefined when none is configured. */
-  mcpForTurns() {
-    return this.mcp && mcpTurnFace(this.mcp, this.mcpObservers);
-  }
-
-  /**
-   * Rereads the settings files, each once (D-2); only when they changed does it rebuild the view
-   * from the same discovery and walk the files once, so that `needsReload` is current. Throws
-   * SettingsFileError for a malformed file.
-   */
-  refresh(): Promise<void> {
-    return this.views.refresh();
-  }
-
-  /**
-   * For the management catalog (D-3): rereads the settings once and walks the files once; `change`
-   * may then set new session-scope settings, applied from those same reads. Never reloads. Throws
-   * SettingsFileError, or what `change` throws (nothing is applied then).
-   */
-  walkCatalog(change?: SelectionChange): Promise<CatalogWalk> {
-    return this.views.walkCatalog(change);
-  }
-
-  /** Whether the files, when last walked, differ from what the current view was discovered from; cleared by a reload from any face. */
-  get needsReload(): boolean {
-    return this.views.needsReload;
-  }
-
-  /** Calls `listener` after every swap of the view (a reload or a selection change, from any face). */
-  onViewChange(listener: (view: SessionView) => void): Disposable {
-    return this.views.onChange(listener);
-  }
-
-  /** The RPC methods of the route table being served (K-5). */
   methods(): string[] {
     return this.rpc.routes.methods();
   }
@@ -384,38 +212,24 @@ export class Session implements CommandHost {
     return sandboxInputsKey(where, this.view, this.sandbox?.kind === "bwrap");
   }
 
-  /** What a kernel needs to reach this session (K-4): the RPC endpoint, token and bounds, and the extensions. */
   bridge(): KernelBridge {
-    return { ...this.rpc.kernelAccess(), extensions: ["python", ...(this.view.extensions.skills ? ["skills" as const] : []), ...(this.mcp ? ["mcp" as const] : [])] };
+    return { ...this.rpc.kernelAccess(), extensions: ["python", ...(this.view.extensions.skills ? ["skills" as const] : []), ...(this.mcp.current ? ["mcp" as const] : [])] };
   }
 
-  status(): {
-    id: string; kernel: KernelStatus | "none" | "external"; pid: number | undefined; sandbox: string; sandboxNotes: readonly string[];
-    revision: string; skills: number; extensions: ExtensionState; usage: UsageTotals | null;
-  } {
+  status(): SessionStatusReport {
     const sandbox = this.sandbox;
     return {
       id: this.id,
       sandbox: sandbox?.kind ?? "none",
       // Paths the sandbox would not expose (e.g. a workspace skill root linked outside the workspace): served over RPC only.
       sandboxNotes: sandbox?.kind === "bwrap" ? sandbox.notes.map((note) => `${note.path}: ${note.message}`) : [],
-      kernel: this.options.kernel === "external" ? "external" : (this.kernelValue?.status ?? "none"),
-      pid: this.kernelValue?.pid,
+      kernel: this.slot.status,
+      pid: this.slot.pid,
       revision: this.view.snapshot.revision,
       skills: this.view.snapshot.skills.length,
       extensions: this.view.extensions,
-      usage: this.usageTotals ?? null,
+      usage: this.usage.totals ?? null,
     };
-  }
-
-  /** Adds a finished turn's usage to the session's (what `/status` shows). */
-  recordUsage(usage: UsageTotals): void {
-    this.usageTotals = this.usageTotals === undefined ? usage : sumUsage(this.usageTotals, usage);
-  }
-
-  /** What `/model` shows (O-7): the model the settings name for this session's turns, never its key. */
-  modelInfo(): Record<string, unknown> {
-    return describeModelSettings(this.view.selection.scopes, globalSettingsTarget(this.options.stateDir).file);
   }
 
   /** Shuts the kernel down (ladder), closes the RPC socket, removes the run dir. Idempotent. */
@@ -425,9 +239,8 @@ export class Session implements CommandHost {
   }
 
   private async closeNow(): Promise<void> {
-    for (const watcher of this.watchers.splice(0)) watcher.dispose();
     try {
-      await Promise.all([this.kernelValue?.shutdown(), this.mcp?.close()]);
+      await Promise.all([this.slot.shutdown(), this.mcp.close()]);
     } finally {
       await this.rpc.close();
       await disposePlan(this.plan);

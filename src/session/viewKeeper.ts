@@ -5,6 +5,7 @@ import {
   type CatalogReload, type ExtensionState, type SelectionInputs, type SessionView, type ViewSource,
 } from "./view.js";
 import type { Disposable } from "../platform/index.js";
+import type { SessionCatalog } from "./port.js";
 
 /** One walk of the files for the management catalog (D-3), with the view it is read against. */
 export interface CatalogWalk {
@@ -32,7 +33,7 @@ export async function prepareView(source: ViewSource, extensions: ExtensionState
  * for the management catalog — on one chain, so no two of them interleave. Whether the session
  * needs a reload is derived from its last walk (D-2).
  */
-export class ViewKeeper {
+export class ViewKeeper implements SessionCatalog {
   private chain: Promise<unknown> = Promise.resolve();
   /** The discovered revision the last walk gave; undefined while the open's walk is the only one. */
   private walkedRevision: string | undefined;
@@ -69,15 +70,15 @@ export class ViewKeeper {
   /** Rereads the settings files, each once; only when they changed, rebuilds the view and walks the files once (D-2). */
   refresh(): Promise<void> {
     return this.serialize(async () => {
-      if (await this.rereadSelection()) await this.walk();
+      if (await this.rereadSelection()) await this.walkNow();
     });
   }
 
   /** Rereads the settings files once and walks the files once; then applies what `change` returns, from the same reads. */
-  walkCatalog(change?: SelectionChange): Promise<CatalogWalk> {
+  walk(change?: SelectionChange): Promise<CatalogWalk> {
     return this.serialize(async () => {
       await this.rereadSelection();
-      const walk = await this.walk();
+      const walk = await this.walkNow();
       const session = change?.(walk, this.current);
       if (session !== undefined) this.rebuild(withSessionScope(this.current.selection, session));
       return { walk, view: this.current };
@@ -110,7 +111,7 @@ export class ViewKeeper {
     this.swap(buildView(this.current.discovered, this.current.extensions, selection));
   }
 
-  private async walk(): Promise<FullDiscovery> {
+  private async walkNow(): Promise<FullDiscovery> {
     const walk = await walkFiles(this.source, this.parses);
     this.walkedRevision = walk.snapshot.revision;
     return walk;

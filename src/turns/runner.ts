@@ -57,7 +57,7 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   const metered = meteredAdapter(telling(setup.adapter, setup.emit));
   const turn = new TurnLoop({ ...setup, adapter: metered.adapter }, ledger, current, signal);
   // Every MCP call of the turn draws its row: the model's own (tool mode) and its code's.
-  const observing = setup.host.mcpForTurns?.()?.observe((record) => setup.emit(mcpRow(record)));
+  const observing = setup.host.mcp?.forTurns()?.observe((record) => setup.emit(mcpRow(record)));
   let end: TurnEnd;
   try {
     end = await turn.run(state);
@@ -117,7 +117,7 @@ class TurnLoop {
   /** One model request; returns its tool calls, or undefined when it answered in prose. */
   private async step(): Promise<readonly ToolCall[] | undefined> {
     const { host, mode, prompts, adapter } = this.setup;
-    const mcp = host.mcpForTurns?.();
+    const mcp = host.mcp?.forTurns();
     // Read once per request: the block and the function tools describe the same servers.
     const servers = mcp?.servers();
     const system: ChatMessage = { role: "system", content: systemPrompt(host.view.snapshot, mode, prompts, servers && mcpContext(servers)) };

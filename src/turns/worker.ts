@@ -105,7 +105,7 @@ export class TurnWorker {
       }, controller.signal);
       options.conversations.save(options.sessionId, done.state);
       end = done.end;
-      if (end.usage !== undefined) options.host.recordUsage?.(end.usage);
+      if (end.usage !== undefined) options.host.usage?.record(end.usage);
     } catch (error) {
       // Only the model's setup can fail before the turn runs (no settings, no key): the input stays in the conversation, the turn fails with the reason.
       const message = error instanceof Error ? error.message : String(error);

@@ -64,7 +64,7 @@ describe("D-3 GET and PATCH /sessions/{id}/catalog walk the files once", () => {
     writeSkill(roots.wsAgents(dirs.workspace), "added");
     const catalog = await readSessionCatalog(session);
     expect(catalog.skills.map((row) => row.name)).toContain("added");
-    expect(session.needsReload).toBe(true);
+    expect(session.catalog.needsReload).toBe(true);
     expect(session.view.snapshot.revision).toBe(revision);
   });
 });
@@ -75,13 +75,13 @@ describe("D-2 LiveSession fans a swapped catalog out to its stream", () => {
     const events: StreamEvent[] = [];
     const subscription = live.subscribe((event) => events.push(event));
     try {
-      await session.invoke("/reload", "", "model");
+      await session.commands.invoke("/reload", "", "model");
       await patchSessionCatalog(session, (await readSessionCatalog(session)).revision, { clear: ["demo"] });
       expect(events).toEqual([
         { type: "status", kernel: "external", revision: expect.any(String) },
         { type: "status", kernel: "external", revision: session.view.snapshot.revision },
       ]);
-      expect(session.needsReload).toBe(false);
+      expect(session.catalog.needsReload).toBe(false);
     } finally {
       subscription.dispose();
     }

@@ -135,7 +135,7 @@ describe("B K-4 K-6 hostile RPC from inside a real session kernel", () => {
 
   it("a kernel SIGKILLed mid-call fails the execution with a kernel-died error; the session restarts it and skills work again", async () => {
     const firstPid = session.kernel.pid!;
-    const future = session.execute(["print('reading', flush=True)", "while True:", "    await skills.read('demo')"].join("\n"));
+    const future = session.kernel.execute(["print('reading', flush=True)", "while True:", "    await skills.read('demo')"].join("\n"));
     let started = false;
     future.onOutput((output) => {
       if (output.header.msg_type === "stream") started = true;

@@ -125,7 +125,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
   });
 
   it("streams outputs as the cell runs", async () => {
-    const future = session.execute("import time\nprint('first', flush=True)\ntime.sleep(1)\nprint('second')");
+    const future = session.kernel.execute("import time\nprint('first', flush=True)\ntime.sleep(1)\nprint('second')");
     const order: string[] = [];
     future.onOutput((output) => order.push(`${(output.content as { text: string }).text.trim()}:${settled ? "after" : "before"}`));
     let settled = false;
@@ -135,9 +135,9 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
   });
 
   it("interrupts a blocking cell", async () => {
-    const future = session.execute("import time\nprint('blocking', flush=True)\ntime.sleep(100)");
+    const future = session.kernel.execute("import time\nprint('blocking', flush=True)\ntime.sleep(100)");
     await new Promise<void>((seen) => future.onOutput(() => seen()));
-    await session.interrupt();
+    await session.kernel.interrupt();
     expect(await collect(future)).toMatchObject({ status: "error", ename: "KeyboardInterrupt" });
   });
 
@@ -173,7 +173,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     const statuses: string[] = [];
     const watch = session.kernel.onStatus((event) => statuses.push(event.status));
     try {
-      const dying = session.execute("import os\nos._exit(1)");
+      const dying = session.kernel.execute("import os\nos._exit(1)");
       await expect(dying.done).rejects.toMatchObject({ code: "kernel_died" });
       await poll(() => statuses.includes("ready"), { timeoutMs: 60_000 });
       expect(statuses.filter((status) => status !== "busy" && status !== "idle").slice(0, 3)).toEqual(["dead", "restarting", "ready"]);
@@ -188,7 +188,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
     try {
       const statuses: string[] = [];
       lossy.kernel.onStatus((event) => statuses.push(event.status));
-      await expect(lossy.execute("import os\nos._exit(1)").done).rejects.toMatchObject({ code: "kernel_died" });
+      await expect(lossy.kernel.execute("import os\nos._exit(1)").done).rejects.toMatchObject({ code: "kernel_died" });
       await poll(() => statuses.includes("ready"), { what: "the boot after the server's restart", timeoutMs: RESTART_BOOT_DEADLINE_MS });
       expect(await run(lossy, "print('booted')")).toBe("booted\n");
     } finally {
@@ -207,7 +207,7 @@ describe.skipIf(!HAVE_JUPYTER_SERVER)("K-12 remote session lifecycle (real Jupyt
       lossy.kernel.onStatus((event) => statuses.push(event.status));
       const dieAndReboot = async (what: string) => {
         statuses.length = 0;
-        await expect(lossy.execute("import os\nos._exit(1)").done).rejects.toMatchObject({ code: "kernel_died" });
+        await expect(lossy.kernel.execute("import os\nos._exit(1)").done).rejects.toMatchObject({ code: "kernel_died" });
         await poll(() => statuses.includes("ready"), { what, timeoutMs: RESTART_BOOT_DEADLINE_MS });
       };
       await dieAndReboot("the boot after the first death");

@@ -29,7 +29,7 @@ interface Outputs {
 
 /** Runs `code` and gathers its outputs: stream text by name, display bundles, errors. */
 async function outputsOf(session: Session, code: string): Promise<Outputs> {
-  const future = session.execute(code);
+  const future = session.kernel.execute(code);
   const out = { stderr: "", stdout: "", bundles: [] as Record<string, unknown>[], errors: [] as string[] };
   future.onOutput((output) => {
     const content = output.content as { name?: string; text?: string; data?: Record<string, unknown>; ename?: string; evalue?: string };

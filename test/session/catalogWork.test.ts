@@ -37,26 +37,26 @@ beforeEach(resetFileCounts);
 
 describe("D-2 the session owns its refresh: each settings file read once", () => {
   it("rereads each settings file once and walks nothing while they are unchanged", async () => {
-    await session.refresh();
+    await session.catalog.refresh();
     expect(counts.reads.sort()).toEqual([globalFile, projectFile].sort());
     expect(counts.walks).toBe(0);
   });
 
   it("reads each file once and walks once when a file changed, and the view follows it", async () => {
     await writeFile(projectFile, JSON.stringify({ skills: { off: ["demo"] } }));
-    await session.refresh();
+    await session.catalog.refresh();
     expect(counts.reads.sort()).toEqual([globalFile, projectFile].sort());
     expect(counts.walks).toBe(1);
     expect(session.view.effective.demo).toEqual({ enabled: false, decidedBy: "project" });
     await writeFile(projectFile, "{}");
-    await session.refresh();
+    await session.catalog.refresh();
     expect(session.view.effective.demo?.enabled).toBe(true);
   });
 });
 
 describe("D-3 one walk per management catalog read or patch", () => {
   it("walks once for a read, reading each settings file once", async () => {
-    const { walk, view } = await session.walkCatalog();
+    const { walk, view } = await session.catalog.walk();
     expect(counts.walks).toBe(1);
     expect(counts.reads.sort()).toEqual([globalFile, projectFile].sort());
     expect(walk.snapshot.revision).toBe(view.discovered.revision);
@@ -64,7 +64,7 @@ describe("D-3 one walk per management catalog read or patch", () => {
 
   it("walks once for a patch: the same walk serves the check and the answer", async () => {
     let seen: string | undefined;
-    const { walk, view } = await session.walkCatalog((during, current) => {
+    const { walk, view } = await session.catalog.walk((during, current) => {
       seen = during.snapshot.revision;
       return { ...current.selection.scopes.session, skills: { off: ["demo"] } };
     });
@@ -78,23 +78,23 @@ describe("D-3 one walk per management catalog read or patch", () => {
 
   it("applies nothing when the change refuses", async () => {
     const before = session.view;
-    await expect(session.walkCatalog(() => {
+    await expect(session.catalog.walk(() => {
       throw new Error("stale");
     })).rejects.toThrow("stale");
     expect(session.view).toBe(before);
-    await session.walkCatalog(() => ({}));
+    await session.catalog.walk(() => ({}));
     expect(session.view.effective.demo?.enabled).toBe(true);
   });
 });
 
 describe("D-2 needs_reload is derived by the session from its last walk", () => {
   it("is set by a walk that finds new files and cleared by a reload from any face", async () => {
-    expect(session.needsReload).toBe(false);
+    expect(session.catalog.needsReload).toBe(false);
     writeSkill(roots.wsAgents(dirs.workspace), "later");
-    await session.walkCatalog();
-    expect(session.needsReload).toBe(true);
-    await session.invoke("/reload", "session", "model");
-    expect(session.needsReload).toBe(false);
+    await session.catalog.walk();
+    expect(session.catalog.needsReload).toBe(true);
+    await session.commands.invoke("/reload", "session", "model");
+    expect(session.catalog.needsReload).toBe(false);
     expect(counts.walks).toBe(2);
   });
 });
@@ -102,10 +102,10 @@ describe("D-2 needs_reload is derived by the session from its last walk", () => 
 describe("K-7 one chain for reloads, refreshes and catalog walks", () => {
   it("never runs two walks at once, whichever faces start them", async () => {
     const swaps: string[] = [];
-    const listening = session.onViewChange((view) => swaps.push(view.snapshot.revision));
+    const listening = session.catalog.onChange((view) => swaps.push(view.snapshot.revision));
     try {
       writeSkill(roots.wsAgents(dirs.workspace), "racing");
-      await Promise.all([session.reload(), session.walkCatalog(), session.reload(), session.walkCatalog(), session.refresh()]);
+      await Promise.all([session.reload(), session.catalog.walk(), session.reload(), session.catalog.walk(), session.catalog.refresh()]);
       expect(counts.walks).toBe(4);
       expect(counts.mostWalking).toBe(1);
       expect(swaps.length).toBeGreaterThanOrEqual(2);
@@ -130,7 +130,7 @@ describe("K-7 a session's walks reparse only the SKILL.md files that changed", (
     await session.reload();
     resetFileCounts();
     await session.reload();
-    await session.walkCatalog();
+    await session.catalog.walk();
     expect(counts.walks).toBe(2);
     expect(counts.parses).toBe(0);
     writeSkill(roots.wsAgents(dirs.workspace), "demo", { description: "The rewritten demo skill." });

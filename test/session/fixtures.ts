@@ -34,7 +34,7 @@ export function openSession(dirs: SessionDirs, extra: Partial<SessionOptions> = 
 
 /** Runs code and returns its stdout text; throws with the traceback when the cell fails. */
 export async function run(session: Session, code: string): Promise<string> {
-  const future = session.execute(code);
+  const future = session.kernel.execute(code);
   let out = "";
   const errors: string[] = [];
   future.onOutput((output) => {

@@ -35,7 +35,7 @@ describe("K-3 input history of a session kernel lives in memory", () => {
     const { session } = await sessions.open();
     await run(session, "a = 1");
     await run(session, "b = a + 1");
-    const future = session.execute("%history -n 1-2");
+    const future = session.kernel.execute("%history -n 1-2");
     let shown = "";
     future.onOutput((output) => (shown += output.header.msg_type === "stream" ? (output.content as { text: string }).text : ""));
     expect((await future.done).status).toBe("ok");
@@ -48,7 +48,7 @@ describe("K-2 a session kernel replies without ipykernel's pre-reply sleep", () 
     const { session } = await sessions.open();
     expect(await run(session, "print(get_ipython().kernel._execute_sleep)")).toBe("0.0\n");
     for (let round = 0; round < 20; round++) {
-      const future = session.execute("import sys\nfor i in range(50): print(i)\nsys.stderr.write('end\\n')\ndisplay('shown')\n7");
+      const future = session.kernel.execute("import sys\nfor i in range(50): print(i)\nsys.stderr.write('end\\n')\ndisplay('shown')\n7");
       const types: string[] = [];
       let stdout = "";
       future.onOutput((output) => {
@@ -101,7 +101,7 @@ describe("K-2 the albedo extension's flushes skip ipykernel's iopub round trip w
       "sys.stderr.write('err-no-newline')",
     ].join("\n");
     for (let round = 0; round < 10; round++) {
-      const future = session.execute(cell);
+      const future = session.kernel.execute(cell);
       const text = { stdout: "", stderr: "" };
       future.onOutput((output) => {
         const content = output.content as { name?: "stdout" | "stderr"; text?: string };
@@ -185,7 +185,7 @@ describe("K-2 a session kernel reads its shell socket on the main thread", () =>
     expect(seen).toMatchObject({ kernel: "SessionKernel", main: true });
     // The main thread's loop now reads the shell socket: a request sent while a cell blocks is read, and
     // answered, once the cell has replied (both replies share the shell socket, so they arrive in that order).
-    const blocking = session.execute("import time; time.sleep(0.3)");
+    const blocking = session.kernel.execute("import time; time.sleep(0.3)");
     let infoAt = 0;
     const info2 = session.kernel.kernelInfo().then((reply) => ((infoAt = wallClockMs()), reply));
     expect((await blocking.done).status).toBe("ok");
@@ -211,7 +211,7 @@ describe("K-2 a session kernel reads its shell socket on the main thread", () =>
     const firstPid = session.kernel.pid!;
     const marker = join(dirs.workspace, "planted-ran");
     // Written from inside the sandbox, into its own working directory, then the kernel dies and the session restarts it.
-    const dying = session.execute([
+    const dying = session.kernel.execute([
       "import os",
       "for name in ('ipykernel_launcher', 'ipykernel', 'traitlets', 'albedo', 'albedo_session_kernel'):",
       `    open(name + '.py', 'w').write('open(${JSON.stringify(marker)}, "a").write(__name__ + "\\n")\\n')`,

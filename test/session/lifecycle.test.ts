@@ -27,12 +27,12 @@ describe("K-4 interrupt ends an awaiting cell", () => {
   it("interrupts `await asyncio.sleep(100)` and the session stays usable", async () => {
     dirs = await sessionDirs();
     session = await openSession(dirs);
-    const future = session.execute("import asyncio\nprint('waiting', flush=True)\nawait asyncio.sleep(100)");
+    const future = session.kernel.execute("import asyncio\nprint('waiting', flush=True)\nawait asyncio.sleep(100)");
     let printed = "";
     future.onOutput((output) => (printed += output.header.msg_type === "stream" ? (output.content as { text: string }).text : ""));
     await poll(() => printed.includes("waiting"), { what: "the cell to reach its await", timeoutMs: WAIT_MS });
     const started = Date.now();
-    await session.interrupt();
+    await session.kernel.interrupt();
     const reply = await future.done;
     expect(reply).toMatchObject({ status: "error", ename: "CancelledError" });
     expect(Date.now() - started).toBeLessThan(WAIT_MS);
@@ -69,14 +69,14 @@ async function interruptHeld(setup: readonly string[], marked: string): Promise<
   dirs = await sessionDirs();
   session = await openSession(dirs);
   await run(session, setup.join("\n"));
-  const future = session.execute(marked);
+  const future = session.kernel.execute(marked);
   let printed = "";
   const errors: string[] = [];
   future.onOutput((output) => {
     if (output.header.msg_type === "stream") printed += (output.content as { text: string }).text;
     if (output.header.msg_type === "error") errors.push((output.content as { ename: string }).ename);
   });
-  await session.interrupt();
+  await session.kernel.interrupt();
   return { reply: await future.done, errors, printed };
 }
 
@@ -137,7 +137,7 @@ describe("K-9 supervision", () => {
     writeSkill(roots.wsAgents(dirs.workspace), "demo");
     session = await openSession(dirs);
     const firstPid = session.kernel.pid!;
-    const future = session.execute("import time\ntime.sleep(100)");
+    const future = session.kernel.execute("import time\ntime.sleep(100)");
     await poll(() => session!.kernel.status === "busy", { what: "the cell to start", timeoutMs: WAIT_MS });
     process.kill(firstPid, "SIGKILL");
     await expect(future.done).rejects.toThrow(/died|exit|killed/i);

@@ -69,7 +69,7 @@ describe("M-3 the mcp namespace in a sandboxed kernel", () => {
 
   it("shows a tool's image as an image: the cell's result carries image/png", async () => {
     const { session } = await sessions.open(twoServers);
-    const future = session.execute("from albedo import McpImage\n[part for part in await mcp.everything.get_tiny_image() if isinstance(part, McpImage)][0]");
+    const future = session.kernel.execute("from albedo import McpImage\n[part for part in await mcp.everything.get_tiny_image() if isinstance(part, McpImage)][0]");
     const bundles: Record<string, string>[] = [];
     future.onOutput((output) => output.header.msg_type === "execute_result" && bundles.push((output.content as { data: Record<string, string> }).data));
     expect((await future.done).status).toBe("ok");
@@ -112,10 +112,10 @@ describe("M-3 the mcp namespace in a sandboxed kernel", () => {
 
   it("cancels the call on the server when the cell is interrupted, and the session goes on", async () => {
     const { session, dirs } = await sessions.open(twoServers);
-    const future = session.execute("await mcp.raw.hang()");
+    const future = session.kernel.execute("await mcp.raw.hang()");
     const record = join(dirs.root, "record.txt");
     await poll(() => readFileSync(record, { encoding: "utf8", flag: "a+" }).includes("call "), { what: "the server to get the call" });
-    await session.interrupt();
+    await session.kernel.interrupt();
     const reply = await future.done;
     // An interrupted await ends the cell as asyncio's cancellation, as for any awaited albedo call.
     expect(reply).toMatchObject({ status: "error", ename: "CancelledError" });
@@ -152,9 +152,9 @@ describe.skipIf(!HAVE_TEST_VENV)("M-3 M-5 a server written with the official Pyt
     ].join("\n"));
     // The SDK gives a str-returning tool an output schema: its structured content is the value.
     expect(out).toBe("(text: str, *, times: int = 1)\n{'result': 'HI HI'}\n");
-    const future = session.execute("await mcp.sdk.nap(100)");
+    const future = session.kernel.execute("await mcp.sdk.nap(100)");
     await poll(() => readFileSync(record(dirs), { encoding: "utf8", flag: "a+" }).includes("napping"), { what: "the SDK server to start the nap" });
-    await session.interrupt();
+    await session.kernel.interrupt();
     expect(await future.done).toMatchObject({ status: "error", ename: "CancelledError" });
     await poll(() => readFileSync(record(dirs), { encoding: "utf8", flag: "a+" }).includes("cancelled"), { what: "the SDK server to record the cancellation" });
   });
@@ -209,7 +209,7 @@ describe("M-2 M-1 reload and a kernel that tries to configure a server", () => {
     expect(readFileSync(join(dirs.stateDir, "settings.json"), "utf8")).toBe(hostSettings);
     expect(existsSync(join(dirs.stateDir, "mcp-approvals.json"))).toBe(false);
     await session.reload();
-    expect(session.mcpServers().map((server) => server.name)).toEqual(["a", "b"]);
+    expect(session.mcp.servers().map((server) => server.name)).toEqual(["a", "b"]);
   });
 });
 

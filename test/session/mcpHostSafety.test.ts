@@ -69,12 +69,12 @@ async function approve(dirs: SessionDirs, entry: McpServerEntry): Promise<void> 
 }
 
 function statusOf(session: Session, name: string) {
-  return session.mcpServers().find((server) => server.name === name);
+  return session.mcp.servers().find((server) => server.name === name);
 }
 
 /** Waits until no server of the session is still starting. */
 async function settled(session: Session): Promise<void> {
-  await poll(() => session.mcpServers().every((server) => server.status !== "starting"), { timeoutMs: SETTLE_MS });
+  await poll(() => session.mcp.servers().every((server) => server.status !== "starting"), { timeoutMs: SETTLE_MS });
 }
 
 /** Plants `text` at `path` (relative to the workspace) from inside the session's kernel. */
@@ -160,7 +160,7 @@ describe.skipIf(NO_SANDBOX)("C2 M-1 M-2 no MCP server runs what a sandboxed kern
     const next = await openSession(dirs, { env: { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir, PATH: `${bin(dirs)}:${process.env.PATH}` } });
     try {
       await settled(next);
-      const byName = Object.fromEntries(next.mcpServers().map((server) => [server.name, server]));
+      const byName = Object.fromEntries(next.mcp.servers().map((server) => [server.name, server]));
       expect(byName.module!.status).toBe("failed");
       expect(byName.module!.diagnostics.join("\n")).toMatch(/No module named planted_server/);
       expect(byName.package!.status).toBe("failed");

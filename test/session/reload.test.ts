@@ -90,7 +90,7 @@ describe("K-7 reload swaps snapshot and routes in one step", () => {
     await run(session, "x_before_reload = 42\nimport os\npid_before = os.getpid()\ndemo_method = commands.demo");
     const namesByRevision = new Map<string, string>();
     namesByRevision.set(session.view.snapshot.revision, session.view.snapshot.skills.map((s) => s.name).join(","));
-    const hammer = session.execute([
+    const hammer = session.kernel.execute([
       "import asyncio, json",
       "seen = []",
       "for i in range(300):",

@@ -78,17 +78,17 @@ function printingHost(printed: string[]): TurnHost {
     get view() {
       return session.view;
     },
-    execute(code) {
-      const future = session.execute(code);
-      future.onOutput((output) => {
-        if (output.header.msg_type === "stream") printed.push((output.content as { text: string }).text);
-      });
-      return future;
+    kernel: {
+      execute(code) {
+        const future = session.kernel.execute(code);
+        future.onOutput((output) => {
+          if (output.header.msg_type === "stream") printed.push((output.content as { text: string }).text);
+        });
+        return future;
+      },
+      interrupt: () => session.kernel.interrupt(),
     },
-    interrupt: () => session.interrupt(),
-    activate: (skill, text) => session.activate(skill, text),
-    resources: (skill) => session.resources(skill),
-    observeActivations: (observer) => session.observeActivations(observer),
+    skills: session.skills,
   };
 }
 
@@ -129,7 +129,7 @@ describe("O-5 O-6 the skill tool: loaded once, every pull visible", () => {
   });
 
   it("outside a turn, Python gets the full activation every time", async () => {
-    const future = session.execute("r = [await commands.pdf_processing('x') for _ in range(2)]\nprint(all(x['instructions'].startswith('# PDF') for x in r))");
+    const future = session.kernel.execute("r = [await commands.pdf_processing('x') for _ in range(2)]\nprint(all(x['instructions'].startswith('# PDF') for x in r))");
     let out = "";
     future.onOutput((o) => (out += (o.content as { text?: string }).text ?? ""));
     await future.done;
@@ -137,7 +137,7 @@ describe("O-5 O-6 the skill tool: loaded once, every pull visible", () => {
   });
 
   it("a user slash activation draws a row via user; a repeat sends the note in the activation block", async () => {
-    const activation = await session.activate("pdf-processing", "go");
+    const activation = await session.skills.activate("pdf-processing", "go");
     const block = JSON.stringify({ skill_activation: { command: "/pdf-processing", name: "pdf-processing", source: activation.source, arguments: "go", instructions: activation.instructions } });
     const request = { visibleText: "/pdf-processing go", modelInput: block, activation: { command: "/pdf-processing", activation } };
     const first = await turn("", [prose("ok")], { request });

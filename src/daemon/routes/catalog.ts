@@ -6,7 +6,7 @@ import type { HostedSession } from "../sessionPort.js";
 import { catalogResource } from "../views.js";
 
 function catalogReply(catalog: ManagementCatalog, live: HostedSession) {
-  return { status: 200 as const, body: catalogResource(catalog, live.session.needsReload), headers: { etag: `"${catalog.revision}"` } };
+  return { status: 200 as const, body: catalogResource(catalog, live.session.catalog.needsReload), headers: { etag: `"${catalog.revision}"` } };
 }
 
 /** Mounts the management catalog routes (D-3): a read walks the files once; a patch checks If-Match and applies in the same walk. */

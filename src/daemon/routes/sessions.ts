@@ -67,7 +67,7 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
   const executionId = body.execution_id ?? randomUUID();
   const kept = new KeptOutputs();
   const bundles: unknown[] = [];
-  const future = live.session.execute(body.code);
+  const future = live.session.kernel.execute(body.code);
   future.onOutput((output) => {
     live.publish({ type: "output", executionId, output });
     kept.add(outputResource(output.header.msg_type, output.content), outputPayloadBytes(output));
@@ -106,12 +106,12 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
     .add(API.listSessions, async () => {
       const sessions = ctx.registry.list();
       // Each read rereads the settings (D-2); a session whose file is broken is listed as it last was.
-      await Promise.allSettled(sessions.map((live) => live.session.refresh()));
+      await Promise.allSettled(sessions.map((live) => live.session.catalog.refresh()));
       return { status: 200, body: { sessions: sessions.map(sessionResource) } };
     })
     .add(API.getSession, async (request) => {
       const live = ctx.registry.get(request.params.id!);
-      await live.session.refresh();
+      await live.session.catalog.refresh();
       return { status: 200, body: sessionResource(live) };
     })
     .add(API.closeSession, async (request) => {
@@ -123,7 +123,7 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
     .add(API.interrupt, async (request) => {
       const live = ctx.registry.get(request.params.id!);
       // A running turn ends as interrupted (it interrupts its own cell); otherwise the cell running now.
-      if (!(await live.turns.interrupt())) await live.session.interrupt();
+      if (!(await live.turns.interrupt())) await live.session.kernel.interrupt();
       return { status: 204, body: undefined };
     })
     .add(API.getTranscript, async (request) => {

@@ -101,7 +101,7 @@ async function patchSettings(ctx: DaemonContext, request: RouteRequest<typeof AP
 /** Brings every live session the file speaks to up to date; a session whose other file is broken reports it on its next read. */
 async function refreshSessions(ctx: DaemonContext, target: SettingsTarget): Promise<void> {
   const affected = ctx.registry.list().filter((live) => target.scope === "global" || projectSettingsTarget(live.session.workspace, ctx.stateDir).file === target.file);
-  await Promise.allSettled(affected.map((live) => live.session.refresh()));
+  await Promise.allSettled(affected.map((live) => live.session.catalog.refresh()));
 }
 
 /** Mounts the settings routes (D-4). */

@@ -35,7 +35,7 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
   schema,
   async run({ code }, context) {
     context.emit({ kind: "code", code });
-    const observing = context.host.observeActivations((entry, activation) =>
+    const observing = context.host.skills.observe((entry, activation) =>
       context.ledger.pull(entry, "python", activation.instructions) ? { ...activation, instructions: alreadyLoadedNote(entry.name) } : activation,
     );
     try {
@@ -63,7 +63,7 @@ function joinLines(...parts: string[]): string {
 /** Runs the cell to its end, or interrupts it when the turn is; returns its outputs as one text. */
 async function execute(code: string, context: ToolContext): Promise<{ text: string; bytes: number; status: "ok" | "error"; bundles: unknown[] }> {
   if (context.signal.aborted) throw new TurnInterrupted("the turn was interrupted before the cell ran");
-  const future = context.host.execute(code);
+  const future = context.host.kernel.execute(code);
   const gathered = new GatheredText();
   const bundles: unknown[] = [];
   const listening = future.onOutput((output) => {
@@ -78,7 +78,7 @@ async function execute(code: string, context: ToolContext): Promise<{ text: stri
   let timer: NodeJS.Timeout | undefined;
   let refused: string | undefined;
   const onAbort = () => {
-    context.host.interrupt().catch((error: unknown) => void (refused = error instanceof Error ? error.message : String(error)));
+    context.host.kernel.interrupt().catch((error: unknown) => void (refused = error instanceof Error ? error.message : String(error)));
     timer = setTimeout(giveUp, TURN_INTERRUPT_TIMEOUT_MS);
   };
   context.signal.addEventListener("abort", onAbort, { once: true });

@@ -29,7 +29,7 @@ export function skillTool(names: readonly [string, ...string[]]) {
         context.ledger.pull(entry, "tool", "");
         return alreadyLoadedNote(name);
       }
-      const wrapped = skillText(entry, await context.host.activate(name, text ?? ""), await context.host.resources(name));
+      const wrapped = skillText(entry, await context.host.skills.activate(name, text ?? ""), await context.host.skills.resources(name));
       context.ledger.pull(entry, "tool", wrapped);
       return wrapped;
     },

@@ -1,10 +1,8 @@
 /** What every tool of the turn loop is: a spec the model sees, a schema its arguments must meet, and what it does. */
 import { z } from "zod";
-import type { CheckedImage, ImageStore } from "../../images/index.js";
-import type { ExecuteFuture } from "../../kernel/index.js";
-import type { ToolSpec, UsageTotals } from "../../model/index.js";
-import type { Activation, ResourceListing } from "../../skills/index.js";
-import type { ActivationObserver, McpCallObserver, SessionView } from "../../session/index.js";
+import type { CheckedImage } from "../../images/index.js";
+import type { ToolSpec } from "../../model/index.js";
+import type { McpCallObserver, SessionPort } from "../../session/index.js";
 import type { PullLedger } from "../pulls.js";
 import type { TranscriptRow } from "../rows.js";
 import type { Disposable } from "../../platform/index.js";
@@ -39,28 +37,12 @@ export interface TurnMcp {
   observe(observer: McpCallObserver): Disposable;
 }
 
-/** What the turn loop needs from its session. The session implements it; tests may fake it. */
-export interface TurnHost {
-  readonly workspace: string;
-  /** The runtime's state dir: never read by a tool, even when the workspace contains it (the home). */
-  readonly stateDir: string;
-  /** The session's current view: its snapshot and commands. */
-  readonly view: SessionView;
-  execute(code: string): ExecuteFuture;
-  interrupt(): Promise<void>;
-  /** A skill's activation through the session's guarded skill access (C-5). */
-  activate(skill: string, text: string): Promise<Activation>;
-  /** A skill's resource listing through the same access. */
-  resources(skill: string): Promise<ResourceListing>;
-  /** Sees activations the kernel makes over RPC until disposed. */
-  observeActivations(observer: ActivationObserver): Disposable;
-  /** The session's MCP servers; undefined when none is configured (no block, no words, no tools). */
-  mcpForTurns?(): TurnMcp | undefined;
-  /** Where the images of the turn's cells are kept for people (I-3); without one, output rows carry no images. */
-  readonly images?: ImageStore;
-  /** Hears each finished turn's usage, summed over its model calls (the session's total for `/status`). */
-  recordUsage?(usage: UsageTotals): void;
-}
+/**
+ * What the turn loop needs from its session: a view of the session's port. The kernel, the skills
+ * and the catalog always; its images (without them, output rows carry no images), its usage (the
+ * session's total for `/status`) and its MCP servers (no block, no words, no tools) when it has them.
+ */
+export type TurnHost = Pick<SessionPort, "workspace" | "stateDir" | "view" | "kernel" | "skills"> & Partial<Pick<SessionPort, "images" | "usage" | "mcp">>;
 
 /** What a tool may use while it runs. */
 export interface ToolContext {

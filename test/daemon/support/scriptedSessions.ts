@@ -1,4 +1,4 @@
-import type { ExecuteOutput, ExecuteReply } from "../../../src/kernel/index.js";
+import type { ExecuteOutput, ExecuteReply, KernelStatus } from "../../../src/kernel/index.js";
 import { Session } from "../../../src/session/index.js";
 import { LiveSession } from "../../../src/daemon/live.js";
 import { HttpProblem } from "../../../src/daemon/problem.js";
@@ -14,7 +14,7 @@ export interface Script {
 
 /** A kernel that answers each cell from a script instead of running Python. */
 export class ScriptedKernel {
-  status = "idle";
+  status: KernelStatus = "idle";
   readonly pid = 4242;
   interrupts = 0;
   readonly cells: string[] = [];
@@ -100,20 +100,17 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     get view() {
       return session.view;
     },
-    get needsReload() {
-      return session.needsReload;
-    },
+    catalog: session.catalog,
+    commands: session.commands,
+    mcp: session.mcp,
     status: () => ({ ...session.status(), kernel: kernel.status, pid: kernel.pid }),
     methods: () => session.methods(),
-    mcpServers: () => session.mcpServers(),
     bridge: () => session.bridge(),
-    execute: (code) => kernel.execute(code),
-    interrupt: async () => void (kernel.interrupts += 1),
+    kernel: {
+      execute: (code) => kernel.execute(code),
+      interrupt: async () => void (kernel.interrupts += 1),
+    },
     reload: () => session.reload(),
-    invoke: (name, input, caller) => session.invoke(name, input, caller),
-    prepare: (name, input, caller) => session.prepare(name, input, caller),
-    refresh: () => session.refresh(),
-    walkCatalog: (change) => session.walkCatalog(change),
     images: session.images,
     relayTarget: () => undefined,
   };
