@@ -7,3 +7,5 @@ export { MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS
 export type { McpCallObserver, McpCallRecord } from "./mcpMethods.js";
 export { oneOffMcpPlaces } from "./mcp.js";
 export type { ActivationObserver } from "./skillAccess.js";
+export { NO_OUTPUT, runCell, type CellRun } from "./cells.js";
+export { CELL_INTERRUPT_GRACE_MS } from "./limits.js";

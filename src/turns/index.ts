@@ -5,9 +5,9 @@ export { EMPTY_CONVERSATION, MemoryConversationStore, type ConversationState, ty
 export type { StoredRow } from "./rows.js";
 export { runTurn, type TurnEnd, type TurnRequest } from "./runner.js";
 export type { TurnHost } from "./tools/index.js";
-export { boundToolText, describeOutput, GatheredText, skillText } from "./tools/index.js";
+export { boundToolText, skillText } from "./tools/index.js";
 export { TurnWorker } from "./worker.js";
 export { turnModel } from "./model.js";
 export { renderMcpServers } from "./mcpContext.js";
 export { imagesMessage } from "./images.js";
-export { MAX_IMAGES_IN_CONTEXT } from "./limits.js";
+export { MAX_IMAGES_IN_CONTEXT, MAX_TOOL_RESULT_BYTES } from "./limits.js";

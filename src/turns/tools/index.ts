@@ -10,8 +10,8 @@ import { readTool } from "./read.js";
 import { skillTool } from "./skill.js";
 import { toolSpec, type Tool, type ToolContext } from "./tool.js";
 
-export { describeOutput, TurnInterrupted } from "./python.js";
-export { boundToolText, GatheredText } from "./bounds.js";
+export { TurnInterrupted } from "./python.js";
+export { boundToolText } from "./bounds.js";
 export { mcpTools } from "./mcp.js";
 export { skillText } from "./skill.js";
 export { toolSpec } from "./tool.js";
