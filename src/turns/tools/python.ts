@@ -1,7 +1,7 @@
 /** The `python` tool (O-3): model-written code runs in the session's kernel; what it printed comes back, bounded. */
 import { z } from "zod";
 import { CELL_INTERRUPT_GRACE_MS, NO_OUTPUT, runCell, type CellRun } from "../../session/index.js";
-import { imagesFollowLine } from "../images.js";
+import { imagesFollowLine, resultImages } from "../images.js";
 import { MAX_TOOL_RESULT_BYTES } from "../limits.js";
 import { alreadyLoadedNote } from "../pulls.js";
 import { boundToolText } from "./bounds.js";
@@ -42,10 +42,11 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
       // The notes come after the cut, so a cell that printed too much still says which images were dropped.
       const shown = joinLines(printed.text, ...notes);
       // Kept for people (I-3): one the store refuses is a note on the row; the model still receives it.
-      const kept = (await context.host.images?.keepAll(images)) ?? { refs: [], notes: [] };
+      const kept = (await context.host.images?.keepAll(images)) ?? { refs: [], notes: [], each: [] };
       context.emit({ kind: "output", text: joinLines(shown, ...kept.notes), truncated: printed.truncated, status, ...(kept.refs.length > 0 ? { images: kept.refs } : {}) });
       if (images.length === 0) return shown;
-      return { text: joinLines(shown, imagesFollowLine(images.length)), images };
+      // The conversation keeps the references; a request reads the bytes back from the store.
+      return { text: joinLines(shown, imagesFollowLine(images.length)), images: resultImages(images, kept.each) };
     } finally {
       observing.dispose();
     }

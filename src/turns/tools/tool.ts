@@ -1,10 +1,11 @@
 /** What every tool of the turn loop is: a spec the model sees, a schema its arguments must meet, and what it does. */
 import { z } from "zod";
-import type { CheckedImage, ImageStore } from "../../images/index.js";
+import type { ImageStore } from "../../images/index.js";
 import type { ExecuteFuture } from "../../kernel/index.js";
-import type { ToolSpec, UsageTotals } from "../../model/index.js";
+import type { ResultImages, ToolSpec, UsageTotals } from "../../model/index.js";
 import type { Activation, ResourceListing } from "../../skills/index.js";
 import type { ActivationObserver, McpCallObserver, SessionView } from "../../session/index.js";
+import type { ConversationImage } from "../conversation.js";
 import type { PullLedger } from "../pulls.js";
 import type { TranscriptRow } from "../rows.js";
 import type { Disposable } from "../../platform/index.js";
@@ -71,10 +72,10 @@ export interface ToolContext {
   readonly signal: AbortSignal;
 }
 
-/** A result with images (the `python` tool's): the text for the model, and the images that follow it (I-2). */
+/** A result with images (the `python` tool's): the text for the model, and the images that go with it (I-2). */
 export interface ToolAnswer {
   readonly text: string;
-  readonly images: readonly CheckedImage[];
+  readonly images: ResultImages<ConversationImage>;
 }
 
 export interface Tool<Args = unknown> {
