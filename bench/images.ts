@@ -1,9 +1,10 @@
 /**
  * The images step of one execution: a cell's display bundle carrying a 3000 × 2000 PNG, collected,
  * checked (magic number, header, a whole decode), scaled to MAX_IMAGE_EDGE_PX and attached to the
- * next chat completions request (read back from the session's store by its reference, sent in the
- * user message after the tool result as a data URL, serialised as the request body), as the
- * runtime does for every image a cell shows. The baseline is sharp decoding the same PNG and nothing else,
+ * next chat completions request (sent in the user message after the tool result as a data URL,
+ * serialised as the request body), as the runtime does for every image a cell shows. Beside it, no
+ * goal: what a later turn's first request pays to read the image back from the session's store by
+ * its reference (the file read, its hash checked, base64). The baseline is sharp decoding the same PNG and nothing else,
  * in alternating batches: the floor any check that reads every pixel pays.
  *
  * Then the memory a conversation holds as its cells show images: turns of a real session, each
@@ -195,6 +196,7 @@ export async function benchImages(): Promise<Record<string, unknown>> {
     const steps: number[] = [];
     const decodes: number[] = [];
     const attaches: number[] = [];
+    const readBacks: number[] = [];
     let kept = "";
     let body = "";
     for (let batch = 0; batch < BATCHES; batch++) {
@@ -202,15 +204,22 @@ export async function benchImages(): Promise<Record<string, unknown>> {
         const began = performance.now();
         const { images } = await collectImages(outputs);
         const collected = performance.now();
-        // The first request of a turn: the image read back from the store by its reference.
-        const result = { role: "tool" as const, tool_call_id: "call_bench", content: "1 image follows in the next message.", images: resultImages(images, refs) };
-        const messages = await withImageBytes([result], store, new Map());
+        // The step's next request takes the image's bytes from the result, as the turn does.
+        const shown = resultImages(images, refs);
+        const result = { role: "tool" as const, tool_call_id: "call_bench", content: "1 image follows in the next message.", images: shown.images };
+        const messages = await withImageBytes([result], store, new Map(shown.bytes));
         body = JSON.stringify(chatCompletionParams("bench", { messages, tools: [], signal: NEVER_ABORTED }));
         const ended = performance.now();
         if (!body.includes("data:image/png;base64,")) throw new Error("the bench image was not attached");
+        // A later turn's first request reads it back from the store by its reference (not part of the step).
+        const reread = await withImageBytes([result], store, new Map());
+        const readBack = performance.now() - ended;
+        const back = reread[0];
+        if (back?.role !== "tool" || back.images?.sent.length !== 1) throw new Error("the bench image was not read back from the store");
         if (batch > 0) {
           steps.push(ended - began);
           attaches.push(ended - collected);
+          readBacks.push(readBack);
         }
         const image = images[0];
         if (image === undefined || Math.max(image.width, image.height) !== MAX_IMAGE_EDGE_PX) throw new Error("the bench image was not kept and scaled");
@@ -230,6 +239,7 @@ export async function benchImages(): Promise<Record<string, unknown>> {
         median_ms: round(step),
         p95_ms: round(percentile(steps, 95)),
         attach_median_ms: round(median(attaches)),
+        read_back_median_ms: round(median(readBacks)),
         request_body: humanSize(body.length),
         decode_only_median_ms: round(decode),
         ratio_to_decode: round(step / decode),

@@ -26,13 +26,19 @@ export function imagesFollowLine(count: number): string {
 /**
  * The images of a result that showed `images`: each by its reference when the store kept it
  * (`kept`, keepAll's `each`), else its bytes, so the model still receives an image the store
- * refused (its quota) as it did when it was shown.
+ * refused (its quota) as it did when it was shown. `bytes` holds the base64 of those kept, by id:
+ * the turn's next request sends them from there instead of reading them back from the store.
  */
-export function resultImages(images: readonly CheckedImage[], kept: readonly (ImageRef | undefined)[]): ResultImages<ConversationImage> {
-  return {
-    labels: images.map((image, index) => imageLabel(index + 1, image)),
-    sent: images.map((image, index): ConversationImage => kept[index] ?? { mime: image.mime, data: image.bytes.toString("base64"), width: image.width, height: image.height }),
-  };
+export function resultImages(images: readonly CheckedImage[], kept: readonly (ImageRef | undefined)[]): { images: ResultImages<ConversationImage>; bytes: Map<string, string> } {
+  const bytes = new Map<string, string>();
+  const sent = images.map((image, index): ConversationImage => {
+    const data = image.bytes.toString("base64");
+    const ref = kept[index];
+    if (ref === undefined) return { mime: image.mime, data, width: image.width, height: image.height };
+    bytes.set(ref.id, data);
+    return ref;
+  });
+  return { images: { labels: images.map((image, index) => imageLabel(index + 1, image)), sent }, bytes };
 }
 
 /** The images `message` carries: a user message's own, a tool result's still sent. */

@@ -83,7 +83,7 @@ class TurnLoop {
   /** The tools the last request offered: its calls are answered from these. */
   private tools: readonly Tool[] = [];
   private readonly imageRefusal: ImageRefusal;
-  /** The base64 of the images the last request sent, read once from the store for the turn's next requests. */
+  /** The base64 of the images the last request sent and those its calls just showed, for the turn's next request: each read from the store at most once a turn. */
   private readonly imageBytes = new Map<string, string>();
 
   constructor(
@@ -180,13 +180,15 @@ class TurnLoop {
   private async answer(calls: readonly ToolCall[]): Promise<void> {
     const context: ToolContext = { host: this.setup.host, ledger: this.ledger, emit: this.setup.emit, signal: this.signal };
     for (const call of calls) {
-      const { result, images, problem } = await runToolCall(call, this.tools, context).catch((error: unknown) => {
+      const { result, images, bytes, problem } = await runToolCall(call, this.tools, context).catch((error: unknown) => {
         if (error instanceof TurnInterrupted && error.result !== undefined) this.current.push({ role: "tool", tool_call_id: call.id, content: error.result });
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        return { result: `${TOOL_ERROR_PREFIX}${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
+        return { result: `${TOOL_ERROR_PREFIX}${message}`, problem: `${call.name} failed: ${message}`, images: undefined, bytes: undefined };
       });
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
+      // The images just shown are in memory: the next request need not read them back from the store.
+      for (const [id, data] of bytes ?? []) this.imageBytes.set(id, data);
       this.current.push(images === undefined ? { role: "tool", tool_call_id: call.id, content: result } : { role: "tool", tool_call_id: call.id, content: result, images });
     }
   }

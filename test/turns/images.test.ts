@@ -10,7 +10,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { storeConversations } from "../../src/daemon/turns.js";
-import { ImageStore, IMAGES_DIR, MAX_IMAGE_EDGE_PX, MAX_IMAGES_PER_EXECUTION } from "../../src/images/index.js";
+import { ImageStore, IMAGES_DIR, MAX_IMAGE_EDGE_PX, MAX_IMAGES_PER_EXECUTION, type ImageRef } from "../../src/images/index.js";
 import type { ModelAdapter } from "../../src/model/index.js";
 import { OperationsStore } from "../../src/operations/index.js";
 import { installDir } from "../../src/platform/index.js";
@@ -248,7 +248,28 @@ function hostWith(images: ImageStore): TurnHost {
   };
 }
 
+/** A real image store that counts the reads requests make of it. */
+class CountingStore extends ImageStore {
+  reads = 0;
+  override async read(ref: ImageRef): Promise<Buffer | undefined> {
+    this.reads += 1;
+    return super.read(ref);
+  }
+}
+
 describe("I-2 I-3 the conversation keeps image references, not their bytes", () => {
+  it("the step's next request sends the image just shown without reading it back; a later turn reads it from the store once for all its requests", async () => {
+    const store = new CountingStore(dirs.stateDir);
+    await turn([python(show("plot.b64")), prose("seen")], {}, hostWith(store));
+    expect((await decoded(allImageParts(1)[0]!.image_url!.url)).bytes.equals(plot)).toBe(true);
+    expect(store.reads).toBe(0);
+    server.requests.length = 0;
+    await turn([python("print(1)", "call_plain"), prose("still seen")], {}, hostWith(store));
+    expect(allImageParts(0)).toHaveLength(1);
+    expect((await decoded(allImageParts(1)[0]!.image_url!.url)).bytes.equals(plot)).toBe(true);
+    expect(store.reads).toBe(1);
+  }, 120_000);
+
   it("a result's image is kept by its store id; the next turn's request reads the same bytes back from the store", async () => {
     const { rows } = await turn([python(show("plot.b64")), prose("a curve")]);
     const ref = (rows.find((row) => row.kind === "output") as { images: readonly { id: string }[] }).images[0]!;

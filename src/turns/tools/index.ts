@@ -56,7 +56,11 @@ function buildTools(view: SessionView, mode: ToolMode): Tool[] {
  * itself was wrong (unknown tool, malformed or invalid arguments): the model is told, and the turn
  * goes on. Throws only what the tool throws (an interrupt, a dead kernel).
  */
-export async function runToolCall(call: ToolCall, tools: readonly Tool[], context: ToolContext): Promise<{ result: string; images?: ResultImages<ConversationImage>; problem?: string }> {
+export async function runToolCall(
+  call: ToolCall,
+  tools: readonly Tool[],
+  context: ToolContext,
+): Promise<{ result: string; images?: ResultImages<ConversationImage>; bytes?: ReadonlyMap<string, string>; problem?: string }> {
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (tool === undefined) {
     const problem = `there is no tool "${call.name}"; the tools are ${tools.map((t) => t.name).join(", ")}`;
@@ -80,5 +84,5 @@ export async function runToolCall(call: ToolCall, tools: readonly Tool[], contex
     return { result: `${TOOL_ERROR_PREFIX}${problem}.`, problem };
   }
   const answer = await tool.run(checked.data, context);
-  return typeof answer === "string" ? { result: answer } : { result: answer.text, images: answer.images };
+  return typeof answer === "string" ? { result: answer } : { result: answer.text, images: answer.images, ...(answer.bytes === undefined ? {} : { bytes: answer.bytes }) };
 }

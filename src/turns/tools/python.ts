@@ -45,8 +45,8 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
       const kept = (await context.host.images?.keepAll(images)) ?? { refs: [], notes: [], each: [] };
       context.emit({ kind: "output", text: joinLines(shown, ...kept.notes), truncated: printed.truncated, status, ...(kept.refs.length > 0 ? { images: kept.refs } : {}) });
       if (images.length === 0) return shown;
-      // The conversation keeps the references; a request reads the bytes back from the store.
-      return { text: joinLines(shown, imagesFollowLine(images.length)), images: resultImages(images, kept.each) };
+      // The conversation keeps the references; the turn's next request takes the bytes from here, a later turn's from the store.
+      return { text: joinLines(shown, imagesFollowLine(images.length)), ...resultImages(images, kept.each) };
     } finally {
       observing.dispose();
     }

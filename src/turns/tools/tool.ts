@@ -76,6 +76,8 @@ export interface ToolContext {
 export interface ToolAnswer {
   readonly text: string;
   readonly images: ResultImages<ConversationImage>;
+  /** The base64 of the images kept by reference, by id, for the turn's next request. */
+  readonly bytes?: ReadonlyMap<string, string>;
 }
 
 export interface Tool<Args = unknown> {
