@@ -5,12 +5,14 @@
  * kept, and the bytes they count against the session's quota. An id is 64 hex digits and nothing
  * else, so a request can never name a path.
  */
+import { createHash } from "node:crypto";
 import { mkdir, readdir, stat, unlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { humanSize } from "../json/index.js";
-import { writeFileAtomic } from "../platform/index.js";
+import { readFileBounded, writeFileAtomic } from "../platform/index.js";
 import type { CheckedImage } from "./check.js";
-import type { ImageMime } from "./formats.js";
+import { isImageMime, type ImageMime } from "./formats.js";
+import { MAX_IMAGE_BYTES } from "./limits.js";
 
 /** The state dir's directory of shown images. */
 export const IMAGES_DIR = "images";
@@ -111,17 +113,31 @@ export class ImageStore {
 
   /**
    * Keeps each of `images` (one execution's, in order): the references of those kept, and a note
-   * ("image 2 not kept: …") for each the quota refuses or the disk fails to take. Never throws.
+   * ("image 2 not kept: …") for each the quota refuses or the disk fails to take; `each` is every
+   * image's reference in order, undefined for one not kept. Never throws.
    */
-  async keepAll(images: readonly CheckedImage[]): Promise<{ refs: ImageRef[]; notes: string[] }> {
-    const refs: ImageRef[] = [];
+  async keepAll(images: readonly CheckedImage[]): Promise<{ refs: ImageRef[]; notes: string[]; each: (ImageRef | undefined)[] }> {
+    const each: (ImageRef | undefined)[] = [];
     const notes: string[] = [];
     for (const [index, image] of images.entries()) {
       const kept = await this.keep(image).catch((error: unknown) => ({ ok: false as const, note: `not kept: ${error instanceof Error ? error.message : String(error)}` }));
-      if (kept.ok) refs.push(imageRef(kept.image));
-      else notes.push(`image ${index + 1} ${kept.note}`);
+      each.push(kept.ok ? imageRef(kept.image) : undefined);
+      if (!kept.ok) notes.push(`image ${index + 1} ${kept.note}`);
     }
-    return { refs, notes };
+    return { refs: each.filter((ref) => ref !== undefined), notes, each };
+  }
+
+  /**
+   * The bytes of the image `ref` names, read from the images directory whether or not this store
+   * kept it (a saved conversation names images of its session's earlier stores); undefined when
+   * its file is gone (the retention pruned it) or does not hold that image (its hash differs).
+   */
+  async read(ref: ImageRef): Promise<Buffer | undefined> {
+    if (!isImageId(ref.id) || !isImageMime(ref.mime)) return undefined;
+    // Bounded by the size the reference names: a file of another size is not that image.
+    const found = await readFileBounded(imageFile(this.stateDir, ref.id, ref.mime), Math.min(ref.bytes, MAX_IMAGE_BYTES)).catch(() => undefined);
+    if (found?.kind !== "file") return undefined;
+    return createHash("sha256").update(found.bytes).digest("hex") === ref.id ? found.bytes : undefined;
   }
 
   /** The image this session kept under `id`; undefined for an id it did not keep, or one that is not an id. */

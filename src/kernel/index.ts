@@ -4,6 +4,7 @@ export { ExecuteFuture, MISSING_REPLY_ENAME } from "./future.js";
 export { MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GRACE_MS, STREAM_TEXT_BYTES } from "./limits.js";
 export { headerDateMs, type ExecuteTimes } from "./timeline.js";
 export { DROPPED_BYTES_METADATA, outputDropMarker, outputPayloadBytes } from "./outputs.js";
+export { kernelMessages } from "./messages.js";
 export { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "./launcher.js";
 export { channelAddress, CHANNELS, type ChannelName } from "./connection.js";
 export { KernelStartError } from "./errors.js";

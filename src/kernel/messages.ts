@@ -9,6 +9,15 @@ import { randomUUID } from "node:crypto";
 import type { KernelMessage } from "@jupyterlab/services";
 import { jupyterServices } from "./packages.js";
 
+/**
+ * `@jupyterlab/services`' KernelMessage namespace, whose type guards (isStreamMsg,
+ * isDisplayDataMsg, isErrorMsg…) tell an output's kind with its content typed. Loads the package
+ * on the first call.
+ */
+export function kernelMessages(): typeof KernelMessage {
+  return jupyterServices().KernelMessage;
+}
+
 /** Protocol version written into our headers (ipykernel 7 also reports 5.3; features come from supported_features). */
 export const PROTOCOL_VERSION = "5.3";
 

@@ -12,8 +12,6 @@ export const DEFAULT_PYTHON_TIMEOUT_S = 600;
 export const MAX_PYTHON_TIMEOUT_S = 3600;
 /** How often a running cell tells a client that sent a progress token that it still runs. */
 export const PYTHON_PROGRESS_INTERVAL_MS = 2000;
-/** How long a cell gets to end after its interrupt before the call answers without waiting for it. */
-export const PYTHON_INTERRUPT_WAIT_MS = 5000;
 /** Resources in one page of resources/list; the rest come with its cursor. */
 export const RESOURCES_PAGE_SIZE = 200;
 /** How long the server waits for the client's roots/list answer before it takes the current directory. */

@@ -19,8 +19,8 @@ export interface ToolCall {
 }
 
 /**
- * An image a user message carries (I-2): a checked image's bytes as base64. Adapters send it as
- * their wire's image part (chat completions: an `image_url` data URL after the text).
+ * An image a message carries (I-2): a checked image's bytes as base64. Adapters send it as their
+ * wire's image part (chat completions: an `image_url` data URL; Anthropic: an image block).
  */
 export interface MessageImage {
   readonly mime: string;
@@ -31,20 +31,42 @@ export interface MessageImage {
 }
 
 /**
- * How the user message carrying a step's images (I-2) begins each of its lines: this prefix, the
- * call's id, ": ", then one label per image (`[image N · …]`). An adapter whose tool results can
- * hold images (Anthropic) reads it to put each image back into its call's result.
+ * The images of one tool result (I-2), neutral to the provider: each adapter places them where its
+ * wire takes them (chat completions: a user message after the step's tool results; Anthropic:
+ * inside the tool_result), headed by the line `imagesLine` writes. `Image` is what an image is
+ * where the message is: bytes in a request, a reference in a saved conversation.
  */
+export interface ResultImages<Image = MessageImage> {
+  /** One label per image the call showed, sent or not: `[image 1 · 640×480 PNG · 23.0 KB]`. */
+  readonly labels: readonly string[];
+  /** The images a request carries: all the call showed, or the newest of them once older ones are left out. */
+  readonly sent: readonly Image[];
+  /** One line for each time some were left out, saying how many and why, in order. */
+  readonly notes?: readonly string[];
+}
+
+/** How the line that names a tool result's images (I-2) begins: this prefix, the call's id, ": ", then its labels. */
 export const IMAGES_OF_CALL_PREFIX = "Images of the python call ";
+
+/** The line that names the images of call `callId`'s result for the model. */
+export function imagesLine(callId: string, images: ResultImages<unknown>): string {
+  return `${IMAGES_OF_CALL_PREFIX}${callId}: ${images.labels.join(" ")}`;
+}
+
+/** What a model reads beside a result's images: the line naming them, then the notes on those not sent, one a line. */
+export function imagesText(callId: string, images: ResultImages<unknown>): string {
+  return [imagesLine(callId, images), ...(images.notes ?? [])].join("\n");
+}
 
 /** How a tool result that reports a failure begins; an adapter whose wire has an error flag (Anthropic's `is_error`) sets it for these. */
 export const TOOL_ERROR_PREFIX = "Error: ";
 
-export type ChatMessage =
+/** One message of a conversation; `Image` as in ResultImages (a request's messages carry bytes). */
+export type ChatMessage<Image = MessageImage> =
   | { readonly role: "system"; readonly content: string }
-  | { readonly role: "user"; readonly content: string; readonly images?: readonly MessageImage[] }
+  | { readonly role: "user"; readonly content: string; readonly images?: readonly Image[] }
   | { readonly role: "assistant"; readonly content: string; readonly tool_calls?: readonly ToolCall[] }
-  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string; readonly images?: ResultImages<Image> };
 
 /** A tool offered to the model. */
 export interface ToolSpec {

@@ -2,8 +2,8 @@
  * The Messages API body for a request (O-10). The conversation is OpenAI-shaped (adapter.ts);
  * here system messages become the `system` param, tool results `tool_result` blocks in the user
  * turn after the calls, and consecutive messages of one role one turn, as the API requires.
- * A step's images (I-2) go back inside their calls' `tool_result`s; prompt-cache marks end the
- * stable prefix (tools, system) and the newest history block.
+ * A tool result's images (I-2) go inside its `tool_result`; prompt-cache marks end the stable
+ * prefix (tools, system) and the newest history block.
  */
 import type {
   CacheControlEphemeral,
@@ -17,7 +17,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { jsonTextNestingDepth } from "../json/index.js";
 import { MAX_TOOL_ARGUMENT_DEPTH } from "./limits.js";
-import { IMAGES_OF_CALL_PREFIX, TOOL_ERROR_PREFIX, type ChatMessage, type MessageImage, type ModelRequest, type ToolCall, type ToolSpec } from "./adapter.js";
+import { imagesText, TOOL_ERROR_PREFIX, type ChatMessage, type MessageImage, type ModelRequest, type ResultImages, type ToolCall, type ToolSpec } from "./adapter.js";
 
 /** The API's limit on `cache_control` marks in one request; albedo sets three. */
 export const MAX_CACHE_MARKS = 4;
@@ -25,11 +25,9 @@ export const MAX_CACHE_MARKS = 4;
 export const UNPARSED_INPUT_KEY = "unparsed_arguments";
 
 const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
-/** One label of an images line, as `imageLabel` writes it: `[image N · …]`. */
-const IMAGE_LABEL = /\[image \d+ · /g;
 
 type Role = "user" | "assistant";
-/** A turn being built; its blocks are this request's own objects, so placing images and marks may change them. */
+/** A turn being built; its blocks are this request's own objects, so placing marks may change them. */
 interface Turn {
   readonly role: Role;
   readonly content: ContentBlockParam[];
@@ -66,7 +64,7 @@ function conversation(messages: readonly ChatMessage[]): Turn[] {
     if (message.role === "system") continue;
     const role: Role = message.role === "assistant" ? "assistant" : "user";
     const last = turns.at(-1);
-    const blocks = message.role === "user" && message.images?.length ? imageMessageBlocks(message, message.images, last) : blocksOf(message);
+    const blocks = blocksOf(message);
     if (blocks.length === 0) continue;
     if (last?.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
@@ -75,14 +73,18 @@ function conversation(messages: readonly ChatMessage[]): Turn[] {
 }
 
 function blocksOf(message: Exclude<ChatMessage, { role: "system" }>): ContentBlockParam[] {
-  if (message.role === "tool") return [toolResult(message.tool_call_id, message.content)];
+  if (message.role === "tool") return [toolResult(message.tool_call_id, message.content, message.images)];
   const text = message.content === "" ? [] : [textBlock(message.content)];
-  if (message.role === "user") return text;
+  if (message.role === "user") return [...text, ...(message.images ?? []).map(imageBlock)];
   return [...text, ...(message.tool_calls ?? []).map(toolUse)];
 }
 
-function toolResult(id: string, content: string): ToolResultBlockParam {
-  return { type: "tool_result", tool_use_id: id, ...(content === "" ? {} : { content }), ...(content.startsWith(TOOL_ERROR_PREFIX) ? { is_error: true } : {}) };
+/** A tool result; with images, its text, the line naming them (and the notes on those not sent), then the images. */
+function toolResult(id: string, content: string, images: ResultImages | undefined): ToolResultBlockParam {
+  const error = content.startsWith(TOOL_ERROR_PREFIX) ? { is_error: true } : {};
+  if (images === undefined) return { type: "tool_result", tool_use_id: id, ...(content === "" ? {} : { content }), ...error };
+  const named = textBlock(imagesText(id, images));
+  return { type: "tool_result", tool_use_id: id, content: [...(content === "" ? [] : [textBlock(content)]), named, ...images.sent.map(imageBlock)], ...error };
 }
 
 function toolUse(call: ToolCall): ContentBlockParam {
@@ -103,40 +105,6 @@ function inputOf(text: string): Record<string, unknown> {
     // Kept as text below.
   }
   return { [UNPARSED_INPUT_KEY]: text };
-}
-
-/**
- * The blocks of a user message carrying images. When every line of it is an images line whose
- * call has a `tool_result` in the turn being built, and the labels count its images, each call's
- * line and images go into that result and nothing is left for the message itself. Otherwise (a
- * message compaction or the image bound rewrote, or images from elsewhere) its text and images
- * stay a user message of their own.
- */
-function imageMessageBlocks(message: { readonly content: string }, images: readonly MessageImage[], turn: Turn | undefined): ContentBlockParam[] {
-  const placed = turn?.role === "user" ? placeInResults(message.content, images, turn.content) : false;
-  if (placed) return [];
-  return [...(message.content === "" ? [] : [textBlock(message.content)]), ...images.map(imageBlock)];
-}
-
-function placeInResults(text: string, images: readonly MessageImage[], blocks: ContentBlockParam[]): boolean {
-  const results = new Map(blocks.flatMap((block) => (block.type === "tool_result" ? [[block.tool_use_id, block] as const] : [])));
-  const plan: { result: ToolResultBlockParam; line: string; count: number }[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(IMAGES_OF_CALL_PREFIX)) return false;
-    const id = line.slice(IMAGES_OF_CALL_PREFIX.length).split(":", 1)[0] ?? "";
-    const result = results.get(id);
-    if (result === undefined) return false;
-    plan.push({ result, line, count: line.match(IMAGE_LABEL)?.length ?? 0 });
-  }
-  if (plan.reduce((sum, item) => sum + item.count, 0) !== images.length) return false;
-  let next = 0;
-  for (const { result, line, count } of plan) {
-    const own = images.slice(next, next + count).map(imageBlock);
-    next += count;
-    const before = typeof result.content === "string" ? [textBlock(result.content)] : (result.content ?? []);
-    result.content = [...before, textBlock(line), ...own];
-  }
-  return true;
 }
 
 function imageBlock(image: MessageImage): ImageBlockParam {

@@ -4,8 +4,8 @@ import { ModelError } from "./errors.js";
 import { MODEL_PROVIDERS, PROVIDERS } from "./providers.js";
 import type { ModelSettings } from "./resolve.js";
 
-export type { AdapterOptions, ChatMessage, MessageImage, ModelAdapter, ModelEnv, ModelLogger, ModelMode, ModelReply, ModelRequest, ToolCall, ToolSpec } from "./adapter.js";
-export { IMAGES_OF_CALL_PREFIX, MODEL_MODES, TOOL_ERROR_PREFIX } from "./adapter.js";
+export type { AdapterOptions, ChatMessage, MessageImage, ModelAdapter, ModelEnv, ModelLogger, ModelMode, ModelReply, ModelRequest, ResultImages, ToolCall, ToolSpec } from "./adapter.js";
+export { IMAGES_OF_CALL_PREFIX, imagesText, MODEL_MODES, TOOL_ERROR_PREFIX } from "./adapter.js";
 export { ModelError, isModelError } from "./errors.js";
 export {
   MODEL_MAX_RETRIES,

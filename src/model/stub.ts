@@ -68,7 +68,8 @@ function replyOf(entry: StubEntry, index: number): ModelReply {
 
 /**
  * An entry with `expect_tool` answers only a request that ends with the result of a call to that
- * tool, or with that result and then the user message carrying the step's images (I-2).
+ * tool, or with that result and then a user message of image lines (how chat completions carry a
+ * step's images, I-2).
  */
 function checkExpectation(entry: StubEntry, messages: readonly ChatMessage[], where: string): void {
   if (entry.expect_tool === undefined) return;

@@ -7,3 +7,5 @@ export type { PreparedCommand } from "./commands.js";
 export { MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
 export type { McpCallObserver, McpCallRecord } from "./mcpMethods.js";
 export { oneOffMcpPlaces } from "./mcp.js";
+export { NO_OUTPUT, runCell, type CellRun } from "./cells.js";
+export { CELL_INTERRUPT_GRACE_MS } from "./limits.js";

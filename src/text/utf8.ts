@@ -20,3 +20,10 @@ export function escapeInvalidUtf8(bytes: Uint8Array): string {
   }
   return text + Buffer.from(bytes.subarray(start)).toString("utf8");
 }
+
+/** The longest prefix of `text` within `bytes` UTF-8 bytes, never ending inside a character. */
+export function bytePrefix(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  // Decoding a byte prefix may end inside a character; the replacement it leaves is dropped.
+  return Buffer.from(text.slice(0, bytes)).subarray(0, bytes).toString("utf8").replace(/\uFFFD$/, "");
+}

@@ -4,8 +4,8 @@
  * is never touched, and every skill loaded in the conversation stays verbatim, so a compacted
  * conversation never needs a skill again.
  */
-import { isModelError, type ChatMessage, type ModelAdapter } from "../model/index.js";
-import type { ConversationState, TurnMessages } from "./conversation.js";
+import { imagesText, isModelError, type ChatMessage, type ModelAdapter } from "../model/index.js";
+import type { ConversationMessage, ConversationState, TurnMessages } from "./conversation.js";
 import { CHARS_PER_TOKEN, COMPACTION_THRESHOLD, IMAGE_ESTIMATE_CHARS, KEPT_RECENT_TURNS, MAX_SUMMARY_SOURCE_CHARS } from "./limits.js";
 
 /** What the model is asked when it summarises. */
@@ -22,17 +22,18 @@ export class TokenEstimate {
     if (promptTokens !== undefined && promptTokens > 0 && chars > 0) this.charsPerToken = chars / promptTokens;
   }
 
-  tokens(messages: readonly ChatMessage[]): number {
+  tokens(messages: readonly ChatMessage<unknown>[]): number {
     return Math.ceil(messageChars(messages) / this.charsPerToken);
   }
 }
 
-/** Characters a request of `messages` carries (content and tool-call arguments). */
-export function messageChars(messages: readonly ChatMessage[]): number {
+/** Characters a request of `messages` carries (content, the text beside a result's images, and tool-call arguments). */
+export function messageChars(messages: readonly ChatMessage<unknown>[]): number {
   let chars = 0;
   for (const message of messages) {
     chars += message.content.length;
     if (message.role === "user") chars += (message.images?.length ?? 0) * IMAGE_ESTIMATE_CHARS;
+    if (message.role === "tool" && message.images !== undefined) chars += imagesText(message.tool_call_id, message.images).length + message.images.sent.length * IMAGE_ESTIMATE_CHARS;
     if (message.role === "assistant") for (const call of message.tool_calls ?? []) chars += call.name.length + call.arguments.length;
   }
   return chars;
@@ -42,7 +43,7 @@ export interface CompactionRequest {
   readonly system: ChatMessage;
   readonly state: ConversationState;
   /** The running turn's messages so far; never compacted. */
-  readonly current: readonly ChatMessage[];
+  readonly current: readonly ConversationMessage[];
   readonly contextTokens: number;
   readonly estimate: TokenEstimate;
   readonly adapter: ModelAdapter;
@@ -93,9 +94,10 @@ async function summarise(turns: readonly TurnMessages[], request: CompactionRequ
   }
 }
 
-function render(message: ChatMessage): string {
+function render(message: ConversationMessage): string {
   if (message.role === "assistant" && message.tool_calls?.length) {
     return `assistant: ${message.content}\n${message.tool_calls.map((call) => `[called ${call.name} with ${call.arguments}]`).join("\n")}`;
   }
+  if (message.role === "tool" && message.images !== undefined) return `tool: ${message.content}\n${imagesText(message.tool_call_id, message.images)}`;
   return `${message.role}: ${message.content}`;
 }

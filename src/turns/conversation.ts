@@ -1,15 +1,27 @@
 /**
  * What a session's conversation carries from turn to turn: the model-facing messages of earlier
  * turns (a compacted stretch becomes one summary turn) and the skills loaded so far, whose text
- * stays in context. Plain data, saved whole after each turn by a ConversationStore.
+ * stays in context. Plain data, saved whole after each turn by a ConversationStore. Its images are
+ * references to the session's image store; a request reads their bytes when it is built.
  */
-import type { ChatMessage } from "../model/index.js";
+import type { ImageRef } from "../images/index.js";
+import type { ChatMessage, MessageImage } from "../model/index.js";
 import type { StoredRow, TranscriptRow } from "./rows.js";
+
+/**
+ * An image as a conversation keeps it (I-2): a reference to the image store, or the image itself
+ * (base64) when the store did not keep it (past its quota, or no store) and in conversations saved
+ * before images went by reference, whose step images a user message carried.
+ */
+export type ConversationImage = ImageRef | MessageImage;
+
+/** One message of a conversation, its images as the conversation keeps them. */
+export type ConversationMessage = ChatMessage<ConversationImage>;
 
 /** The messages one turn added to the conversation, in order (its input first). */
 export interface TurnMessages {
   readonly turn_id: string;
-  readonly messages: readonly ChatMessage[];
+  readonly messages: readonly ConversationMessage[];
   /** True for the one turn that stands for a compacted stretch of older turns. */
   readonly summary?: boolean;
 }

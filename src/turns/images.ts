@@ -1,16 +1,16 @@
 /**
- * A cell's images on their way to the model (I-2). Chat completions carry text only in tool
- * messages, so a `python` result says how many images follow and one user message after the
- * step's tool results carries them. What a request sends is bounded to the newest
- * MAX_IMAGES_IN_CONTEXT; with `model.images: false`, or once the endpoint refused images in this
- * session, every image is replaced by a note.
+ * A cell's images on their way to the model (I-2). A `python` result carries them as the model
+ * domain's ResultImages, which each adapter places as its wire wants (chat completions: a user
+ * message after the step's tool results; Anthropic: inside the tool_result), and its text says how
+ * many follow. The conversation keeps references to the session's image store; a request reads
+ * their bytes as it is built. What a request sends is bounded to the newest MAX_IMAGES_IN_CONTEXT;
+ * with `model.images: false`, or once the endpoint refused images in this session, every image is
+ * replaced by a note.
  */
-import type { CheckedImage } from "../images/index.js";
-import { imageLabel } from "../images/index.js";
-import { IMAGES_OF_CALL_PREFIX, isModelError, type ChatMessage, type MessageImage } from "../model/index.js";
+import { imageLabel, type CheckedImage, type ImageRef, type ImageStore } from "../images/index.js";
+import { isModelError, type ChatMessage, type MessageImage, type ResultImages } from "../model/index.js";
+import type { ConversationImage, ConversationMessage } from "./conversation.js";
 import { MAX_IMAGES_IN_CONTEXT } from "./limits.js";
-
-type UserMessage = Extract<ChatMessage, { role: "user" }>;
 
 /** What a session remembers about images across its turns: that the endpoint refused them, and its words. */
 export class ImageRefusal {
@@ -23,20 +23,33 @@ export function imagesFollowLine(count: number): string {
   return count === 1 ? "1 image follows in the next message." : `${count} images follow in the next message.`;
 }
 
-/** The user message that carries the images of one step's calls, each call's labelled; undefined when none had any. */
-export function imagesMessage(calls: readonly { readonly callId: string; readonly images: readonly CheckedImage[] }[]): ChatMessage | undefined {
-  const shown = calls.filter((call) => call.images.length > 0);
-  if (shown.length === 0) return undefined;
-  const lines = shown.map((call) => `${IMAGES_OF_CALL_PREFIX}${call.callId}: ${call.images.map((image, index) => imageLabel(index + 1, image)).join(" ")}`);
-  const images: MessageImage[] = shown.flatMap((call) =>
-    call.images.map((image) => ({ mime: image.mime, data: image.bytes.toString("base64"), width: image.width, height: image.height })),
-  );
-  return { role: "user", content: lines.join("\n"), images };
+/**
+ * The images of a result that showed `images`: each by its reference when the store kept it
+ * (`kept`, keepAll's `each`), else its bytes, so the model still receives an image the store
+ * refused (its quota) as it did when it was shown. `bytes` holds the base64 of those kept, by id:
+ * the turn's next request sends them from there instead of reading them back from the store.
+ */
+export function resultImages(images: readonly CheckedImage[], kept: readonly (ImageRef | undefined)[]): { images: ResultImages<ConversationImage>; bytes: Map<string, string> } {
+  const bytes = new Map<string, string>();
+  const sent = images.map((image, index): ConversationImage => {
+    const data = image.bytes.toString("base64");
+    const ref = kept[index];
+    if (ref === undefined) return { mime: image.mime, data, width: image.width, height: image.height };
+    bytes.set(ref.id, data);
+    return ref;
+  });
+  return { images: { labels: images.map((image, index) => imageLabel(index + 1, image)), sent }, bytes };
+}
+
+/** The images `message` carries: a user message's own, a tool result's still sent. */
+function imagesOf<I>(message: ChatMessage<I>): readonly I[] {
+  if (message.role === "user") return message.images ?? [];
+  return message.role === "tool" ? (message.images?.sent ?? []) : [];
 }
 
 /** How many images `messages` carry. */
-export function imageCount(messages: readonly ChatMessage[]): number {
-  return messages.reduce((count, message) => count + (message.role === "user" ? (message.images?.length ?? 0) : 0), 0);
+export function imageCount(messages: readonly ChatMessage<unknown>[]): number {
+  return messages.reduce((count, message) => count + imagesOf(message).length, 0);
 }
 
 /**
@@ -44,20 +57,20 @@ export function imageCount(messages: readonly ChatMessage[]): number {
  * an older image's message keeps its text and says the images are no longer sent. Unchanged
  * groups are returned as they are.
  */
-export function keepNewestImages(groups: readonly (readonly ChatMessage[])[], max = MAX_IMAGES_IN_CONTEXT): (readonly ChatMessage[])[] {
+export function keepNewestImages<I>(groups: readonly (readonly ChatMessage<I>[])[], max = MAX_IMAGES_IN_CONTEXT): (readonly ChatMessage<I>[])[] {
   let room = max;
-  const kept: (readonly ChatMessage[])[] = [];
+  const kept: (readonly ChatMessage<I>[])[] = [];
   for (const group of [...groups].reverse()) {
     let changed = false;
     const messages = [...group].reverse().map((message) => {
-      if (message.role !== "user" || message.images === undefined || message.images.length === 0) return message;
-      if (message.images.length <= room) {
-        room -= message.images.length;
+      const images = imagesOf(message);
+      if (images.length <= room) {
+        room -= images.length;
         return message;
       }
       changed = true;
-      const stays = message.images.slice(message.images.length - room);
-      const dropped = message.images.length - stays.length;
+      const stays = images.slice(images.length - room);
+      const dropped = images.length - stays.length;
       room = 0;
       const note = `[${dropped === 1 ? "1 image" : `${dropped} images`} of this message no longer sent: a request carries only the newest MAX_IMAGES_IN_CONTEXT (${max}) images of the conversation]`;
       return withImages(message, stays, note);
@@ -68,16 +81,55 @@ export function keepNewestImages(groups: readonly (readonly ChatMessage[])[], ma
 }
 
 /** `messages` with every image replaced by a note giving `why`. */
-export function withoutImages(messages: readonly ChatMessage[], why: string): ChatMessage[] {
+export function withoutImages<I>(messages: readonly ChatMessage<I>[], why: string): ChatMessage<I>[] {
   return messages.map((message) => {
-    if (message.role !== "user" || message.images === undefined || message.images.length === 0) return message;
-    const count = message.images.length;
-    return withImages(message, [], `[${count === 1 ? "1 image" : `${count} images`} not sent: ${why}]`);
+    const count = imagesOf(message).length;
+    return count === 0 ? message : withImages(message, [], `[${count === 1 ? "1 image" : `${count} images`} not sent: ${why}]`);
   });
 }
 
-function withImages(message: UserMessage, images: readonly MessageImage[], note: string): UserMessage {
-  const content = `${message.content}\n${note}`;
+/**
+ * `messages` as a request carries them: each referenced image's bytes read from `store`, or from
+ * `cache`, which afterwards holds the base64 of this request's images and no others (a turn's next
+ * request sends the same); an image whose file is gone (or a host without a store) becomes a note.
+ */
+export async function withImageBytes(messages: readonly ConversationMessage[], store: ImageStore | undefined, cache: Map<string, string>): Promise<ChatMessage[]> {
+  const used = new Map<string, string>();
+  const bytesOf = async (image: ConversationImage): Promise<MessageImage | undefined> => {
+    if (!("id" in image)) return image;
+    const data = used.get(image.id) ?? cache.get(image.id) ?? (await store?.read(image))?.toString("base64");
+    if (data === undefined) return undefined;
+    used.set(image.id, data);
+    return { mime: image.mime, data, width: image.width, height: image.height };
+  };
+  const sent: ChatMessage[] = [];
+  for (const message of messages) {
+    const images = imagesOf(message);
+    // A message without images is the same message whatever an image is.
+    if (images.length === 0) sent.push(message as ChatMessage);
+    else sent.push(withFound(message, await Promise.all(images.map(bytesOf))));
+  }
+  cache.clear();
+  for (const [id, data] of used) cache.set(id, data);
+  return sent;
+}
+
+function withFound(message: ConversationMessage, found: readonly (MessageImage | undefined)[]): ChatMessage {
+  const images = found.filter((image) => image !== undefined);
+  const gone = found.length - images.length;
+  if (gone === 0) return withImages(message, images);
+  return withImages(message, images, `[${gone === 1 ? "1 image" : `${gone} images`} not sent: ${gone === 1 ? "its file is" : "their files are"} no longer in the session's image store]`);
+}
+
+/** `message` carrying `images` instead of its own, with `note` said after them when given. */
+function withImages<I, J>(message: ChatMessage<I>, images: readonly J[], note?: string): ChatMessage<J> {
+  if (message.role === "tool") {
+    const own = message.images ?? { labels: [], sent: [] };
+    const notes = note === undefined ? own.notes : [...(own.notes ?? []), note];
+    return { role: "tool", tool_call_id: message.tool_call_id, content: message.content, images: { labels: own.labels, sent: images, ...(notes === undefined ? {} : { notes }) } };
+  }
+  if (message.role !== "user") return message;
+  const content = note === undefined ? message.content : `${message.content}\n${note}`;
   return images.length > 0 ? { role: "user", content, images } : { role: "user", content };
 }
 

@@ -3,13 +3,12 @@
  * it makes is run and answered until it replies in prose, is interrupted, fails, or passes
  * MAX_TURN_STEPS. Whatever happens, the input and what was done stay in the conversation.
  */
-import type { CheckedImage } from "../images/index.js";
 import { isModelError, meteredAdapter, TOOL_ERROR_PREFIX, type UsageTotals, type ChatMessage, type ModelAdapter, type ModelReply, type ToolCall } from "../model/index.js";
 import { activationBlock, findSkill, type SlashActivation } from "../skills/index.js";
 import { compactIfNeeded, messageChars, TokenEstimate } from "./compaction.js";
 import { systemPrompt, type Prompts, type ToolMode } from "./context.js";
-import type { ConversationState } from "./conversation.js";
-import { imageCount, ImageRefusal, imagesMessage, keepNewestImages, refusesImages, withoutImages } from "./images.js";
+import type { ConversationMessage, ConversationState } from "./conversation.js";
+import { imageCount, ImageRefusal, keepNewestImages, refusesImages, withImageBytes, withoutImages } from "./images.js";
 import { MAX_TURN_STEPS } from "./limits.js";
 import { alreadyLoadedNote, PullLedger } from "./pulls.js";
 import { mcpRow, type TranscriptRow } from "./rows.js";
@@ -52,7 +51,7 @@ export interface TurnSetup {
 export async function runTurn(request: TurnRequest, state: ConversationState, setup: TurnSetup, signal: AbortSignal): Promise<{ end: TurnEnd; state: ConversationState }> {
   setup.emit({ kind: "user", text: request.visibleText });
   const ledger = new PullLedger(state.loaded, setup.emit);
-  const current: ChatMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
+  const current: ConversationMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
   // Every call of the turn is counted, and its waits on the server told, a compaction's summary request's too.
   const metered = meteredAdapter(telling(setup.adapter, setup.emit));
   const turn = new TurnLoop({ ...setup, adapter: metered.adapter }, ledger, current, signal);
@@ -84,11 +83,13 @@ class TurnLoop {
   /** The tools the last request offered: its calls are answered from these. */
   private tools: readonly Tool[] = [];
   private readonly imageRefusal: ImageRefusal;
+  /** The base64 of the images the last request sent and those its calls just showed, for the turn's next request: each read from the store at most once a turn. */
+  private readonly imageBytes = new Map<string, string>();
 
   constructor(
     private readonly setup: TurnSetup,
     private readonly ledger: PullLedger,
-    private readonly current: ChatMessage[],
+    private readonly current: ConversationMessage[],
     private readonly signal: AbortSignal,
   ) {
     this.imageRefusal = setup.imageRefusal ?? new ImageRefusal();
@@ -138,13 +139,16 @@ class TurnLoop {
   }
 
   /**
-   * One model call of `messages`, their images replaced by a note when `model.images` is false or
-   * the endpoint refused images before; an endpoint that refuses them now (a 4xx naming images) is
-   * remembered for the session and asked once more without them.
+   * One model call of `messages`, their images read from the session's store, or replaced by a
+   * note when `model.images` is false or the endpoint refused images before; an endpoint that
+   * refuses them now (a 4xx naming images) is remembered for the session and asked once more
+   * without them.
    */
-  private async complete(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): Promise<ModelReply> {
-    const call = (sent: readonly ChatMessage[]) =>
-      this.setup.adapter.complete({ messages: sent, tools, signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}) });
+  private async complete(messages: readonly ConversationMessage[], tools: readonly ToolSpec[]): Promise<ModelReply> {
+    const call = async (sent: readonly ConversationMessage[]) =>
+      this.setup.adapter.complete({
+        messages: await withImageBytes(sent, this.setup.host.images, this.imageBytes), tools, signal: this.signal, ...(this.setup.onText ? { onText: this.setup.onText } : {}),
+      });
     const off = this.imagesOff();
     if (off !== undefined || imageCount(messages) === 0) return call(off === undefined ? messages : withoutImages(messages, off));
     try {
@@ -175,21 +179,18 @@ class TurnLoop {
   /** Runs each call and appends its result; a call's own mistake is told to the model and the turn goes on. */
   private async answer(calls: readonly ToolCall[]): Promise<void> {
     const context: ToolContext = { host: this.setup.host, ledger: this.ledger, emit: this.setup.emit, signal: this.signal };
-    const shown: { callId: string; images: readonly CheckedImage[] }[] = [];
     for (const call of calls) {
-      const { result, images, problem } = await runToolCall(call, this.tools, context).catch((error: unknown) => {
+      const { result, images, bytes, problem } = await runToolCall(call, this.tools, context).catch((error: unknown) => {
         if (error instanceof TurnInterrupted && error.result !== undefined) this.current.push({ role: "tool", tool_call_id: call.id, content: error.result });
         if (error instanceof TurnInterrupted || this.signal.aborted) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        return { result: `${TOOL_ERROR_PREFIX}${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
+        return { result: `${TOOL_ERROR_PREFIX}${message}`, problem: `${call.name} failed: ${message}`, images: undefined, bytes: undefined };
       });
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
-      this.current.push({ role: "tool", tool_call_id: call.id, content: result });
-      if (images !== undefined) shown.push({ callId: call.id, images });
+      // The images just shown are in memory: the next request need not read them back from the store.
+      for (const [id, data] of bytes ?? []) this.imageBytes.set(id, data);
+      this.current.push(images === undefined ? { role: "tool", tool_call_id: call.id, content: result } : { role: "tool", tool_call_id: call.id, content: result, images });
     }
-    // After every tool result of the step: chat completions want the results right after their calls.
-    const carrier = imagesMessage(shown);
-    if (carrier !== undefined) this.current.push(carrier);
   }
 
   /** The tools of this request: the view's, and in tool mode those of the MCP servers running now. */
@@ -231,7 +232,7 @@ function mcpContext(servers: McpTurnServers) {
   return servers.map((server) => ({ name: server.name, tools: server.tools.map((tool) => ({ name: `${server.name}.${tool.tool}`, description: tool.description })) }));
 }
 
-function lastText(messages: readonly ChatMessage[]): string {
+function lastText(messages: readonly ConversationMessage[]): string {
   const last = messages.at(-1);
   return last?.role === "assistant" ? last.content : "";
 }

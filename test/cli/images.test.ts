@@ -4,7 +4,7 @@
  * bad images are labelled, never drawn; kitty and iTerm2 draw inline only on their own terminal.
  * Real binary, real (sandboxed) kernel, real files.
  */
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -158,6 +158,27 @@ describe("I-3 the image store", () => {
       utimesSync(stale, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
       await new ImageStore(local.stateDir, { retentionMs: 60_000 }).keep(second.image);
       expect(readdirSync(join(local.stateDir, IMAGES_DIR))).toEqual([`${second.image.sha256}.png`]);
+    } finally {
+      await local.cleanup();
+    }
+  });
+
+  it("I-2 reads back the bytes a reference names, from any of the state dir's stores; not a file that is gone, holds other bytes, or is named by no id", async () => {
+    const local = await sessionDirs();
+    try {
+      const checked = await checkImage("image/png", await picture(50, 40));
+      if (!checked.ok) throw new Error("the fixture did not check");
+      const { each } = await new ImageStore(local.stateDir).keepAll([checked.image]);
+      const ref = each[0]!;
+      // A conversation outlives the store that kept its images: another store of the state dir reads them.
+      const later = new ImageStore(local.stateDir);
+      expect((await later.read(ref))?.equals(checked.image.bytes)).toBe(true);
+      const file = join(local.stateDir, IMAGES_DIR, `${ref.id}.png`);
+      writeFileSync(file, Buffer.concat([checked.image.bytes, Buffer.from("x")]));
+      expect(await later.read(ref)).toBeUndefined();
+      rmSync(file);
+      expect(await later.read(ref)).toBeUndefined();
+      expect(await later.read({ ...ref, id: "../settings" })).toBeUndefined();
     } finally {
       await local.cleanup();
     }

@@ -99,10 +99,9 @@ describe("O-10 anthropic adapter: what is sent", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "plot twice" },
       { role: "assistant", content: "", tool_calls: [{ id: "toolu_a", name: "python", arguments: "{}" }, { id: "toolu_b", name: "python", arguments: "{}" }, { id: "toolu_c", name: "python", arguments: "{}" }] },
-      { role: "tool", tool_call_id: "toolu_a", content: "done\n1 image follows in the next message." },
+      { role: "tool", tool_call_id: "toolu_a", content: "done\n1 image follows in the next message.", images: { labels: ["[image 1 · 1×1 PNG · 8 B]"], sent: [TINY] } },
       { role: "tool", tool_call_id: "toolu_b", content: "nothing to show" },
-      { role: "tool", tool_call_id: "toolu_c", content: "done\n1 image follows in the next message." },
-      { role: "user", content: "Images of the python call toolu_a: [image 1 · 1×1 PNG · 8 B]\nImages of the python call toolu_c: [image 1 · 1×1 PNG · 6 B]", images: [TINY, second] },
+      { role: "tool", tool_call_id: "toolu_c", content: "done\n1 image follows in the next message.", images: { labels: ["[image 1 · 1×1 PNG · 6 B]"], sent: [second] } },
     ];
     await (await anthropicAdapter(server)).complete(request({ messages }));
     const image = (data: string) => ({ type: "image", source: { type: "base64", media_type: "image/png", data } });
@@ -133,6 +132,29 @@ describe("O-10 anthropic adapter: what is sent", () => {
     const last = server.requests[0]?.body.messages.at(-1);
     expect(last.content.map((block: { type: string }) => block.type)).toEqual(["tool_result", "text", "image"]);
     expect(last.content[0]).toEqual({ type: "tool_result", tool_use_id: "toolu_a", content: "done" });
+  });
+
+  it("I-2 a result whose older images are no longer sent keeps its line and the note beside the images it still sends", async () => {
+    server.enqueue({ kind: "reply", text: "ok" });
+    const note = "[1 image of this message no longer sent: a request carries only the newest MAX_IMAGES_IN_CONTEXT (8) images of the conversation]";
+    const messages: ChatMessage[] = [
+      { role: "user", content: "plot" },
+      { role: "assistant", content: "", tool_calls: [{ id: "toolu_a", name: "python", arguments: "{}" }] },
+      { role: "tool", tool_call_id: "toolu_a", content: "done\n2 images follow in the next message.", images: { labels: ["[image 1 · 1×1 PNG · 8 B]", "[image 2 · 1×1 PNG · 8 B]"], sent: [TINY], notes: [note] } },
+    ];
+    await (await anthropicAdapter(server)).complete(request({ messages }));
+    expect(server.requests[0]?.body.messages.at(-1).content).toEqual([
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_a",
+        content: [
+          { type: "text", text: "done\n2 images follow in the next message." },
+          { type: "text", text: `Images of the python call toolu_a: [image 1 · 1×1 PNG · 8 B] [image 2 · 1×1 PNG · 8 B]\n${note}` },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: TINY.data } },
+        ],
+        cache_control: { type: "ephemeral" },
+      },
+    ]);
   });
 
   it("sends the key in x-api-key only, to base_url only, and describes itself without it", async () => {

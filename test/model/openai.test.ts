@@ -101,6 +101,34 @@ describe("O-7 openai adapter: what is sent", () => {
     expect(sent?.body.tools).toEqual([{ type: "function", function: { name: "python", description: PYTHON_TOOL.description, parameters: PYTHON_TOOL.parameters } }]);
   });
 
+  it("I-2 sends a step's results as text, then one user message naming each call's images, the notes on those not sent, and the images as data URLs", async () => {
+    server.enqueue({ kind: "reply", text: "ok" });
+    const tiny = { mime: "image/png", data: "iVBORw0KGgo=", width: 1, height: 1 };
+    const note = "[1 image not sent: model.images is false]";
+    const messages: ChatMessage[] = [
+      { role: "user", content: "plot twice" },
+      { role: "assistant", content: "", tool_calls: [{ id: "call_a", name: "python", arguments: "{}" }, { id: "call_b", name: "python", arguments: "{}" }, { id: "call_c", name: "python", arguments: "{}" }] },
+      { role: "tool", tool_call_id: "call_a", content: "done\n1 image follows in the next message.", images: { labels: ["[image 1 · 1×1 PNG · 8 B]"], sent: [tiny] } },
+      { role: "tool", tool_call_id: "call_b", content: "nothing to show" },
+      { role: "tool", tool_call_id: "call_c", content: "done\n1 image follows in the next message.", images: { labels: ["[image 1 · 1×1 PNG · 6 B]"], sent: [], notes: [note] } },
+      { role: "user", content: "and now?" },
+    ];
+    await (await openaiAdapter(server)).complete(request({ messages }));
+    expect(server.requests[0]?.body.messages.slice(2)).toEqual([
+      { role: "tool", tool_call_id: "call_a", content: "done\n1 image follows in the next message." },
+      { role: "tool", tool_call_id: "call_b", content: "nothing to show" },
+      { role: "tool", tool_call_id: "call_c", content: "done\n1 image follows in the next message." },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: `Images of the python call call_a: [image 1 · 1×1 PNG · 8 B]\nImages of the python call call_c: [image 1 · 1×1 PNG · 6 B]\n${note}` },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${tiny.data}` } },
+        ],
+      },
+      { role: "user", content: "and now?" },
+    ]);
+  });
+
   it("sends no tools field when no tool is offered", async () => {
     server.enqueue({ kind: "reply", text: "ok" });
     await (await openaiAdapter(server)).complete(request());

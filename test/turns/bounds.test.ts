@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MAX_TOOL_ARGUMENT_DEPTH, type ToolCall } from "../../src/model/index.js";
-import { boundToolText, GatheredText } from "../../src/turns/tools/bounds.js";
+import { GatheredText } from "../../src/text/index.js";
+import { boundToolText } from "../../src/turns/tools/bounds.js";
 import { runToolCall, type Tool, type ToolContext } from "../../src/turns/tools/index.js";
 
 describe("O-3 B the python tool keeps what it may return as output arrives and counts the rest", () => {

@@ -5,12 +5,14 @@
  * says how many images follow and a user message after the step's results carries them.
  */
 import { readFileSync, statSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { IMAGES_DIR, MAX_IMAGE_EDGE_PX, MAX_IMAGES_PER_EXECUTION } from "../../src/images/index.js";
+import { storeConversations } from "../../src/daemon/turns.js";
+import { ImageStore, IMAGES_DIR, MAX_IMAGE_EDGE_PX, MAX_IMAGES_PER_EXECUTION, type ImageRef } from "../../src/images/index.js";
 import type { ModelAdapter } from "../../src/model/index.js";
+import { OperationsStore } from "../../src/operations/index.js";
 import { installDir } from "../../src/platform/index.js";
 import type { Session } from "../../src/session/index.js";
 import { loadPrompts } from "../../src/turns/context.js";
@@ -19,6 +21,7 @@ import { ImageRefusal } from "../../src/turns/images.js";
 import { MAX_IMAGES_IN_CONTEXT } from "../../src/turns/limits.js";
 import type { TranscriptRow } from "../../src/turns/rows.js";
 import { runTurn, type TurnEnd, type TurnSetup } from "../../src/turns/runner.js";
+import type { TurnHost } from "../../src/turns/tools/index.js";
 import { blackPng, picture } from "../images/fixtures.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { openaiAdapter } from "../model/support.js";
@@ -38,6 +41,7 @@ beforeAll(async () => {
   const big = await picture(3000, 2000);
   const files: Record<string, Buffer> = {
     "plot.b64": plot,
+    "gone.b64": await picture(320, 200),
     "big.b64": big,
     "badsig.b64": Buffer.concat([Buffer.from("NOTAPNG!"), plot.subarray(8)]),
     "truncated.b64": plot.subarray(0, Math.floor(plot.length / 2)),
@@ -69,7 +73,7 @@ const show = (name: string, mime = "image/png") =>
 const SVG = `display({'image/svg+xml': '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>', 'text/plain': '<svg stand-in>'}, raw=True)`;
 
 /** Runs one turn with `replies` queued; returns how it ended and the rows it drew. */
-async function turn(replies: FakeReply[], setup: Partial<TurnSetup> = {}, host: Session = session): Promise<{ end: TurnEnd; rows: TranscriptRow[] }> {
+async function turn(replies: FakeReply[], setup: Partial<TurnSetup> = {}, host: TurnHost = session): Promise<{ end: TurnEnd; rows: TranscriptRow[] }> {
   server.enqueue(...replies);
   const rows: TranscriptRow[] = [];
   const done = await runTurn(
@@ -223,4 +227,128 @@ describe("I-2 when images do not go", () => {
     const keptImages = state.turns.flatMap((t) => t.messages).reduce((count, message) => count + (message.role === "user" ? (message.images?.length ?? 0) : 0), 0);
     expect(keptImages).toBeLessThanOrEqual(MAX_IMAGES_IN_CONTEXT);
   }, 180_000);
+});
+
+/** Every image the conversation's messages carry: a user message's own, a tool result's still sent. */
+const carried = (from: ConversationState) =>
+  from.turns.flatMap((t) => t.messages).flatMap((message) => (message.role === "user" ? (message.images ?? []) : message.role === "tool" ? (message.images?.sent ?? []) : []));
+
+/** `session` as a turn host whose images go to `images` instead of the session's own store. */
+function hostWith(images: ImageStore): TurnHost {
+  return {
+    workspace: session.workspace,
+    stateDir: session.stateDir,
+    get view() { return session.view; },
+    kernel: session.kernel,
+    skills: session.skills,
+    images,
+  };
+}
+
+/** A real image store that counts the reads requests make of it. */
+class CountingStore extends ImageStore {
+  reads = 0;
+  override async read(ref: ImageRef): Promise<Buffer | undefined> {
+    this.reads += 1;
+    return super.read(ref);
+  }
+}
+
+describe("I-2 I-3 the conversation keeps image references, not their bytes", () => {
+  it("the step's next request sends the image just shown without reading it back; a later turn reads it from the store once for all its requests", async () => {
+    const store = new CountingStore(dirs.stateDir);
+    await turn([python(show("plot.b64")), prose("seen")], {}, hostWith(store));
+    expect((await decoded(allImageParts(1)[0]!.image_url!.url)).bytes.equals(plot)).toBe(true);
+    expect(store.reads).toBe(0);
+    server.requests.length = 0;
+    await turn([python("print(1)", "call_plain"), prose("still seen")], {}, hostWith(store));
+    expect(allImageParts(0)).toHaveLength(1);
+    expect((await decoded(allImageParts(1)[0]!.image_url!.url)).bytes.equals(plot)).toBe(true);
+    expect(store.reads).toBe(1);
+  }, 120_000);
+
+  it("a result's image is kept by its store id; the next turn's request reads the same bytes back from the store", async () => {
+    const { rows } = await turn([python(show("plot.b64")), prose("a curve")]);
+    const ref = (rows.find((row) => row.kind === "output") as { images: readonly { id: string }[] }).images[0]!;
+    expect(carried(state)).toEqual([{ id: ref.id, mime: "image/png", width: 640, height: 480, bytes: plot.length }]);
+    const saved = JSON.stringify(state);
+    expect(saved).not.toContain(plot.toString("base64").slice(0, 200));
+    const result = state.turns.at(-1)!.messages.find((message) => message.role === "tool")!;
+    expect(result).toMatchObject({ content: "1 image follows in the next message.", images: { labels: [expect.stringMatching(/^\[image 1 · 640×480 PNG · /)] } });
+    server.requests.length = 0;
+    await turn([prose("still seen")]);
+    const parts = allImageParts(0);
+    expect(parts).toHaveLength(1);
+    expect((await decoded(parts[0]!.image_url!.url)).bytes.equals(plot)).toBe(true);
+  }, 120_000);
+
+  it("an image whose file is gone from the store reaches the model as a note", async () => {
+    // An image no other test shows: the session's store would not write its file again.
+    const { rows } = await turn([python(show("gone.b64"), "call_gone"), prose("seen")]);
+    const ref = (rows.find((row) => row.kind === "output") as { images: readonly { id: string }[] }).images[0]!;
+    await rm(join(dirs.stateDir, IMAGES_DIR, `${ref.id}.png`));
+    server.requests.length = 0;
+    await turn([prose("gone")]);
+    expect(allImageParts(0)).toHaveLength(0);
+    const carrier = messagesOf(0).find((message) => message.role === "user" && textOf(message).startsWith("Images of the python call call_gone"))!;
+    expect(textOf(carrier)).toMatch(/^Images of the python call call_gone: \[image 1 · 320×200 PNG · [\d.]+ KB\]\n\[1 image not sent: its file is no longer in the session's image store\]$/);
+  }, 120_000);
+
+  it("an image the store refuses (its quota) stays in the conversation as bytes, so the model still receives it in later requests", async () => {
+    const full = new ImageStore(dirs.stateDir, { quotaBytes: 10 });
+    const { rows } = await turn([python(show("plot.b64")), prose("seen")], {}, hostWith(full));
+    expect(rows.find((row) => row.kind === "output")).toMatchObject({ text: expect.stringMatching(/image 1 not kept: .*MAX_SESSION_IMAGE_BYTES/) });
+    expect(carried(state)).toEqual([{ mime: "image/png", data: plot.toString("base64"), width: 640, height: 480 }]);
+    server.requests.length = 0;
+    await turn([prose("again")], {}, hostWith(full));
+    expect((await decoded(allImageParts(0)[0]!.image_url!.url)).bytes.equals(plot)).toBe(true);
+  }, 120_000);
+
+  it(`what is kept for the next turn carries at most MAX_IMAGES_IN_CONTEXT (${MAX_IMAGES_IN_CONTEXT}) images`, async () => {
+    const four = Array.from({ length: MAX_IMAGES_PER_EXECUTION }, () => show("plot.b64")).join("\n");
+    const calls = Math.ceil(MAX_IMAGES_IN_CONTEXT / MAX_IMAGES_PER_EXECUTION) + 1;
+    await turn([...Array.from({ length: calls }, (_, index) => python(four, `call_${index}`)), prose("done")]);
+    expect(carried(state)).toHaveLength(MAX_IMAGES_IN_CONTEXT);
+    const first = state.turns.at(-1)!.messages.find((message) => message.role === "tool")!;
+    expect(first).toMatchObject({ images: { sent: [], notes: [expect.stringMatching(/^\[4 images of this message no longer sent/)] } });
+  }, 180_000);
+});
+
+describe("I-2 O-9 a conversation saved before tool results carried their images", () => {
+  it("loads from the operations database with its images' bytes in a user message, sends them as before, and saves the new turn's image by reference", async () => {
+    const temp = await sessionDirs();
+    const store = OperationsStore.open(join(temp.root, "albedo.db"));
+    try {
+      const conversations = storeConversations(store);
+      const data = plot.toString("base64");
+      const carrierText = "Images of the python call call_old: [image 1 · 640×480 PNG · 23.4 KB]";
+      store.transcript.saveConversation("s-old", {
+        turns: [{
+          turn_id: "t-old",
+          messages: [
+            { role: "user", content: "plot it" },
+            { role: "assistant", content: "", tool_calls: [{ id: "call_old", name: "python", arguments: "{}" }] },
+            { role: "tool", tool_call_id: "call_old", content: "1 image follows in the next message." },
+            { role: "user", content: carrierText, images: [{ mime: "image/png", data, width: 640, height: 480 }] },
+            { role: "assistant", content: "a curve" },
+          ],
+        }],
+        loaded: [],
+      });
+      state = conversations.load("s-old");
+      await turn([python(show("plot.b64"), "call_new"), prose("two curves")]);
+      const sent = messagesOf(0);
+      const old = sent.find((message) => message.role === "user" && textOf(message) === carrierText)!;
+      expect(old.content).toEqual([{ type: "text", text: carrierText }, { type: "image_url", image_url: { url: `data:image/png;base64,${data}` } }]);
+      expect(allImageParts(1)).toHaveLength(2);
+      conversations.save("s-old", state);
+      const reread = conversations.load("s-old");
+      const newResult = reread.turns.at(-1)!.messages.find((message) => message.role === "tool")!;
+      expect(newResult).toMatchObject({ tool_call_id: "call_new", images: { sent: [{ id: expect.stringMatching(/^[0-9a-f]{64}$/), mime: "image/png" }] } });
+      expect(JSON.stringify(reread).split(data).length - 1).toBe(1);
+    } finally {
+      store.close();
+      await temp.cleanup();
+    }
+  }, 120_000);
 });

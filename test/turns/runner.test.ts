@@ -192,7 +192,7 @@ describe("O-3 the python tool", () => {
     const controller = new AbortController();
     const ready = join(dirs.workspace, "stubborn.ready");
     // Ignores SIGINT for 3 s (as code in a call that never checks for signals would), well past
-    // TURN_INTERRUPT_TIMEOUT_MS after the interrupt; it says when it is past the point of no return.
+    // CELL_INTERRUPT_GRACE_MS after the interrupt; it says when it is past the point of no return.
     const code = [
       "import signal, time",
       "previous = signal.signal(signal.SIGINT, signal.SIG_IGN)",

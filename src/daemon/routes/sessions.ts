@@ -9,7 +9,8 @@ import { storedRows } from "../turns.js";
 import { createdSession, executeAnswer, imageUrl, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive } from "../../platform/index.js";
 import { outputPayloadBytes } from "../../kernel/index.js";
-import { collectImages, keepImageBundle, type ImageStore } from "../../images/index.js";
+import type { ImageStore } from "../../images/index.js";
+import { runCell, type CellRun } from "../../session/index.js";
 import { RawBody } from "../router.js";
 import type { ExecuteImages } from "../views.js";
 import type { HostedSession, KernelJoin, RelayTarget } from "../sessionPort.js";
@@ -66,24 +67,22 @@ async function execute(ctx: DaemonContext, request: RouteRequest<typeof API.exec
   const body = request.body();
   const executionId = body.execution_id ?? randomUUID();
   const kept = new KeptOutputs();
-  const bundles: unknown[] = [];
-  const future = live.session.kernel.execute(body.code);
-  future.onOutput((output) => {
-    live.publish({ type: "output", executionId, output });
-    kept.add(outputResource(output.header.msg_type, output.content), outputPayloadBytes(output));
-    const type = output.header.msg_type;
-    if (type === "display_data" || type === "execute_result") keepImageBundle(bundles, (output.content as { data?: unknown }).data);
+  const cell = await runCell(live.session.kernel, body.code, {
+    onOutput: (output) => {
+      live.publish({ type: "output", executionId, output });
+      kept.add(outputResource(output.header.msg_type, output.content), outputPayloadBytes(output));
+    },
   });
-  const reply = await future.done;
-  const images = bundles.length === 0 ? undefined : await keptImages(live.id, live.session.images, bundles);
-  return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(future.cutOutputBytes), pagesOf(reply), images) };
+  // Without an interrupt the run waits for the cell's end, so its reply is there.
+  const reply = cell.reply!;
+  const images = cell.showedImages ? await keptImages(live.id, live.session.images, cell) : undefined;
+  return { status: 200 as const, body: executeAnswer(executionId, reply, kept.answer(cell.cutOutputBytes), pagesOf(reply), images) };
 }
 
-/** The images of an execution's bundles, checked, scaled and kept in the session's store (I-3); each one not kept is a note. */
-async function keptImages(sessionId: string, store: ImageStore, bundles: readonly unknown[]): Promise<ExecuteImages> {
-  const { images, notes } = await collectImages(bundles);
-  const kept = await store.keepAll(images);
-  return { images: kept.refs.map((ref) => ({ ...ref, url: imageUrl(sessionId, ref.id) })), image_notes: [...notes, ...kept.notes] };
+/** A cell's images, kept in the session's store (I-3); each one not checked or not kept is a note. */
+async function keptImages(sessionId: string, store: ImageStore, cell: CellRun): Promise<ExecuteImages> {
+  const kept = await store.keepAll(cell.images);
+  return { images: kept.refs.map((ref) => ({ ...ref, url: imageUrl(sessionId, ref.id) })), image_notes: [...cell.notes, ...kept.notes] };
 }
 
 /** An image's bytes, only for an id this session kept (never a path) and while its file is there. */

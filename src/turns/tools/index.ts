@@ -1,17 +1,17 @@
 /** The tools a turn offers (O-3, O-5) and how one call is checked and run. */
 import { z } from "zod";
-import type { CheckedImage } from "../../images/index.js";
 import { jsonTextNestingDepth, parseJsonWellFormed } from "../../json/index.js";
-import { MAX_TOOL_ARGUMENT_DEPTH, TOOL_ERROR_PREFIX, type ToolCall, type ToolSpec } from "../../model/index.js";
+import { MAX_TOOL_ARGUMENT_DEPTH, TOOL_ERROR_PREFIX, type ResultImages, type ToolCall, type ToolSpec } from "../../model/index.js";
 import type { SessionView } from "../../session/index.js";
 import type { ToolMode } from "../context.js";
+import type { ConversationImage } from "../conversation.js";
 import { pythonTool } from "./python.js";
 import { readTool } from "./read.js";
 import { skillTool } from "./skill.js";
 import { toolSpec, type Tool, type ToolContext } from "./tool.js";
 
-export { describeOutput, TurnInterrupted } from "./python.js";
-export { boundToolText, GatheredText } from "./bounds.js";
+export { TurnInterrupted } from "./python.js";
+export { boundToolText } from "./bounds.js";
 export { mcpTools } from "./mcp.js";
 export { skillText } from "./skill.js";
 export { toolSpec } from "./tool.js";
@@ -56,7 +56,11 @@ function buildTools(view: SessionView, mode: ToolMode): Tool[] {
  * itself was wrong (unknown tool, malformed or invalid arguments): the model is told, and the turn
  * goes on. Throws only what the tool throws (an interrupt, a dead kernel).
  */
-export async function runToolCall(call: ToolCall, tools: readonly Tool[], context: ToolContext): Promise<{ result: string; images?: readonly CheckedImage[]; problem?: string }> {
+export async function runToolCall(
+  call: ToolCall,
+  tools: readonly Tool[],
+  context: ToolContext,
+): Promise<{ result: string; images?: ResultImages<ConversationImage>; bytes?: ReadonlyMap<string, string>; problem?: string }> {
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (tool === undefined) {
     const problem = `there is no tool "${call.name}"; the tools are ${tools.map((t) => t.name).join(", ")}`;
@@ -80,5 +84,5 @@ export async function runToolCall(call: ToolCall, tools: readonly Tool[], contex
     return { result: `${TOOL_ERROR_PREFIX}${problem}.`, problem };
   }
   const answer = await tool.run(checked.data, context);
-  return typeof answer === "string" ? { result: answer } : { result: answer.text, images: answer.images };
+  return typeof answer === "string" ? { result: answer } : { result: answer.text, images: answer.images, ...(answer.bytes === undefined ? {} : { bytes: answer.bytes }) };
 }

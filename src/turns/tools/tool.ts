@@ -1,8 +1,8 @@
 /** What every tool of the turn loop is: a spec the model sees, a schema its arguments must meet, and what it does. */
 import { z } from "zod";
-import type { CheckedImage } from "../../images/index.js";
-import type { ToolSpec } from "../../model/index.js";
+import type { ResultImages, ToolSpec } from "../../model/index.js";
 import type { McpCallObserver, SessionPort } from "../../session/index.js";
+import type { ConversationImage } from "../conversation.js";
 import type { PullLedger } from "../pulls.js";
 import type { TranscriptRow } from "../rows.js";
 import type { Disposable } from "../../platform/index.js";
@@ -53,10 +53,12 @@ export interface ToolContext {
   readonly signal: AbortSignal;
 }
 
-/** A result with images (the `python` tool's): the text for the model, and the images that follow it (I-2). */
+/** A result with images (the `python` tool's): the text for the model, and the images that go with it (I-2). */
 export interface ToolAnswer {
   readonly text: string;
-  readonly images: readonly CheckedImage[];
+  readonly images: ResultImages<ConversationImage>;
+  /** The base64 of the images kept by reference, by id, for the turn's next request. */
+  readonly bytes?: ReadonlyMap<string, string>;
 }
 
 export interface Tool<Args = unknown> {
