@@ -1,3 +1,4 @@
+import { parseArgs as parseArgv } from "node:util";
 import { didYouMean } from "../text/index.js";
 
 /** A declared command-line option. Flags take no value; others take exactly one. */
@@ -30,38 +31,41 @@ export class CliFailure extends Error {
 }
 
 /**
- * Parses argv against declared options; throws UsageError on unknown or incomplete options. At
- * positional index `dashedValueAt` (a VALUE after its KEY, as `settings set kernel.pool -3`) an
- * argument that starts with `-` but names no declared option is that positional.
+ * Parses argv against declared options with node's parseArgs, under the CLI's own messages: an
+ * unknown option names the closest declared one, a flag given a value and an option missing its
+ * value say so (UsageError). At positional index `dashedValueAt` (a VALUE after its KEY, as
+ * `settings set kernel.pool -3`) an argument that starts with `-` but names no declared option is
+ * that positional.
  */
 export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[], dashedValueAt?: number): ParsedArgs {
+  const declared = Object.fromEntries(specs.map((spec) => [spec.name, { type: spec.value === undefined ? "boolean" as const : "string" as const, ...(spec.short ? { short: spec.short } : {}) }]));
+  const { tokens } = parseArgv({ args: [...argv], options: declared, allowPositionals: true, strict: false, tokens: true });
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
-  const byShort = new Map(specs.filter((s) => s.short).map((spec) => [spec.short!, spec]));
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      positionals.push(...argv.slice(i + 1));
+  let taken = -1;
+  for (const token of tokens) {
+    // A group of short letters ("-3x") is one argument: the first of its tokens decides it.
+    if (token.index === taken) continue;
+    taken = token.index;
+    if (token.kind === "positional") positionals.push(token.value);
+    else if (token.kind === "option") {
+      const spec = byName.get(token.name);
+      const arg = argv[token.index]!;
+      if (spec === undefined || (token.rawName.startsWith("-") && !token.rawName.startsWith("--") && arg.length !== 2)) {
+        if (positionals.length === dashedValueAt) positionals.push(arg);
+        else throw new UsageError(`unknown option ${arg}${didYouMean(arg, specs.map((s) => `--${s.name}`))}`);
+      } else if (spec.value === undefined) {
+        if (token.inlineValue) throw new UsageError(`--${spec.name} takes no value`);
+        options.set(spec.name, true);
+      } else {
+        if (token.value === undefined) throw new UsageError(`--${spec.name} needs a value (${spec.value})`);
+        options.set(spec.name, token.value);
+      }
+    } else {
+      positionals.push(...argv.slice(token.index + 1));
       break;
     }
-    const spec = arg.startsWith("--")
-      ? byName.get(arg.slice(2).split("=")[0]!)
-      : arg.length === 2 && arg.startsWith("-") ? byShort.get(arg.slice(1)) : undefined;
-    if (spec === undefined) {
-      if (arg.startsWith("-") && arg !== "-" && positionals.length !== dashedValueAt) throw new UsageError(`unknown option ${arg}${didYouMean(arg, specs.map((s) => `--${s.name}`))}`);
-      positionals.push(arg);
-      continue;
-    }
-    if (spec.value === undefined) {
-      if (arg.includes("=")) throw new UsageError(`--${spec.name} takes no value`);
-      options.set(spec.name, true);
-      continue;
-    }
-    const inline = arg.startsWith("--") && arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : undefined;
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new UsageError(`--${spec.name} needs a value (${spec.value})`);
-    options.set(spec.name, value);
   }
   return { positionals, options };
 }

@@ -11,14 +11,11 @@ import { MODEL_MODES, sumUsage, usageLine, type ModelMode, type UsageTotals } fr
 import { jsonWithoutControls, textColumns, visibleControls } from "../text/index.js";
 import type { StoredRow, TurnEnd } from "../turns/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
-import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./chatBackend.js";
+import { openTerminalSession, type ChatResult, type TerminalSession } from "./terminalSession.js";
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine } from "./lineEditor.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
-import { findRunningDaemon, RemoteSession } from "../api/index.js";
 import { startProgress, type ProgressDone } from "./progress.js";
-import { openEmbeddedSession } from "./session.js";
-import { workspaceOf } from "./workspace.js";
 import { stateDir } from "../platform/index.js";
 
 /** What the chat shows, with the seconds so far, while a python call runs. */
@@ -78,7 +75,7 @@ function modeOf(args: ParsedArgs): ModelMode | undefined {
 }
 
 /** Runs one line and prints what it drew; returns the exit status. */
-async function oneShot(backend: ChatBackend, message: string, json: boolean, io: CliIO): Promise<number> {
+async function oneShot(backend: TerminalSession, message: string, json: boolean, io: CliIO): Promise<number> {
   const print = (text: string) => io.stdout.write(`${visibleControls(text, "\n\t")}\n`);
   const result = await backend.submit(message, {
     onRow: (row) => {
@@ -115,7 +112,7 @@ class InteractiveChat {
   /** The tokens this chat's turns used, as the endpoint reported them; printed when the chat ends. */
   private usage: UsageTotals | undefined;
 
-  constructor(private readonly backend: ChatBackend, private readonly io: CliIO) {
+  constructor(private readonly backend: TerminalSession, private readonly io: CliIO) {
     this.rl = createInterface({
       input: io.stdin,
       output: io.stdout,
@@ -236,27 +233,10 @@ class InteractiveChat {
   }
 }
 
-/** The chat's backend: a session on the daemon named in daemon.json when it answers, else an embedded one (D-5). */
-async function openChat(args: ParsedArgs, io: CliIO, mode: ModelMode | undefined): Promise<ChatBackend> {
-  const daemon = await findRunningDaemon(stateDir(io.env));
-  if (daemon === undefined) return embeddedChat(await openEmbeddedSession(args, io), io.env, mode);
-  // The daemon's turns run with its settings; a one-run mode is for embedded chats.
-  if (mode !== undefined) io.stderr.write(`albedo chat: --mode is ignored attached to a daemon; it uses the model.mode setting\n`);
-  const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
-  try {
-    const remote = await RemoteSession.open(daemon, await workspaceOf(args, io), "chat");
-    done();
-    return daemonChat(remote, daemon.info.url);
-  } catch (error) {
-    done("albedo: the daemon could not open a session");
-    throw error;
-  }
-}
-
 async function chat(args: ParsedArgs, io: CliIO): Promise<number> {
   const mode = modeOf(args);
   const message = args.positionals.join(" ").trim();
-  const backend = await openChat(args, io, mode);
+  const backend = await openTerminalSession(args, io, "chat", mode);
   try {
     if (message !== "") return await oneShot(backend, message, args.options.has("json"), io);
     return (await new InteractiveChat(backend, io).run()) ? 0 : EXIT_SESSION_LOST;

@@ -2,7 +2,7 @@ import { createInterface, type Interface } from "node:readline";
 import { parseSlashLine } from "../commands/index.js";
 import { textColumns, visibleControls } from "../text/index.js";
 import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
-import { openConsoleSession, type ConsoleSession } from "./consoleSession.js";
+import { openTerminalSession, type TerminalSession } from "./terminalSession.js";
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
@@ -39,7 +39,7 @@ export function needsMore(lines: readonly string[]): boolean {
 }
 
 /** The first lines the console prints: where it runs, how many skills (and how many are broken), how to get help and leave. */
-export function banner(session: ConsoleSession): string {
+export function banner(session: TerminalSession): string {
   const { skills, withErrors } = session.summary;
   const broken = withErrors > 0 ? `, ${withErrors} with errors (see /skills)` : "";
   return `albedo console · session ${session.id} (${session.where})\n${skills} skill${skills === 1 ? "" : "s"}${broken} · /help lists commands · Ctrl-D quits\n`;
@@ -58,7 +58,7 @@ class Console {
   /** The images this console showed, kept in the state dir under one quota (I-3). */
   private readonly images: ImageStore;
 
-  constructor(private readonly session: ConsoleSession, private readonly io: CliIO, history: string[]) {
+  constructor(private readonly session: TerminalSession, private readonly io: CliIO, history: string[]) {
     this.images = new ImageStore(stateDir(io.env), { retentionMs: RECEIPT_TTL_MS });
     this.terminal = Boolean(io.stdin.isTTY && io.stdout.isTTY);
     this.rl = createInterface({
@@ -186,7 +186,7 @@ class Console {
 }
 
 /** Closes the session; past CLOSE_NOTICE_MS a terminal is told, since a kernel's shutdown ladder can take seconds. */
-async function closeSession(session: ConsoleSession, io: CliIO): Promise<void> {
+async function closeSession(session: TerminalSession, io: CliIO): Promise<void> {
   const notice = setTimeout(() => {
     if (io.stderr.isTTY) io.stderr.write("closing session…\n");
   }, CLOSE_NOTICE_MS);
@@ -202,7 +202,7 @@ export const consoleCommand: CliCommand = {
   options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION],
   async run(args, io) {
     const state = stateDir(io.env);
-    const session = await openConsoleSession(args, io);
+    const session = await openTerminalSession(args, io, "console");
     const console = new Console(session, io, await loadHistory(state));
     try {
       return (await console.run()) ? 0 : EXIT_SESSION_LOST;
