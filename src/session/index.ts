@@ -7,3 +7,7 @@ export { MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS
 export type { McpCallObserver, McpCallRecord } from "./mcpMethods.js";
 export { oneOffMcpPlaces } from "./mcp.js";
 export type { ActivationObserver } from "./skillAccess.js";
+export {
+  CHECKPOINT_MANIFEST_FILE, CHECKPOINT_REPORT_FILE, CHECKPOINT_VALUES_DIR, MAX_CHECKPOINT_BYTES,
+  MAX_CHECKPOINT_MANIFEST_BYTES, MAX_CHECKPOINT_NAME_BYTES, MAX_CHECKPOINT_NAMES, MAX_CHECKPOINT_REASON_CHARS,
+} from "./limits.js";

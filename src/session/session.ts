@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { bridgeEnv, type KernelBridge } from "../bridge/index.js";
+import { bridgeEnv, CHECKPOINT_DIR_ENV, CHECKPOINT_RESTORE_ENV, type KernelBridge } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
 import {
   channelAddress, CHANNELS, startKernel, superviseKernel, RestartPolicy,
@@ -30,6 +30,10 @@ import { prepareView, ViewKeeper, type CatalogWalk, type SelectionChange } from 
 import { type Disposable, installDir, type Log } from "../platform/index.js";
 import { ImageStore } from "../images/index.js";
 import { RECEIPT_TTL_MS } from "../operations/index.js";
+import {
+  checkpointPaths, copyCheckpoint, makeCheckpointDir, markCheckpointClosed, readRestoreReport, resumableCheckpoint, sweepCheckpoints,
+  type RestoreReport, type RestoreTrigger,
+} from "./checkpoints.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
@@ -67,6 +71,10 @@ export interface SessionOptions {
   readonly remote?: RemoteOverride;
   /** The daemon's pool of MCP server processes for entries marked `"shared": true` (M-2). */
   readonly mcpShared?: SharedServers;
+  /** Start from the checkpoint of this closed session (K-15): its names are loaded before the first cell. */
+  readonly resume?: string;
+  /** Checkpoint the namespace after each cell (K-15); default: the global `kernel.checkpoints`, else on. */
+  readonly checkpoints?: boolean;
 }
 
 /**
@@ -96,6 +104,12 @@ export class Session implements CommandHost {
   private mcp: SessionMcp | undefined;
   /** The images shown by this session's cells and turns (I-3): kept once by content, under the session's quota, for as long as receipts. */
   readonly images: ImageStore;
+  /** What the next kernel start restores for (K-15); undefined: it starts empty. After the first start, a start is the supervisor's. */
+  private nextStart: RestoreTrigger | undefined;
+  /** The restore the kernel being started runs, until it is ready and its report read. */
+  private starting: RestoreTrigger | undefined;
+  private lastRestore: RestoreReport | undefined;
+  private readonly restoreObservers = new Set<(report: RestoreReport) => void>();
 
   private constructor(
     readonly id: string,
@@ -106,8 +120,11 @@ export class Session implements CommandHost {
     parses: ParseCache,
     private readonly plan: KernelPlan,
     mcp: SessionMcp | undefined,
+    /** The directory this session's kernel writes its checkpoint into; undefined when checkpoints are off. */
+    private readonly checkpointDir: string | undefined,
   ) {
     this.mcp = mcp;
+    this.nextStart = options.resume !== undefined ? "resume" : undefined;
     this.access = new SkillAccess(guardOf(plan), this.activationObservers);
     this.images = new ImageStore(options.stateDir, { retentionMs: RECEIPT_TTL_MS });
     this.views = new ViewKeeper(options, view, (next) => {
@@ -124,7 +141,10 @@ export class Session implements CommandHost {
   static async open(options: SessionOptions): Promise<Session> {
     const id = randomBytes(SESSION_ID_BYTES).toString("hex");
     await sweepRunDirs(options.stateDir);
+    await sweepCheckpoints(options.stateDir, RECEIPT_TTL_MS);
+    if (options.resume !== undefined) await resumableCheckpoint(options.stateDir, options.resume);
     const runDir = await makeRunDir(options.stateDir);
+    let checkpointDir: string | undefined;
     let plan: KernelPlan | undefined;
     let mcp: SessionMcp | undefined;
     let session: Session | undefined;
@@ -134,9 +154,18 @@ export class Session implements CommandHost {
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       // The servers start now and come up while the kernel is planned and boots.
       mcp = await SessionMcp.open(mcpOptionsOf(options, runDir), view);
-      plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
+      checkpointDir = await checkpointDirFor(options, view, id);
+      plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message), checkpointDir);
+      if (plan.kind !== "local" && checkpointDir !== undefined) {
+        await rm(checkpointPaths(options.stateDir, id).dir, { recursive: true, force: true });
+        checkpointDir = undefined;
+      }
+      if (options.resume !== undefined) {
+        if (checkpointDir === undefined) throw new AppError("conflict", "cannot resume: this session does not checkpoint (kernel.checkpoints is false, or its kernel is remote or a notebook's)");
+        copyCheckpoint(options.stateDir, options.resume, checkpointDir);
+      }
       const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
-      session = new Session(id, runDir, options, rpc, view, parses, plan, mcp);
+      session = new Session(id, runDir, options, rpc, view, parses, plan, mcp, checkpointDir);
       rpc.swapRoutes(session.routesFor(view));
       await rpc.start();
       await session.boot();
@@ -147,6 +176,7 @@ export class Session implements CommandHost {
         await mcp?.close();
         await disposePlan(plan);
         await rm(runDir, { recursive: true, force: true });
+        if (checkpointDir !== undefined) await rm(checkpointPaths(options.stateDir, id).dir, { recursive: true, force: true });
       }
       throw error;
     }
@@ -195,6 +225,7 @@ export class Session implements CommandHost {
       extraEnv: () => ({
         ...bridgeEnv(this.bridge()),
         PYTHONPATH: pythonPath,
+        ...this.checkpointEnv(),
       }),
       // Model-written code must not find the model's key (it would print it into the transcript), nor a server's secrets.
       withoutEnv: () => [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
@@ -204,6 +235,7 @@ export class Session implements CommandHost {
     });
     this.watch(kernel);
     this.localKernel = kernel;
+    this.noteStarted();
     // A relayed kernel's death is the notebook's to see: its launcher exits and Jupyter restarts it.
     if (this.options.relayKey === undefined) this.watchers.push(superviseKernel(kernel, new RestartPolicy(), this.options.log ? { log: this.options.log } : {}));
   }
@@ -236,8 +268,59 @@ export class Session implements CommandHost {
       }),
       kernel.onStatus((event) => {
         if (event.status === "dead") this.rpc.failAll("kernel_died", `the kernel died: ${event.reason ?? "unknown reason"}`);
+        if (event.status === "ready") this.noteStarted();
       }),
     );
+  }
+
+  /** The checkpoint variables of one kernel start: where to write, and whether to load first (K-15). */
+  private checkpointEnv(): Record<string, string> {
+    if (this.checkpointDir === undefined) return {};
+    const trigger = this.nextStart;
+    this.starting = trigger;
+    // Unless the user asks otherwise, the next start is the supervisor's, after a death: it restores.
+    this.nextStart = "crash";
+    return { [CHECKPOINT_DIR_ENV]: this.checkpointDir, [CHECKPOINT_RESTORE_ENV]: trigger !== undefined ? "1" : "0" };
+  }
+
+  /** A kernel start finished: when it restored, its report is read (as JSON) and told. */
+  private noteStarted(): void {
+    const trigger = this.starting;
+    this.starting = undefined;
+    if (trigger === undefined || this.checkpointDir === undefined) return;
+    const report = readRestoreReport(this.checkpointDir, trigger);
+    this.lastRestore = report;
+    for (const observer of this.restoreObservers) observer(report);
+  }
+
+  /** Calls `observer` with each restore's report (a supervisor restart, a restart with restore, a resume), until disposed. */
+  onRestore(observer: (report: RestoreReport) => void): Disposable {
+    this.restoreObservers.add(observer);
+    return { dispose: () => this.restoreObservers.delete(observer) };
+  }
+
+  /** The last restore's report, if the kernel ever restored. */
+  get restore(): RestoreReport | undefined {
+    return this.lastRestore;
+  }
+
+  /**
+   * Restarts the session's kernel (K-15): empty, or with `restore` loading the checkpoint before the
+   * first cell; answers the restore's report. Throws AppError conflict for a notebook's, remote or
+   * external kernel, and for a restore without checkpoints.
+   */
+  async restart(restore: boolean): Promise<RestoreReport | undefined> {
+    const kernel = this.localKernel;
+    if (kernel === undefined || this.options.relayKey !== undefined) {
+      throw new AppError("conflict", "this session's kernel is restarted where it runs (a notebook restarts its own kernel, empty, as Jupyter does)");
+    }
+    if (restore && this.checkpointDir === undefined) {
+      throw new AppError("conflict", "this session does not checkpoint its kernel (kernel.checkpoints is false), so there is nothing to restore");
+    }
+    this.nextStart = restore ? "restart" : undefined;
+    this.lastRestore = undefined;
+    await kernel.restart(restore ? "restart with restore requested" : "restart requested");
+    return restore ? this.lastRestore : undefined;
   }
 
   /** Runs code in the kernel; outputs stream from the returned future. */
@@ -392,6 +475,7 @@ export class Session implements CommandHost {
   status(): {
     id: string; kernel: KernelStatus | "none" | "external"; pid: number | undefined; sandbox: string; sandboxNotes: readonly string[];
     revision: string; skills: number; extensions: ExtensionState; usage: UsageTotals | null;
+    checkpoints: boolean; restore: RestoreReport | null;
   } {
     const sandbox = this.sandbox;
     return {
@@ -405,6 +489,8 @@ export class Session implements CommandHost {
       skills: this.view.snapshot.skills.length,
       extensions: this.view.extensions,
       usage: this.usageTotals ?? null,
+      checkpoints: this.checkpointDir !== undefined,
+      restore: this.lastRestore ?? null,
     };
   }
 
@@ -432,8 +518,20 @@ export class Session implements CommandHost {
       await this.rpc.close();
       await disposePlan(this.plan);
       await rm(this.runDir, { recursive: true, force: true });
+      // The checkpoint stays, resumable, for the receipts' retention.
+      if (this.checkpointDir !== undefined) await markCheckpointClosed(this.options.stateDir, this.id);
     }
   }
+}
+
+/**
+ * Makes the session's checkpoint directory when it checkpoints: its own kernel (not a notebook's,
+ * which Jupyter restarts empty, nor an external one) with the global `kernel.checkpoints` not false.
+ */
+async function checkpointDirFor(options: SessionOptions, view: SessionView, id: string): Promise<string | undefined> {
+  const configured = view.selection.scopes.global?.kernel?.checkpoints;
+  if (options.kernel === "external" || options.relayKey !== undefined || !(options.checkpoints ?? configured ?? true)) return undefined;
+  return await makeCheckpointDir(options.stateDir, id, options.workspace);
 }
 
 function defaultLog(level: string, message: string): void {
