@@ -10,7 +10,7 @@ import type { ParsedArgs } from "./args.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
 import { pageTexts } from "./render.js";
-import { openEmbeddedSession, remoteOf } from "./session.js";
+import { openEmbeddedSession, remoteOf, resumeOf } from "./session.js";
 import { workspaceOf } from "./workspace.js";
 import { stateDir } from "../platform/index.js";
 
@@ -46,6 +46,8 @@ export interface ConsoleSession {
   close(): Promise<void>;
   /** Settles with the line to show when the session ended under the console (its daemon stopped); never for an embedded one. */
   readonly lost?: Promise<string>;
+  /** The line of the kernel's restore from a checkpoint (a resume), when it had one. */
+  restoreLine?(): string | undefined;
 }
 
 /** How long a Python completion may take before the console gives up on it. */
@@ -64,6 +66,7 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
   return {
     id: session.id,
     where: "embedded",
+    restoreLine: () => session.restore?.summary,
     get summary() {
       return { skills: session.view.snapshot.skills.length, withErrors: invalidSkills(session.view.discovered.diagnostics) };
     },
@@ -99,6 +102,7 @@ export function remoteConsoleSession(remote: RemoteSession, url: string, withErr
   const declarations = () => remote.resource.commands.map((command) => ({ ...command, ...findCommand({ revision: "", commands: BUILTIN_COMMANDS }, command.name) }));
   return {
     id: remote.id,
+    restoreLine: () => remote.resource.kernel.restore?.summary,
     where: `daemon ${url}`,
     get summary() {
       return { skills: remote.resource.composition.extensions.skills.skills, withErrors };
@@ -137,7 +141,7 @@ export async function openConsoleSession(args: ParsedArgs, io: CliIO): Promise<C
   const workspace = await workspaceOf(args, io);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, workspace, "console", remoteOf(args));
+    const remote = await RemoteSession.open(daemon, workspace, "console", remoteOf(args), resumeOf(args));
     done();
     return remoteConsoleSession(remote, daemon.info.url, await remoteInvalidSkills(remote));
   } catch (error) {

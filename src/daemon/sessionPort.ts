@@ -12,7 +12,7 @@ import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import type { UsageTotals } from "../model/index.js";
-import type { SessionClient } from "../api/index.js";
+import type { RestoreResource, SessionClient } from "../api/index.js";
 
 /** One event on a session's stream (D-2): domain objects as they happened; views.ts makes each one's message. */
 export type StreamEvent =
@@ -51,6 +51,9 @@ export interface SessionStatus {
   readonly sandboxNotes: readonly string[];
   /** The tokens the session's turns used, summed; null (or absent) until an endpoint reported any. */
   readonly usage?: UsageTotals | null;
+  /** Whether the kernel checkpoints its namespace (K-15), and its last restore; absent for a scripted kernel. */
+  readonly checkpoints?: boolean;
+  readonly restore?: RestoreResource | null;
 }
 
 /** The part of a Session the routes use. The session owns its catalog work: refresh, walks, reload and `needsReload`. */
@@ -80,6 +83,10 @@ export interface SessionFace {
   readonly images: ImageStore;
   /** Where a notebook's relay reaches the kernel (K-14); undefined for a session not opened for one. */
   relayTarget(): RelayTarget | undefined;
+  /** Restarts the kernel, empty or loading its checkpoint first (K-15); answers the restore's report. */
+  restart(restore: boolean): Promise<RestoreResource | undefined>;
+  /** Hears each restore of the kernel from its checkpoint. */
+  onRestore(observer: (report: RestoreResource) => void): Disposable;
 }
 
 /** A relayed kernel's channel addresses and the process whose end is the kernel's end (K-14). */
@@ -105,6 +112,8 @@ export interface OpenOptions {
   readonly remote?: RemoteOverride;
   /** Who opens it; "api" when unsaid. */
   readonly client?: SessionClient;
+  /** Start from this closed session's checkpoint (K-15). */
+  readonly resume?: string;
 }
 
 /** A session as the daemon holds it: the session and the stream listeners its events fan out to. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { realpath, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { bridgeEnv, CHECKPOINT_DIR_ENV, CHECKPOINT_RESTORE_ENV, type KernelBridge } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
@@ -109,6 +109,7 @@ export class Session implements CommandHost {
   /** The restore the kernel being started runs, until it is ready and its report read. */
   private starting: RestoreTrigger | undefined;
   private lastRestore: RestoreReport | undefined;
+  private toldRestore: RestoreReport | undefined;
   private readonly restoreObservers = new Set<(report: RestoreReport) => void>();
 
   private constructor(
@@ -142,7 +143,7 @@ export class Session implements CommandHost {
     const id = randomBytes(SESSION_ID_BYTES).toString("hex");
     await sweepRunDirs(options.stateDir);
     await sweepCheckpoints(options.stateDir, RECEIPT_TTL_MS);
-    if (options.resume !== undefined) await resumableCheckpoint(options.stateDir, options.resume);
+    if (options.resume !== undefined) await checkResumable(options.stateDir, options.resume, options.workspace);
     const runDir = await makeRunDir(options.stateDir);
     let checkpointDir: string | undefined;
     let plan: KernelPlan | undefined;
@@ -297,6 +298,14 @@ export class Session implements CommandHost {
   onRestore(observer: (report: RestoreReport) => void): Disposable {
     this.restoreObservers.add(observer);
     return { dispose: () => this.restoreObservers.delete(observer) };
+  }
+
+  /** The last restore's line, once: what a conversation tells its model (see TurnHost.takeRestoreNotice). */
+  takeRestoreNotice(): string | undefined {
+    const report = this.lastRestore;
+    if (report === undefined || this.toldRestore === report) return undefined;
+    this.toldRestore = report;
+    return report.summary;
   }
 
   /** The last restore's report, if the kernel ever restored. */
@@ -521,6 +530,15 @@ export class Session implements CommandHost {
       // The checkpoint stays, resumable, for the receipts' retention.
       if (this.checkpointDir !== undefined) await markCheckpointClosed(this.options.stateDir, this.id);
     }
+  }
+}
+
+/** Throws unless session `id` has a checkpoint to resume, taken on `workspace` (AppError not_found, conflict, invalid_params). */
+async function checkResumable(stateDir: string, id: string, workspace: string): Promise<void> {
+  const record = await resumableCheckpoint(stateDir, id);
+  const real = (path: string) => realpath(path).catch(() => path);
+  if ((await real(record.workspace)) !== (await real(workspace))) {
+    throw new AppError("invalid_params", `session ${id} ran on the workspace ${record.workspace}, not ${workspace}; resume it there`);
   }
 }
 

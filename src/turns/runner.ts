@@ -52,7 +52,8 @@ export interface TurnSetup {
 export async function runTurn(request: TurnRequest, state: ConversationState, setup: TurnSetup, signal: AbortSignal): Promise<{ end: TurnEnd; state: ConversationState }> {
   setup.emit({ kind: "user", text: request.visibleText });
   const ledger = new PullLedger(state.loaded, setup.emit);
-  const current: ChatMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
+  const restored = restoreNotice(setup);
+  const current: ChatMessage[] = [{ role: "user", content: `${restored === undefined ? "" : `${restored}\n\n`}${userInput(request, ledger, setup.host)}` }];
   // Every call of the turn is counted, and its waits on the server told, a compaction's summary request's too.
   const metered = meteredAdapter(telling(setup.adapter, setup.emit));
   const turn = new TurnLoop({ ...setup, adapter: metered.adapter }, ledger, current, signal);
@@ -66,6 +67,15 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   }
   const usage = metered.totals();
   return { end: usage === undefined ? end : { ...end, usage }, state: { turns: [...turn.turns, { turn_id: request.turnId, messages: current }], loaded: ledger.list() } };
+}
+
+/** The kernel's restore not yet told (K-15), drawn as a notice row; the text the model reads, or undefined. */
+function restoreNotice(setup: TurnSetup): string | undefined {
+  const line = setup.host.takeRestoreNotice?.();
+  if (line === undefined) return undefined;
+  const text = `the kernel restarted and was restored from its checkpoint: ${line}`;
+  setup.emit({ kind: "notice", text });
+  return `[albedo] ${text}`;
 }
 
 /** The model input of the turn; a user activation draws its pull row, and a second one sends the note instead of the text. */
@@ -184,7 +194,9 @@ class TurnLoop {
         return { result: `${TOOL_ERROR_PREFIX}${message}`, problem: `${call.name} failed: ${message}`, images: undefined };
       });
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
-      this.current.push({ role: "tool", tool_call_id: call.id, content: result });
+      // A kernel that died during the call and came back from its checkpoint: the model reads what survived with the result.
+      const restored = restoreNotice(this.setup);
+      this.current.push({ role: "tool", tool_call_id: call.id, content: restored === undefined ? result : `${result}\n\n${restored}` });
       if (images !== undefined) shown.push({ callId: call.id, images });
     }
     // After every tool result of the step: chat completions want the results right after their calls.

@@ -60,6 +60,11 @@ export interface TurnHost {
   readonly images?: ImageStore;
   /** Hears each finished turn's usage, summed over its model calls (the session's total for `/status`). */
   recordUsage?(usage: UsageTotals): void;
+  /**
+   * The line of the kernel's last restore from its checkpoint (K-15) that no conversation was told
+   * yet, then undefined until the next restore: the model learns which names came back.
+   */
+  takeRestoreNotice?(): string | undefined;
 }
 
 /** What a tool may use while it runs. */
