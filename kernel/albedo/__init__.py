@@ -82,6 +82,8 @@ _extensions: Optional[Tuple[str, ...]] = None
 # The shell the extension was loaded into: a namespace a reload adds is pushed there.
 _shell: Any = None
 _cells = CellTasks()
+# The namespace's checkpoint (K-15), when the session gave the kernel a directory for it.
+_checkpoints: Any = None
 
 
 def _connect() -> SessionObjects:
@@ -234,6 +236,10 @@ def _install(ip: Any, session: SessionObjects) -> None:
     ip.events.register("pre_run_cell", _pre_run_cell)
     ip.events.register("post_run_cell", _cells.post_run_cell)
     kernel = getattr(ip, "kernel", None)
+    from . import _checkpoint
+
+    global _checkpoints
+    _checkpoints = _checkpoint.install(ip, kernel)
     if kernel is not None:
         _cells.guard_replies(kernel)
         _streams.quiet_flushes()

@@ -51,6 +51,7 @@ export const OpenSessionBody = z
     relay: RelayBody.optional().describe('only with "kernel": "relay"'),
     remote: RemoteBody.optional().describe("run this session's kernel on that Jupyter Server (K-12), over the global kernel.remote settings"),
     client: z.enum(SESSION_CLIENTS).optional().describe('who opens it, for the lists that show sessions (`albedo sessions`, the web console); "api" when absent'),
+    resume: z.string().regex(/^[0-9a-f]{1,64}$/, "must be a session id").optional().describe("start from the checkpoint of this closed session (K-15): its names are loaded before the first cell; the workspace must be the one it ran on"),
   })
   .superRefine((body, ctx) => {
     const external = body.kernel === "external";
@@ -60,8 +61,14 @@ export const OpenSessionBody = z
     if (!external && body.kernel_pid !== undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: '"kernel_pid" goes with "kernel": "external"' });
     if (relayed && body.relay === undefined) ctx.addIssue({ code: "custom", path: ["relay"], message: 'a relayed kernel needs "relay": the notebook\'s key, signature_scheme and launcher_pid' });
     if (!relayed && body.relay !== undefined) ctx.addIssue({ code: "custom", path: ["relay"], message: '"relay" goes with "kernel": "relay"' });
+    if (body.resume !== undefined && (external || relayed || body.remote !== undefined)) ctx.addIssue({ code: "custom", path: ["resume"], message: '"resume" goes with the session\'s own local kernel' });
   });
 export type OpenSessionBody = z.infer<typeof OpenSessionBody>;
+
+export const RestartBody = z.strictObject({
+  restore: z.boolean().optional().describe("load the checkpoint before the first cell (K-15); default false: the kernel starts empty"),
+});
+export type RestartBody = z.infer<typeof RestartBody>;
 
 export const ExecuteBody = z.strictObject({
   code: z.string(),

@@ -30,8 +30,8 @@ export class RemoteSession {
   }
 
   /** Opens a session for `who` (the console, a chat) on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
-  static async open(client: DaemonClient, workspace: string, who: SessionClient, remote?: { readonly url: string }): Promise<RemoteSession> {
-    const resource = await client.call(API.openSession, { body: { workspace, client: who, ...(remote ? { remote } : {}) } });
+  static async open(client: DaemonClient, workspace: string, who: SessionClient, remote?: { readonly url: string }, resume?: string): Promise<RemoteSession> {
+    const resource = await client.call(API.openSession, { body: { workspace, client: who, ...(remote ? { remote } : {}), ...(resume !== undefined ? { resume } : {}) } });
     try {
       return new RemoteSession(client, resource, await client.openStream(resource.id));
     } catch (error) {

@@ -32,12 +32,26 @@ export const KERNEL_STATES = ["starting", "ready", "busy", "idle", "restarting",
 export const SESSION_CLIENTS = ["console", "chat", "web", "notebook", "mcp", "api"] as const;
 export type SessionClient = (typeof SESSION_CLIENTS)[number];
 
+/** What a kernel's restore brought back from its checkpoint (K-15), and what it did not, with the reason. */
+export const RestoreResource = z.strictObject({
+  trigger: z.enum(["crash", "restart", "resume"]).describe('why it ran: the supervisor restarted a dead kernel, the user restarted with restore, or a new session resumed a closed one'),
+  at: Timestamp,
+  restored: z.array(z.string()).describe("the names that came back"),
+  lost: z.array(z.strictObject({ name: z.string(), reason: z.string() })).describe("the names that did not, each with why (not picklable, over a bound, failed to load)"),
+  unlisted: Count.describe("names past the listing's bound, counted only"),
+  error: z.string().nullable().describe("why nothing could be restored, or null"),
+  summary: z.string().describe("one line: restored 14 of 15 names; lost: conn (socket)"),
+});
+export type RestoreResource = DeepReadonly<z.infer<typeof RestoreResource>>;
+
 export const KernelResource = z.strictObject({
   status: z.enum(KERNEL_STATES),
   pid: Pid.nullable(),
   sandbox: z.string().describe('"bwrap" when the kernel runs in bubblewrap, else "none"'),
   sandbox_notes: z.array(z.string()).describe("paths the sandbox was asked to show but did not bind, and why"),
   warm: z.boolean().describe("whether the kernel came from the pool of spares"),
+  checkpoints: z.boolean().describe("whether the kernel checkpoints its namespace after each cell (K-15)"),
+  restore: RestoreResource.nullable().describe("the last restore of this session's kernel, or null"),
 });
 export type KernelResource = DeepReadonly<z.infer<typeof KernelResource>>;
 
@@ -186,6 +200,9 @@ export const ReloadAnswer = z.strictObject({
     .describe("what the reload did to the session's MCP servers; the first servers of a session opened without any start here too"),
 });
 export type ReloadAnswer = DeepReadonly<z.infer<typeof ReloadAnswer>>;
+
+export const RestartAnswer = z.strictObject({ restore: RestoreResource.nullable().describe("what the restore brought back; null for a restart without restore") });
+export type RestartAnswer = DeepReadonly<z.infer<typeof RestartAnswer>>;
 
 const Diagnostic = z.strictObject({ severity: z.enum(["error", "warning"]), code: z.string(), path: z.string(), message: z.string() });
 const Preference = z.enum(["on", "off"]).nullable();

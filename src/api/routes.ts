@@ -3,9 +3,9 @@
  * bind their handlers to these declarations, the clients call through them, and docs/openapi.json
  * and the web page's contract are generated from them; a route exists only once, here.
  */
-import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
+import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, RestartBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
 import {
-  CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
+  CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, RestartAnswer, SessionList,
   SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource, WebPageLogin,
 } from "./resources.js";
 import type { RouteSpec } from "./routeSpec.js";
@@ -60,6 +60,11 @@ export const API = {
   interrupt: route({
     method: "POST", path: "/sessions/{id}/interrupt", summary: "End the running turn as interrupted, or interrupt the running cell; its pending RPC calls are cancelled",
     responses: NO_CONTENT, problems: ["session_not_found", "conflict", "kernel_died"],
+  }),
+  restart: route({
+    method: "POST", path: "/sessions/{id}/restart", summary: "Restart the session's kernel: empty, or with restore loading its checkpoint before the first cell (K-15)",
+    body: RestartBody,
+    responses: { 200: { description: "what the restore brought back", schema: RestartAnswer } }, problems: ["session_not_found", "conflict", "kernel_died"],
   }),
   reload: route({
     method: "POST", path: "/sessions/{id}/reload", summary: "Rediscover skills and swap catalog and routes; the kernel keeps its state (K-7)",

@@ -60,3 +60,11 @@ export function bridgeEnv(bridge: KernelBridge): Record<string, string> {
 export function bridgeJson(bridge: KernelBridge): Record<string, unknown> {
   return Object.fromEntries(FIELDS.map((field) => [BRIDGE_FIELDS[field].json, bridge[field]]));
 }
+
+/**
+ * Durable kernel state (K-15): the variable naming the checkpoint directory a session's kernel
+ * writes (unset: the kernel checkpoints nothing), and the one set to "1" for a start that loads the
+ * checkpoint before the first cell (any other start clears it). Passed into the sandbox.
+ */
+export const CHECKPOINT_DIR_ENV = "ALBEDO_CHECKPOINT_DIR";
+export const CHECKPOINT_RESTORE_ENV = "ALBEDO_CHECKPOINT_RESTORE";

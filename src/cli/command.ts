@@ -51,6 +51,12 @@ export const REMOTE_OPTION: OptionSpec = {
   help: "run the kernel on this Jupyter Server or Enterprise Gateway (token from $JUPYTER_TOKEN, or the variable kernel.remote.token_env names)",
 };
 
+export const RESUME_OPTION: OptionSpec = {
+  name: "resume",
+  value: "ID",
+  help: "start from the checkpoint of this closed session: its variables are loaded before the first cell",
+};
+
 export const SANDBOX_OPTION: OptionSpec = {
   name: "sandbox",
   value: "MODE",

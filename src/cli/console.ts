@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseSlashLine } from "../commands/index.js";
 import { textColumns, visibleControls } from "../text/index.js";
-import { REMOTE_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
+import { REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "./command.js";
 import { openTerminalSession, type TerminalSession } from "./terminalSession.js";
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
@@ -199,10 +199,12 @@ async function closeSession(session: TerminalSession, io: CliIO): Promise<void> 
 
 /** `albedo console`: an interactive console on a session (Python cells and slash commands). */
 export const consoleCommand: CliCommand = {
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION],
   async run(args, io) {
     const state = stateDir(io.env);
     const session = await openTerminalSession(args, io, "console");
+    const restored = session.restoreLine();
+    if (restored !== undefined) io.stderr.write(`albedo: ${restored}\n`);
     const console = new Console(session, io, await loadHistory(state));
     try {
       return (await console.run()) ? 0 : EXIT_SESSION_LOST;

@@ -4,14 +4,18 @@
  * table, all read from the TypeScript that serves them. `npm run contract` writes the file; a test
  * fails when the committed one is not what this module renders, so the two sides cannot drift.
  */
-import { BRIDGE_FIELDS, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/index.js";
+import { BRIDGE_FIELDS, CHECKPOINT_DIR_ENV, CHECKPOINT_RESTORE_ENV, EXTENSION_NAMES, EXTENSIONS_SEPARATOR } from "../bridge/index.js";
 import type { AppErrorCode } from "../errors/index.js";
 import {
   APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
   RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_CLIENT_DEADLINE_MARGIN_MS, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
 } from "../rpc/index.js";
 import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL, STREAM_TEXT_BYTES } from "../kernel/index.js";
-import { MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
+import {
+  CHECKPOINT_MANIFEST_FILE, CHECKPOINT_REPORT_FILE, CHECKPOINT_VALUES_DIR, MAX_CHECKPOINT_BYTES,
+  MAX_CHECKPOINT_MANIFEST_BYTES, MAX_CHECKPOINT_NAME_BYTES, MAX_CHECKPOINT_NAMES, MAX_CHECKPOINT_REASON_CHARS,
+  MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS,
+} from "../session/index.js";
 import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES, type SessionClient } from "../api/index.js";
 import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
 import { MAX_SETTINGS_BYTES, SETTINGS_FILE_NAME } from "../settings/index.js";
@@ -151,6 +155,22 @@ function remoteSection(): string[] {
   ];
 }
 
+function checkpointSection(): string[] {
+  return [
+    "# Durable kernel state (K-15): the checkpoint directory's variable, the restore switch, its files and bounds.",
+    `CHECKPOINT_DIR_ENV = ${py(CHECKPOINT_DIR_ENV)}`,
+    `CHECKPOINT_RESTORE_ENV = ${py(CHECKPOINT_RESTORE_ENV)}`,
+    `CHECKPOINT_MANIFEST_FILE = ${py(CHECKPOINT_MANIFEST_FILE)}`,
+    `CHECKPOINT_VALUES_DIR = ${py(CHECKPOINT_VALUES_DIR)}`,
+    `CHECKPOINT_REPORT_FILE = ${py(CHECKPOINT_REPORT_FILE)}`,
+    `MAX_CHECKPOINT_NAME_BYTES = ${py(MAX_CHECKPOINT_NAME_BYTES)}`,
+    `MAX_CHECKPOINT_BYTES = ${py(MAX_CHECKPOINT_BYTES)}`,
+    `MAX_CHECKPOINT_NAMES = ${py(MAX_CHECKPOINT_NAMES)}`,
+    `MAX_CHECKPOINT_MANIFEST_BYTES = ${py(MAX_CHECKPOINT_MANIFEST_BYTES)}`,
+    `MAX_CHECKPOINT_REASON_CHARS = ${py(MAX_CHECKPOINT_REASON_CHARS)}`,
+  ];
+}
+
 function errorSection(): string[] {
   const app = Object.entries(APP_EXCEPTIONS).map(([code, name]) => [APP_ERROR_NUMBERS[code as AppErrorCode], code, name] as const);
   const classes = app.flatMap(([number, code, name]) => ["", "", `class ${name}(AlbedoError):`, `    """Error code ${code}, JSON-RPC ${number}."""`]);
@@ -181,6 +201,7 @@ export function pythonContract(): string {
     ...methodSection(),
     ...launcherSection(),
     ...remoteSection(),
+    ...checkpointSection(),
     ...errorSection(),
     "",
   ].join("\n");

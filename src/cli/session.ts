@@ -21,6 +21,7 @@ export async function openEmbeddedSession(args: ParsedArgs, io: CliIO): Promise<
       env: io.env,
       ...(sandbox ? { sandbox } : {}),
       ...(remote ? { remote } : {}),
+      ...(resumeOf(args) !== undefined ? { resume: resumeOf(args)! } : {}),
       onProgress: (message) => done.update(`albedo: ${message}`),
       log: (level, message, data) => {
         if (level === "warn" || level === "error") done.note(`albedo ${level}: ${message}${data ? ` ${JSON.stringify(data)}` : ""}`);
@@ -41,6 +42,13 @@ export function remoteOf(args: ParsedArgs): { url: string } | undefined {
   const problem = remoteUrlProblem(url);
   if (problem) throw new UsageError(`--remote ${problem}`);
   return { url };
+}
+
+/** The --resume session id, when given. */
+export function resumeOf(args: ParsedArgs): string | undefined {
+  const id = stringOption(args, "resume");
+  if (id !== undefined && !/^[0-9a-f]{1,64}$/.test(id)) throw new UsageError(`--resume takes a session id (hex, as \`albedo sessions\` lists them), got "${id}"`);
+  return id;
 }
 
 /** The --sandbox override, when given; a value outside auto|required|off is a usage error. */

@@ -16,7 +16,7 @@ import type { ParsedArgs } from "./args.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
 import { pageTexts } from "./render.js";
-import { openEmbeddedSession, remoteOf } from "./session.js";
+import { openEmbeddedSession, remoteOf, resumeOf } from "./session.js";
 import { workspaceOf } from "./workspace.js";
 
 /** Which terminal command holds the session: the daemon lists it as that client. */
@@ -66,6 +66,8 @@ export interface TerminalSession {
   close(): Promise<void>;
   /** Settles with the line to show when the session ended under the command (its daemon stopped); never for an embedded one. */
   readonly lost?: Promise<string>;
+  /** The line of the kernel's last restore from a checkpoint (a resume), when it had one. */
+  restoreLine(): string | undefined;
 }
 
 /** How long a Python completion may take before the console gives up on it. */
@@ -83,7 +85,7 @@ export async function openTerminalSession(args: ParsedArgs, io: CliIO, client: T
   const workspace = await workspaceOf(args, io);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, workspace, client, remoteOf(args));
+    const remote = await RemoteSession.open(daemon, workspace, client, remoteOf(args), resumeOf(args));
     done();
     return new DaemonTerminal(remote, daemon.info.url, client, await remoteInvalidSkills(remote));
   } catch (error) {
@@ -102,6 +104,10 @@ class EmbeddedTerminal implements TerminalSession {
 
   get id(): string {
     return this.session.id;
+  }
+
+  restoreLine(): string | undefined {
+    return this.session.restores.last?.summary;
   }
 
   get summary(): SkillSummary {
@@ -212,6 +218,10 @@ class DaemonTerminal implements TerminalSession {
 
   get id(): string {
     return this.remote.id;
+  }
+
+  restoreLine(): string | undefined {
+    return this.remote.resource.kernel.restore?.summary;
   }
 
   get summary(): SkillSummary {

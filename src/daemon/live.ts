@@ -34,6 +34,8 @@ export class LiveSession {
     if (session.status().kernel !== "external") this.watchers.push(session.kernel.onStatus((event) => this.publishStatus(event.status, event.reason)));
     // A swapped catalog reaches stream clients whichever face swapped it: HTTP, a typed command or Python.
     this.watchers.push(session.catalog.onChange(() => this.publishStatus(session.status().kernel)));
+    // A restore from the checkpoint (K-15) reaches stream clients with the kernel's resource.
+    this.watchers.push(session.restores.observe(() => this.publishStatus(session.status().kernel)));
   }
 
   get id(): string {

@@ -66,8 +66,9 @@ export class SessionRegistry implements SessionDirectory {
     try {
       const wanted: ExtensionState = { skills: extensions.skills ?? true };
       // A notebook's kernel (K-13, K-14: its key is fixed at boot), or one on a server named for this session only (K-12), has nothing to gain from a spare.
-      const spare = join === undefined && remote === undefined ? await this.pool.take(workspace, wanted) : undefined;
-      const session = spare ?? (await this.openSession(workspace, wanted, join, remote));
+      // A resumed session loads its checkpoint at its kernel's first start: no spare has that.
+      const spare = join === undefined && remote === undefined && how.resume === undefined ? await this.pool.take(workspace, wanted) : undefined;
+      const session = spare ?? (await this.openSession(workspace, wanted, join, remote, how.resume));
       const live = await this.adopt(session, spare !== undefined, how.client ?? "api");
       this.sessions.set(session.id, live);
       if (join !== undefined) this.watchPid(live, join.pid);
@@ -106,7 +107,7 @@ export class SessionRegistry implements SessionDirectory {
     return this.pool.status();
   }
 
-  private openSession(workspace: string, extensions: ExtensionState, join?: KernelJoin, remote?: RemoteOverride): Promise<Session> {
+  private openSession(workspace: string, extensions: ExtensionState, join?: KernelJoin, remote?: RemoteOverride, resume?: string): Promise<Session> {
     return Session.open({
       workspace,
       home: this.options.home,
@@ -120,6 +121,7 @@ export class SessionRegistry implements SessionDirectory {
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
       ...(remote ? { remote } : {}),
+      ...(resume !== undefined ? { resume } : {}),
     });
   }
 

@@ -46,7 +46,8 @@ export interface RunningExecution {
  * routes run cells in it (route tests script it). The session owns its catalog work: refresh,
  * walks, reload and `needsReload`.
  */
-export type SessionFace = Pick<SessionPort, "id" | "workspace" | "view" | "catalog" | "commands" | "images" | "reload" | "status" | "methods" | "bridge"> & {
+export type SessionFace = Pick<SessionPort, "id" | "workspace" | "view" | "catalog" | "commands" | "images" | "reload" | "status" | "methods" | "bridge" | "restart"> & {
+  readonly restores: Pick<SessionPort["restores"], "observe">;
   readonly kernel: { execute(code: string): RunningExecution; interrupt(): Promise<void> };
   readonly mcp: Pick<SessionPort["mcp"], "servers">;
   /** Where a notebook's relay reaches the kernel (K-14); undefined for a session not opened for one. */
@@ -70,6 +71,8 @@ export interface OpenOptions {
   readonly remote?: RemoteOverride;
   /** Who opens it; "api" when unsaid. */
   readonly client?: SessionClient;
+  /** Start from this closed session's checkpoint (K-15). */
+  readonly resume?: string;
 }
 
 /** A session as the daemon holds it: the session and the stream listeners its events fan out to. */

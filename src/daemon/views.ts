@@ -29,6 +29,8 @@ export function kernelResource(live: HostedSession, status?: string): KernelReso
     sandbox: now.sandbox,
     sandbox_notes: now.sandboxNotes,
     warm: live.warm,
+    checkpoints: now.checkpoints ?? false,
+    restore: now.restore ?? null,
   };
 }
 

@@ -15,7 +15,7 @@ import { bwrapLaunch, checkProfile, sandboxedKernelArgv, sandboxEnv, type Sandbo
 export { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, resolveLimits, type ResourceLimits } from "./limits.js";
 export { detectSandbox, warmSandboxProbe } from "./detect.js";
 export { sandboxEnv, type SandboxProfile } from "./profile.js";
-export { planKey, type ExposureRequest } from "./plan.js";
+export { CHECKPOINTS_DIR, planKey, type ExposureRequest } from "./plan.js";
 export { sandboxedPid, signalSandboxed } from "./pids.js";
 export { pythonReadPaths } from "./python.js";
 export { KernelWrites } from "./kernelWrites.js";

@@ -1,12 +1,13 @@
 /**
  * What a session's kernel can write, as one predicate: the one place every path the runtime hands
  * to a host process (an MCP server's command, arguments, working directory and search paths) is
- * checked. A kernel writes its workspace and its run dir; a file there, or a link there on the way
+ * checked. A kernel writes its workspace, its run dir and its checkpoint directory; a file there, or a link there on the way
  * to a file elsewhere, may be the kernel's choice, so no host process runs it or starts from it.
  */
-import { isAbsolute, normalize, resolve } from "node:path";
+import { isAbsolute, join, normalize, resolve } from "node:path";
 import { within } from "../platform/index.js";
 import { traceRealPath } from "./paths.js";
+import { CHECKPOINTS_DIR } from "./plan.js";
 
 export interface KernelWritesPlaces {
   readonly workspace: string;
@@ -20,6 +21,8 @@ export class KernelWrites {
   private readonly roots: readonly string[];
   private readonly runDirs: readonly string[];
   private readonly stateDirs: readonly string[];
+  /** Every session's checkpoint directories: each is written by its session's kernel. */
+  private readonly checkpointDirs: readonly string[];
 
   constructor(places: KernelWritesPlaces) {
     const both = (path: string): string[] => {
@@ -29,6 +32,7 @@ export class KernelWrites {
     this.runDirs = both(places.runDir);
     this.roots = [...both(places.workspace), ...this.runDirs];
     this.stateDirs = both(places.stateDir);
+    this.checkpointDirs = this.stateDirs.map((state) => join(state, CHECKPOINTS_DIR));
   }
 
   /**
@@ -52,7 +56,7 @@ export class KernelWrites {
   }
 
   private inside(path: string): boolean {
-    if (this.stateDirs.some((state) => within(path, state))) return this.runDirs.some((run) => within(path, run));
+    if (this.stateDirs.some((state) => within(path, state))) return [...this.runDirs, ...this.checkpointDirs].some((dir) => within(path, dir));
     return this.roots.some((root) => within(path, root));
   }
 }

@@ -17,7 +17,15 @@ export interface SandboxPlaces {
   readonly runDir: string;
   readonly stateDir: string;
   readonly home: string;
+  /**
+   * The session's own checkpoint directory (K-15), under the state dir's CHECKPOINTS_DIR: bound
+   * read-write at its real path, into this session's sandbox only. Absent when checkpoints are off.
+   */
+  readonly checkpointDir?: string;
 }
+
+/** The state dir's directory of sessions' checkpoints; each session's kernel writes the `kernel` directory of its own. */
+export const CHECKPOINTS_DIR = "checkpoints";
 
 /** One directory the plan is asked to expose. */
 export interface ExposureRequest {
@@ -87,6 +95,11 @@ export class SandboxPlan {
       // The workspace path the user gave (a link they laid out) works inside too.
       pinned.push({ ...workspace, dests: [...new Set([workspace.real, normalize(places.workspace)])] });
       pinned.push(pinRequired("run dir", resolved.runDir, "rw", () => undefined));
+      if (resolved.checkpointDir !== undefined) {
+        const base = join(resolved.stateDir, CHECKPOINTS_DIR);
+        const outside = (real: string) => (dirname(dirname(real)) === base ? undefined : `it does not lie in ${base}`);
+        pinned.push(pinRequired("checkpoint dir", resolved.checkpointDir, "rw", outside));
+      }
       pinned.push(...scratchDirs(places, resolved));
       const guarded = workspaceKind === "rw" ? protectedEntries(resolved, notes) : [];
       for (const request of [...guarded, ...requests]) {
@@ -102,7 +115,8 @@ export class SandboxPlan {
 
   /** What the plan exposes beyond the session's own run dir, as one string: equal keys mean an equal sandbox (the warm pool compares them). */
   key(): string {
-    const shared = this.pinned.filter((pin) => !within(pin.real, this.places.runDir));
+    const own = [this.places.runDir, ...(this.places.checkpointDir !== undefined ? [this.places.checkpointDir] : [])];
+    const shared = this.pinned.filter((pin) => !own.some((dir) => within(pin.real, dir)));
     return JSON.stringify(shared.map((pin) => [pin.kind, pin.dests, String(pin.dev), String(pin.ino)]));
   }
 
@@ -122,7 +136,8 @@ export class SandboxPlan {
 /** The places as real paths (the run dir must exist; the others may be missing). */
 function resolvePlaces(places: SandboxPlaces): SandboxPlaces {
   const real = (path: string) => traceRealPath(path)?.real ?? normalize(path);
-  return { workspace: real(places.workspace), runDir: real(places.runDir), stateDir: real(places.stateDir), home: real(places.home) };
+  const resolved = { workspace: real(places.workspace), runDir: real(places.runDir), stateDir: real(places.stateDir), home: real(places.home) };
+  return places.checkpointDir === undefined ? resolved : { ...resolved, checkpointDir: real(places.checkpointDir) };
 }
 
 /**

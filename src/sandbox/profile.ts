@@ -3,7 +3,7 @@
  * environment. Pure argument building over a pinned plan; nothing here starts a process.
  */
 import { isAbsolute } from "node:path";
-import { BRIDGE_ENV_NAMES } from "../bridge/index.js";
+import { BRIDGE_ENV_NAMES, CHECKPOINT_DIR_ENV, CHECKPOINT_RESTORE_ENV } from "../bridge/index.js";
 import { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "../kernel/index.js";
 import { mountArgs, viewMounts } from "./mounts.js";
 import type { ExposureRequest, SandboxPlan } from "./plan.js";
@@ -22,7 +22,7 @@ export const DEFAULT_SANDBOX_LANG = "C.UTF-8";
 export const PASS_ENV_NAMES: readonly string[] = [
   "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "TZ",
   "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE",
-  "JPY_SESSION_NAME", ...BRIDGE_ENV_NAMES,
+  "JPY_SESSION_NAME", ...BRIDGE_ENV_NAMES, CHECKPOINT_DIR_ENV, CHECKPOINT_RESTORE_ENV,
 ];
 /**
  * Set for every sandboxed kernel, whatever the host says: matplotlib draws with ipykernel's inline
@@ -48,8 +48,10 @@ export interface SandboxProfile {
   readonly workspace: string;
   /** The session's own 0700 run dir (IPC sockets, scratch dirs); read-write. Must exist. Its parent holds every session's run dir: never exposed. */
   readonly runDir: string;
-  /** $ALBEDO_HOME: hidden entirely except `runDir` (and user skill roots inside it). */
+  /** $ALBEDO_HOME: hidden entirely except `runDir`, `checkpointDir` (and user skill roots inside it). */
   readonly stateDir: string;
+  /** The session's own checkpoint directory (K-15), read-write; absent when checkpoints are off. */
+  readonly checkpointDir?: string;
   /** The user's home: replaced by a private scratch dir, except what is exposed below. */
   readonly home: string;
   /** Directories to show read-only (skill roots, linked skills, the Python install): judged and pinned once. */

@@ -9,3 +9,7 @@ export type { McpCallObserver, McpCallRecord } from "./mcpMethods.js";
 export { oneOffMcpPlaces } from "./mcp.js";
 export { NO_OUTPUT, runCell, type CellRun } from "./cells.js";
 export { CELL_INTERRUPT_GRACE_MS } from "./limits.js";
+export {
+  CHECKPOINT_MANIFEST_FILE, CHECKPOINT_REPORT_FILE, CHECKPOINT_VALUES_DIR, MAX_CHECKPOINT_BYTES,
+  MAX_CHECKPOINT_MANIFEST_BYTES, MAX_CHECKPOINT_NAME_BYTES, MAX_CHECKPOINT_NAMES, MAX_CHECKPOINT_REASON_CHARS,
+} from "./limits.js";

@@ -24,7 +24,9 @@ export type KernelPlan =
  * server: the project file sits in the kernel-writable workspace. Throws what resolving the
  * interpreter, the remote settings or a required sandbox throws.
  */
-export async function planKernel(options: SessionOptions, view: SessionView, runDir: string, install: string, warn: KernelSandboxInputs["warn"]): Promise<KernelPlan> {
+export async function planKernel(
+  options: SessionOptions, view: SessionView, runDir: string, install: string, warn: KernelSandboxInputs["warn"], checkpointDir?: string,
+): Promise<KernelPlan> {
   if (options.kernel === "external") return { kind: "external" };
   const configured = view.selection.scopes.global?.kernel ?? {};
   const remote = resolveRemoteKernel(configured.remote, options.remote, options.env);
@@ -32,7 +34,7 @@ export async function planKernel(options: SessionOptions, view: SessionView, run
   const kernelspec = options.kernelspec ?? configured.kernelspec;
   const found = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, options.env);
   const resolved = { ...found, argv: withSessionKernelScript(found.argv, join(install, "kernel", SESSION_KERNEL_SCRIPT)) };
-  const { sandbox, launch } = await prepareKernelSandbox({ ...options, runDir, install, mode: options.sandbox, view, warn }, resolved);
+  const { sandbox, launch } = await prepareKernelSandbox({ ...options, runDir, install, mode: options.sandbox, view, warn, ...(checkpointDir !== undefined ? { checkpointDir } : {}) }, resolved);
   return { kind: "local", launch, sandbox };
 }
 

@@ -25,6 +25,10 @@ export interface KernelBoot {
   readonly rpc: RpcServer;
   /** Read at each (re)start: a restart after a reload that added MCP servers gets `mcp` and their typed methods. */
   readonly bridge: () => KernelBridge;
+  /** Read at each (re)start: the checkpoint variables of that start (K-15). */
+  readonly startEnv: () => Record<string, string>;
+  /** Told when a start finished: the first boot, and each restart the kernel came back ready from. */
+  readonly onReady: () => void;
   /** Read at each (re)start: the host variables the kernel must not inherit (the model's key, servers' secrets). */
   readonly withoutEnv: () => string[];
   /** A notebook relay's HMAC key (K-14): the kernel signs with it and is the notebook's to restart. */
@@ -78,15 +82,16 @@ export class KernelSlot {
       runDir: boot.runDir,
       cwd: boot.workspace,
       extraArgv: SESSION_KERNEL_ARGV,
-      extraEnv: () => ({ ...bridgeEnv(boot.bridge()), PYTHONPATH: pythonPath }),
+      extraEnv: () => ({ ...bridgeEnv(boot.bridge()), PYTHONPATH: pythonPath, ...boot.startEnv() }),
       // Model-written code must not find the model's key (it would print it into the transcript), nor a server's secrets.
       withoutEnv: boot.withoutEnv,
       ...(sandbox.wrap ? { wrap: sandbox.wrap } : {}),
       ...(boot.log ? { log: boot.log } : {}),
       ...(boot.relayKey !== undefined ? { key: boot.relayKey } : {}),
     });
-    this.watch(kernel, rpc);
+    this.watch(kernel, rpc, boot.onReady);
     this.local = kernel;
+    boot.onReady();
     // A relayed kernel's death is the notebook's to see: its launcher exits and Jupyter restarts it.
     if (boot.relayKey === undefined) this.watchers.push(superviseKernel(kernel, new RestartPolicy(), boot.log ? { log: boot.log } : {}));
   }
@@ -100,7 +105,7 @@ export class KernelSlot {
     this.watch(kernel, boot.rpc);
   }
 
-  private watch(kernel: Kernel, rpc: RpcServer): void {
+  private watch(kernel: Kernel, rpc: RpcServer, onReady?: () => void): void {
     this.value = kernel;
     this.watchers.push(
       kernel.onInterrupt((event) => {
@@ -108,8 +113,17 @@ export class KernelSlot {
       }),
       kernel.onStatus((event) => {
         if (event.status === "dead") rpc.failAll("kernel_died", `the kernel died: ${event.reason ?? "unknown reason"}`);
+        if (event.status === "ready") onReady?.();
       }),
     );
+  }
+
+  /** The kernel process this machine runs, to restart; throws AppError conflict for a notebook's (`relayed`), remote or external kernel. */
+  restartable(relayed: boolean): KernelClient {
+    if (this.local === undefined || relayed) {
+      throw new AppError("conflict", "this session's kernel is restarted where it runs (a notebook restarts its own kernel, empty, as Jupyter does)");
+    }
+    return this.local;
   }
 
   /** Where a notebook's relay reaches the local kernel; undefined unless `relayed` and the kernel runs. */

@@ -8,6 +8,7 @@ import type { Caller } from "../commands/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import type { PreparedCommand } from "./commands.js";
 import type { McpCallObserver, McpTurnFace } from "./mcpMethods.js";
+import type { RestoreReport } from "./checkpoints.js";
 import type { ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 import type { CatalogWalk, SelectionChange } from "./viewKeeper.js";
@@ -34,6 +35,13 @@ export interface SessionPort {
   /** The images its cells and turns showed, kept once by content for people (I-3). */
   readonly images: ImageStore;
   readonly usage: SessionUsage;
+  readonly restores: SessionRestores;
+  /**
+   * Restarts the session's kernel (K-15): empty, or with `restore` loading the checkpoint before the
+   * first cell; answers the restore's report. Throws AppError conflict for a notebook's, remote or
+   * external kernel, and for a restore without checkpoints.
+   */
+  restart(restore: boolean): Promise<RestoreReport | undefined>;
   /** `/reload session` (K-7): the catalog and the routes swapped in one step, then the MCP servers. */
   reload(): Promise<ReloadResult>;
   status(): SessionStatusReport;
@@ -99,6 +107,18 @@ export interface SessionUsage {
   model(): Record<string, unknown>;
 }
 
+/** The kernel's restores from its checkpoint (K-15). */
+export interface SessionRestores {
+  /** Whether the kernel checkpoints its namespace after each cell. */
+  readonly enabled: boolean;
+  /** The last restore's report, if the kernel ever restored. */
+  readonly last: RestoreReport | undefined;
+  /** Calls `observer` with each restore's report (a supervisor restart, a restart with restore, a resume), until disposed. */
+  observe(observer: (report: RestoreReport) => void): Disposable;
+  /** The last restore's line, once: what a conversation tells its model; then undefined until the next restore. */
+  takeNotice(): string | undefined;
+}
+
 /** What `/status` and the session resource report. */
 export interface SessionStatusReport {
   readonly id: string;
@@ -110,4 +130,7 @@ export interface SessionStatusReport {
   readonly skills: number;
   readonly extensions: ExtensionState;
   readonly usage: UsageTotals | null;
+  /** Whether the kernel checkpoints its namespace (K-15), and its last restore. */
+  readonly checkpoints: boolean;
+  readonly restore: RestoreReport | null;
 }

@@ -16,6 +16,8 @@ export interface KernelSandboxInputs {
   readonly home: string;
   readonly stateDir: string;
   readonly runDir: string;
+  /** The session's checkpoint directory (K-15), bound read-write into this kernel's sandbox only. */
+  readonly checkpointDir?: string;
   readonly install: string;
   /** A one-run override (CLI `--sandbox`); otherwise the global setting, otherwise "auto". */
   readonly mode?: SandboxMode;
@@ -39,6 +41,7 @@ export async function prepareKernelSandbox(inputs: KernelSandboxInputs, launch: 
   const profile: SandboxProfile = {
     workspace: inputs.workspace,
     runDir: inputs.runDir,
+    ...(inputs.checkpointDir !== undefined ? { checkpointDir: inputs.checkpointDir } : {}),
     stateDir: inputs.stateDir,
     home: inputs.home,
     readOnly: exposureRequests(inputs, inputs.view, interpreterPaths),

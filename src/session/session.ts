@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { realpath, rm } from "node:fs/promises";
 import type { KernelBridge } from "../bridge/index.js";
 import type { Kernel, RemoteOverride } from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
@@ -24,6 +24,9 @@ import { installDir, type Log } from "../platform/index.js";
 import { ImageStore } from "../images/index.js";
 import { RECEIPT_TTL_MS } from "../operations/index.js";
 import type { SessionPort, SessionStatusReport } from "./port.js";
+import { AppError } from "../errors/index.js";
+import { checkpointPaths, copyCheckpoint, makeCheckpointDir, markCheckpointClosed, resumableCheckpoint, sweepCheckpoints, type RestoreReport } from "./checkpoints.js";
+import { KernelRestores } from "./restores.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
@@ -61,6 +64,10 @@ export interface SessionOptions {
   readonly remote?: RemoteOverride;
   /** The daemon's pool of MCP server processes for entries marked `"shared": true` (M-2). */
   readonly mcpShared?: SharedServers;
+  /** Start from the checkpoint of this closed session (K-15): its names are loaded before the first cell. */
+  readonly resume?: string;
+  /** Checkpoint the namespace after each cell (K-15); default: the global `kernel.checkpoints`, else on. */
+  readonly checkpoints?: boolean;
 }
 
 /**
@@ -79,6 +86,7 @@ export class Session implements SessionPort {
   /** The images shown by this session's cells and turns (I-3): kept once by content, under the session's quota, for as long as receipts. */
   readonly images: ImageStore;
   readonly usage: ModelUsage;
+  readonly restores: KernelRestores;
   private closed: Promise<void> | undefined;
 
   private constructor(
@@ -90,6 +98,8 @@ export class Session implements SessionPort {
     parses: ParseCache,
     private readonly plan: KernelPlan,
     mcp: McpServers,
+    /** The directory this session's kernel writes its checkpoint into; undefined when checkpoints are off. */
+    private readonly checkpointDir: string | undefined,
   ) {
     const currentView = () => this.view;
     this.slot = new KernelSlot(options.kernel === "external");
@@ -97,6 +107,7 @@ export class Session implements SessionPort {
     this.skills = new SkillFiles(guardOf(plan), currentView);
     this.commands = new CommandSet(currentView, this, this.skills.access);
     this.usage = new ModelUsage(currentView, options.stateDir);
+    this.restores = new KernelRestores(checkpointDir, options.resume !== undefined);
     this.images = new ImageStore(options.stateDir, { retentionMs: RECEIPT_TTL_MS });
     this.catalog = new ViewKeeper(options, view, (next) => {
       const routes = this.routesFor(next);
@@ -112,7 +123,10 @@ export class Session implements SessionPort {
   static async open(options: SessionOptions): Promise<Session> {
     const id = randomBytes(SESSION_ID_BYTES).toString("hex");
     await sweepRunDirs(options.stateDir);
+    await sweepCheckpoints(options.stateDir, RECEIPT_TTL_MS);
+    if (options.resume !== undefined) await checkResumable(options.stateDir, options.resume, options.workspace);
     const runDir = await makeRunDir(options.stateDir);
+    let checkpointDir: string | undefined;
     let plan: KernelPlan | undefined;
     let mcp: McpServers | undefined;
     let session: Session | undefined;
@@ -122,9 +136,18 @@ export class Session implements SessionPort {
       const view = await prepareView(options, extensions, options.sessionSettings ?? {}, parses);
       // The servers start now and come up while the kernel is planned and boots.
       mcp = await McpServers.open(mcpOptionsOf(options, runDir), view);
-      plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message));
+      checkpointDir = await checkpointDirFor(options, view, id);
+      plan = await planKernel(options, view, runDir, options.install ?? installDir(), (message: string) => (options.log ?? defaultLog)("warn", message), checkpointDir);
+      if (plan.kind !== "local" && checkpointDir !== undefined) {
+        await rm(checkpointPaths(options.stateDir, id).dir, { recursive: true, force: true });
+        checkpointDir = undefined;
+      }
+      if (options.resume !== undefined) {
+        if (checkpointDir === undefined) throw new AppError("conflict", "cannot resume: this session does not checkpoint (kernel.checkpoints is false, or its kernel is remote or a notebook's)");
+        copyCheckpoint(options.stateDir, options.resume, checkpointDir);
+      }
       const rpc = new RpcServer({ runDir, privateSocket: await privateSocketFor(options.stateDir, runDir), logger: rpcLogger(options.log) });
-      session = new Session(id, runDir, options, rpc, view, parses, plan, mcp);
+      session = new Session(id, runDir, options, rpc, view, parses, plan, mcp, checkpointDir);
       rpc.swapRoutes(session.routesFor(view));
       await rpc.start();
       await session.boot();
@@ -135,6 +158,7 @@ export class Session implements SessionPort {
         await mcp?.close();
         await disposePlan(plan);
         await rm(runDir, { recursive: true, force: true });
+        if (checkpointDir !== undefined) await rm(checkpointPaths(options.stateDir, id).dir, { recursive: true, force: true });
       }
       throw error;
     }
@@ -150,6 +174,8 @@ export class Session implements SessionPort {
       env: options.env,
       rpc: this.rpc,
       bridge: () => this.bridge(),
+      startEnv: () => this.restores.startEnv(),
+      onReady: () => this.restores.started(),
       withoutEnv: () => [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
       ...(options.relayKey !== undefined ? { relayKey: options.relayKey } : {}),
       ...(options.log ? { log: options.log } : {}),
@@ -177,6 +203,13 @@ export class Session implements SessionPort {
   /** Where a notebook's relay reaches this session's kernel (K-14); undefined unless the session was opened for a relay and its kernel runs. */
   relayTarget(): RelayTarget | undefined {
     return this.slot.relayTarget(this.options.relayKey !== undefined);
+  }
+
+  async restart(restore: boolean): Promise<RestoreReport | undefined> {
+    const kernel = this.slot.restartable(this.options.relayKey !== undefined);
+    this.restores.beforeRestart(restore);
+    await kernel.restart(restore ? "restart with restore requested" : "restart requested");
+    return restore ? this.restores.last : undefined;
   }
 
   /**
@@ -229,6 +262,8 @@ export class Session implements SessionPort {
       skills: this.view.snapshot.skills.length,
       extensions: this.view.extensions,
       usage: this.usage.totals ?? null,
+      checkpoints: this.restores.enabled,
+      restore: this.restores.last ?? null,
     };
   }
 
@@ -245,8 +280,29 @@ export class Session implements SessionPort {
       await this.rpc.close();
       await disposePlan(this.plan);
       await rm(this.runDir, { recursive: true, force: true });
+      // The checkpoint stays, resumable, for the receipts' retention.
+      if (this.checkpointDir !== undefined) await markCheckpointClosed(this.options.stateDir, this.id);
     }
   }
+}
+
+/** Throws unless session `id` has a checkpoint to resume, taken on `workspace` (AppError not_found, conflict, invalid_params). */
+async function checkResumable(stateDir: string, id: string, workspace: string): Promise<void> {
+  const record = await resumableCheckpoint(stateDir, id);
+  const real = (path: string) => realpath(path).catch(() => path);
+  if ((await real(record.workspace)) !== (await real(workspace))) {
+    throw new AppError("invalid_params", `session ${id} ran on the workspace ${record.workspace}, not ${workspace}; resume it there`);
+  }
+}
+
+/**
+ * Makes the session's checkpoint directory when it checkpoints: its own kernel (not a notebook's,
+ * which Jupyter restarts empty, nor an external one) with the global `kernel.checkpoints` not false.
+ */
+async function checkpointDirFor(options: SessionOptions, view: SessionView, id: string): Promise<string | undefined> {
+  const configured = view.selection.scopes.global?.kernel?.checkpoints;
+  if (options.kernel === "external" || options.relayKey !== undefined || !(options.checkpoints ?? configured ?? true)) return undefined;
+  return await makeCheckpointDir(options.stateDir, id, options.workspace);
 }
 
 function defaultLog(level: string, message: string): void {

@@ -123,6 +123,7 @@ const KernelSection = section("kernel", {
   kernelspec: kernelField().optional(),
   python: kernelField().optional(),
   remote: RemoteSection.optional(),
+  checkpoints: z.boolean(says((got) => `must be true or false, got ${got}`)).optional(),
 });
 
 /** `python.packages`: pip requirements `albedo setup` installs into the managed environment; each bad entry is its own problem. */

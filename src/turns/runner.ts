@@ -51,7 +51,8 @@ export interface TurnSetup {
 export async function runTurn(request: TurnRequest, state: ConversationState, setup: TurnSetup, signal: AbortSignal): Promise<{ end: TurnEnd; state: ConversationState }> {
   setup.emit({ kind: "user", text: request.visibleText });
   const ledger = new PullLedger(state.loaded, setup.emit);
-  const current: ConversationMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
+  const restored = restoreNotice(setup);
+  const current: ConversationMessage[] = [{ role: "user", content: `${restored === undefined ? "" : `${restored}\n\n`}${userInput(request, ledger, setup.host)}` }];
   // Every call of the turn is counted, and its waits on the server told, a compaction's summary request's too.
   const metered = meteredAdapter(telling(setup.adapter, setup.emit));
   const turn = new TurnLoop({ ...setup, adapter: metered.adapter }, ledger, current, signal);
@@ -65,6 +66,15 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   }
   const usage = metered.totals();
   return { end: usage === undefined ? end : { ...end, usage }, state: { turns: [...turn.turns, { turn_id: request.turnId, messages: current }], loaded: ledger.list() } };
+}
+
+/** The kernel's restore not yet told (K-15), drawn as a notice row; the text the model reads, or undefined. */
+function restoreNotice(setup: TurnSetup): string | undefined {
+  const line = setup.host.restores?.takeNotice();
+  if (line === undefined) return undefined;
+  const text = `the kernel restarted and was restored from its checkpoint: ${line}`;
+  setup.emit({ kind: "notice", text });
+  return `[albedo] ${text}`;
 }
 
 /** The model input of the turn; a user activation draws its pull row, and a second one sends the note instead of the text. */
@@ -189,7 +199,10 @@ class TurnLoop {
       if (problem !== undefined) this.setup.emit({ kind: "error", text: problem });
       // The images just shown are in memory: the next request need not read them back from the store.
       for (const [id, data] of bytes ?? []) this.imageBytes.set(id, data);
-      this.current.push(images === undefined ? { role: "tool", tool_call_id: call.id, content: result } : { role: "tool", tool_call_id: call.id, content: result, images });
+      // A kernel that died during the call and came back from its checkpoint: the model reads what survived with the result.
+      const restored = restoreNotice(this.setup);
+      const content = restored === undefined ? result : `${result}\n\n${restored}`;
+      this.current.push(images === undefined ? { role: "tool", tool_call_id: call.id, content } : { role: "tool", tool_call_id: call.id, content, images });
     }
   }
 

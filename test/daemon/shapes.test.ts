@@ -26,7 +26,7 @@ describe("D-2 one shape per resource", () => {
     const listed = (await call(shared.daemon, "GET", "/sessions")).body.sessions.find((session: { id: string }) => session.id === shared.sessionId);
     expect(one).toEqual(shared.created.body);
     expect(listed).toEqual(one);
-    expect(one.kernel).toEqual({ status: "idle", pid: 4242, sandbox: "none", sandbox_notes: [], warm: false });
+    expect(one.kernel).toEqual({ status: "idle", pid: 4242, sandbox: "none", sandbox_notes: [], warm: false, checkpoints: false, restore: null });
     expect(one.commands.find((command: { name: string }) => command.name === "/reload")).toEqual({
       name: "/reload",
       description: expect.any(String),

@@ -33,6 +33,7 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
     ...(join ? { join } : {}),
     ...(body.remote ? { remote: body.remote } : {}),
     ...(body.client ? { client: body.client } : {}),
+    ...(body.resume ? { resume: body.resume } : {}),
   });
   try {
     // Only the creator learns how to reach the RPC socket, or the kernel's channels: it is the one that starts or relays the kernel.
@@ -112,6 +113,11 @@ export function sessionRoutes(router: Router, ctx: DaemonContext): void {
       const live = ctx.registry.get(request.params.id!);
       await live.session.catalog.refresh();
       return { status: 200, body: sessionResource(live) };
+    })
+    .add(API.restart, async (request) => {
+      const live = ctx.registry.get(request.params.id!);
+      const report = await live.session.restart(request.body().restore ?? false);
+      return { status: 200, body: { restore: report ?? null } };
     })
     .add(API.closeSession, async (request) => {
       await ctx.registry.close(request.params.id!);

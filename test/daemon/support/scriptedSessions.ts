@@ -1,3 +1,4 @@
+import { AppError } from "../../../src/errors/index.js";
 import type { ExecuteOutput, ExecuteReply, KernelStatus } from "../../../src/kernel/index.js";
 import { Session } from "../../../src/session/index.js";
 import { LiveSession } from "../../../src/daemon/live.js";
@@ -113,6 +114,11 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     reload: () => session.reload(),
     images: session.images,
     relayTarget: () => undefined,
+    // A scripted kernel has no process to restart, and never restores.
+    restart: async () => {
+      throw new AppError("conflict", "a scripted kernel does not restart");
+    },
+    restores: { observe: () => ({ dispose: () => undefined }) },
   };
   return {
     id: live.id,

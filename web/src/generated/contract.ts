@@ -20,6 +20,7 @@ export const ROUTES = {
   execute: { method: "POST", path: "/sessions/{id}/execute" },
   getImage: { method: "GET", path: "/sessions/{id}/images/{image_id}" },
   interrupt: { method: "POST", path: "/sessions/{id}/interrupt" },
+  restart: { method: "POST", path: "/sessions/{id}/restart" },
   reload: { method: "POST", path: "/sessions/{id}/reload" },
   getCatalog: { method: "GET", path: "/sessions/{id}/catalog" },
   patchCatalog: { method: "PATCH", path: "/sessions/{id}/catalog" },
@@ -83,6 +84,38 @@ export interface RouteTypes {
   readonly interrupt: {
     readonly params: { readonly id: string };
     readonly answer: undefined;
+  };
+  /** Restart the session's kernel: empty, or with restore loading its checkpoint before the first cell (K-15) */
+  readonly restart: {
+    readonly params: { readonly id: string };
+    readonly body: {
+      /** load the checkpoint before the first cell (K-15); default false: the kernel starts empty */
+      readonly restore?: boolean;
+    };
+    readonly answer: {
+      /** what the restore brought back; null for a restart without restore */
+      readonly restore:
+        | {
+            /** why it ran: the supervisor restarted a dead kernel, the user restarted with restore, or a new session resumed a closed one */
+            readonly trigger: "crash" | "restart" | "resume";
+            /** an ISO 8601 time */
+            readonly at: string;
+            /** the names that came back */
+            readonly restored: readonly string[];
+            /** the names that did not, each with why (not picklable, over a bound, failed to load) */
+            readonly lost: readonly {
+              readonly name: string;
+              readonly reason: string;
+            }[];
+            /** names past the listing's bound, counted only */
+            readonly unlisted: number;
+            /** why nothing could be restored, or null */
+            readonly error: string | null;
+            /** one line: restored 14 of 15 names; lost: conn (socket) */
+            readonly summary: string;
+          }
+        | null;
+    };
   };
   /** Rediscover skills and swap catalog and routes; the kernel keeps its state (K-7) */
   readonly reload: {
@@ -186,6 +219,7 @@ export type Settings = {
     readonly kernelspec?: string;
     readonly python?: string;
     readonly remote?: unknown;
+    readonly checkpoints?: boolean;
   };
   readonly daemon?: {
     readonly max_sessions?: number;
@@ -225,6 +259,30 @@ export type Kernel = {
   readonly sandbox_notes: readonly string[];
   /** whether the kernel came from the pool of spares */
   readonly warm: boolean;
+  /** whether the kernel checkpoints its namespace after each cell (K-15) */
+  readonly checkpoints: boolean;
+  /** the last restore of this session's kernel, or null */
+  readonly restore:
+    | {
+        /** why it ran: the supervisor restarted a dead kernel, the user restarted with restore, or a new session resumed a closed one */
+        readonly trigger: "crash" | "restart" | "resume";
+        /** an ISO 8601 time */
+        readonly at: string;
+        /** the names that came back */
+        readonly restored: readonly string[];
+        /** the names that did not, each with why (not picklable, over a bound, failed to load) */
+        readonly lost: readonly {
+          readonly name: string;
+          readonly reason: string;
+        }[];
+        /** names past the listing's bound, counted only */
+        readonly unlisted: number;
+        /** why nothing could be restored, or null */
+        readonly error: string | null;
+        /** one line: restored 14 of 15 names; lost: conn (socket) */
+        readonly summary: string;
+      }
+    | null;
 };
 
 export type Command = {
@@ -814,6 +872,8 @@ export type OpenSessionBody = {
   };
   /** who opens it, for the lists that show sessions (`albedo sessions`, the web console); "api" when absent */
   readonly client?: "console" | "chat" | "web" | "notebook" | "mcp" | "api";
+  /** start from the checkpoint of this closed session (K-15): its names are loaded before the first cell; the workspace must be the one it ran on */
+  readonly resume?: string;
 };
 
 export type ExecuteBody = {
@@ -847,6 +907,7 @@ export type SettingsPatchBody = {
         readonly kernelspec?: string;
         readonly python?: string;
         readonly remote?: unknown;
+        readonly checkpoints?: boolean;
       }
     | null;
   readonly daemon?:
