@@ -1,16 +1,10 @@
-import { resolveCall, unknownCommand, type Caller, type CommandContext, type CommandDeclaration } from "../commands/index.js";
+import { resolveCall, unknownCommand, type Caller, type CommandContext } from "../commands/index.js";
 import { requireSkill, type SkillAccess } from "./skillAccess.js";
-import type { SessionCommands, SessionPort } from "./port.js";
+import type { PreparedCommand, SessionCommands, SessionPort } from "./port.js";
 import type { SessionView } from "./view.js";
 
 /** What built-in commands need from their session beyond one view: a view of its port. */
 export type CommandHost = Pick<SessionPort, "reload" | "status" | "usage">;
-
-/** A command resolved against one view, its arguments checked and its context bound: `run` does it. */
-export interface PreparedCommand {
-  readonly command: CommandDeclaration;
-  run(): Promise<unknown>;
-}
 
 /**
  * The context the commands of `view` run in. Skill activation goes through the session's `access`,

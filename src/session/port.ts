@@ -3,15 +3,14 @@ import type { ExecuteFuture, ExecuteOptions, KernelStatus } from "../kernel/inde
 import type { ImageStore } from "../images/index.js";
 import type { UsageTotals } from "../model/index.js";
 import type { Disposable } from "../platform/index.js";
-import type { Activation, ReadResult, ResourceListing } from "../skills/index.js";
-import type { Caller } from "../commands/index.js";
+import type { Activation, FullDiscovery, ReadResult, ResourceListing } from "../skills/index.js";
+import type { Settings } from "../settings/index.js";
+import type { Caller, CommandDeclaration } from "../commands/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
-import type { PreparedCommand } from "./commands.js";
 import type { McpCallObserver, McpTurnFace } from "./mcpMethods.js";
 import type { RestoreReport } from "./checkpoints.js";
 import type { ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
-import type { CatalogWalk, SelectionChange } from "./viewKeeper.js";
 
 /**
  * The session as its callers hold it: a few identities, and one member per thing it keeps — its
@@ -58,6 +57,15 @@ export interface SessionKernel {
   interrupt(): Promise<void>;
 }
 
+/** One walk of the files (D-3), and the view current after it. */
+export interface CatalogWalk {
+  readonly walk: FullDiscovery;
+  readonly view: SessionView;
+}
+
+/** Given the walk and the current view, the session-scope settings to apply, or undefined to keep them. */
+export type SelectionChange = (walk: FullDiscovery, view: SessionView) => Settings | undefined;
+
 /** The session's catalog work, on its one chain (D-2, D-3). */
 export interface SessionCatalog {
   /** Whether the files, when last walked, differ from what the current view was discovered from; cleared by a reload. */
@@ -78,6 +86,12 @@ export interface SessionSkills {
   read(skill: string, path: string, offset: number, limit: number): Promise<ReadResult>;
   /** Calls `observer` for each activation the kernel's code makes over RPC, until disposed; it may answer in its place. */
   observe(observer: ActivationObserver): Disposable;
+}
+
+/** A command resolved against one view, its arguments checked and its context bound: `run` does it. */
+export interface PreparedCommand {
+  readonly command: CommandDeclaration;
+  run(): Promise<unknown>;
 }
 
 /** The session's commands against its current view. */

@@ -5,16 +5,9 @@ import {
   type CatalogReload, type ExtensionState, type SelectionInputs, type SessionView, type ViewSource,
 } from "./view.js";
 import type { Disposable } from "../platform/index.js";
-import type { SessionCatalog } from "./port.js";
+import type { CatalogWalk, SelectionChange, SessionCatalog } from "./port.js";
 
 /** One walk of the files for the management catalog (D-3), with the view it is read against. */
-export interface CatalogWalk {
-  readonly walk: FullDiscovery;
-  readonly view: SessionView;
-}
-
-/** Given the walk and the current view, the session-scope settings to apply, or undefined to keep them. */
-export type SelectionChange = (walk: FullDiscovery, view: SessionView) => Settings | undefined;
 
 /**
  * Builds what serves `view` (the route table) and returns the step that puts it in place. The
