@@ -94,6 +94,11 @@ HEALTH_TIMEOUT_S = 2
 DAEMON_START_DEADLINE_S = 30
 INSTALL_ENV = "ALBEDO_INSTALL"
 NODE_ENV = "ALBEDO_NODE"
+# A notebook's workspace: the nearest directory from the notebook's up holding a marker (at most
+# MAX_WORKSPACE_WALK directories, never the home or the root), unless WORKSPACE_ENV pins it.
+WORKSPACE_ENV = "ALBEDO_WORKSPACE"
+WORKSPACE_MARKERS = (".albedo", ".agents", ".git")
+MAX_WORKSPACE_WALK = 64
 # The global settings file, read by a launcher that reaches no daemon for its `sandbox` mode (K-14), and its bound.
 SETTINGS_FILE = "settings.json"
 MAX_SETTINGS_BYTES = 262144

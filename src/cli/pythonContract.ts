@@ -16,7 +16,7 @@ import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON
 import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
 import { MAX_SETTINGS_BYTES, SETTINGS_FILE_NAME } from "../settings/index.js";
 import { DAEMON_START_TIMEOUT_MS, ON_DEMAND_LOG_FILE } from "./daemonAccess.js";
-import { LAUNCHER_INSTALL_ENV, LAUNCHER_NODE_ENV } from "./kernelspec.js";
+import { LAUNCHER_INSTALL_ENV, LAUNCHER_NODE_ENV, MAX_WORKSPACE_WALK, WORKSPACE_ENV, WORKSPACE_MARKERS } from "./kernelspec.js";
 
 /** Who a notebook's launcher (and `%load_ext albedo`) says opens its session. */
 const NOTEBOOK_CLIENT: SessionClient = "notebook";
@@ -134,6 +134,11 @@ function launcherSection(): string[] {
     `DAEMON_START_DEADLINE_S = ${py(DAEMON_START_TIMEOUT_MS / 1000)}`,
     `INSTALL_ENV = ${py(LAUNCHER_INSTALL_ENV)}`,
     `NODE_ENV = ${py(LAUNCHER_NODE_ENV)}`,
+    "# A notebook's workspace: the nearest directory from the notebook's up holding a marker (at most",
+    "# MAX_WORKSPACE_WALK directories, never the home or the root), unless WORKSPACE_ENV pins it.",
+    `WORKSPACE_ENV = ${py(WORKSPACE_ENV)}`,
+    `WORKSPACE_MARKERS = ${py(WORKSPACE_MARKERS)}`,
+    `MAX_WORKSPACE_WALK = ${py(MAX_WORKSPACE_WALK)}`,
     "# The global settings file, read by a launcher that reaches no daemon for its `sandbox` mode (K-14), and its bound.",
     `SETTINGS_FILE = ${py(SETTINGS_FILE_NAME)}`,
     `MAX_SETTINGS_BYTES = ${py(MAX_SETTINGS_BYTES)}`,

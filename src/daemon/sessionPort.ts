@@ -95,7 +95,7 @@ export interface RelayTarget {
  */
 export type KernelJoin =
   | { readonly kind: "external"; readonly pid: number }
-  | { readonly kind: "relay"; readonly key: string; readonly pid: number };
+  | { readonly kind: "relay"; readonly key: string; readonly pid: number; readonly cwd?: string };
 
 /** How a session is opened beyond its workspace and extensions. */
 export interface OpenOptions {

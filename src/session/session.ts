@@ -63,6 +63,8 @@ export interface SessionOptions {
    * pass Jupyter's frames untouched, and is not restarted when it dies (Jupyter restarts it).
    */
   readonly relayKey?: string;
+  /** The own kernel's working directory: a directory inside the workspace (a notebook's, K-14); the workspace when absent. */
+  readonly kernelCwd?: string;
   /** Run the kernel on this Jupyter Server (`--remote URL`, `POST /sessions {"remote": …}`), over the global `kernel.remote` settings (K-12). */
   readonly remote?: RemoteOverride;
   /** The daemon's pool of MCP server processes for entries marked `"shared": true` (M-2). */
@@ -189,7 +191,7 @@ export class Session implements CommandHost {
     const kernel = await startKernel({
       spec: launch,
       runDir: this.runDir,
-      cwd: this.options.workspace,
+      cwd: this.options.kernelCwd ?? this.options.workspace,
       extraArgv: SESSION_KERNEL_ARGV,
       // Read at each (re)start: a restart after a reload that added MCP servers gets `mcp` and their typed methods.
       extraEnv: () => ({
