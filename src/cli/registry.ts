@@ -14,12 +14,12 @@ import { setupCommand } from "./setup.js";
 import { skillsList, skillsPrompt, skillsValidate } from "./skills.js";
 import { skillsRead, skillsResources } from "./skillsAccess.js";
 import { webCommand } from "./web.js";
-import { settingsGet, settingsSet, skillsClear, skillsOff, skillsOn } from "./settingsCommands.js";
+import { settingsGet, settingsSet, settingsUnset, skillsClear, skillsOff, skillsOn } from "./settingsCommands.js";
 
 /** Every subcommand, in the order `albedo --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   skillsList, skillsValidate, skillsPrompt, skillsRead, skillsResources, skillsOn, skillsOff, skillsClear,
-  settingsGet, settingsSet, ...MCP_COMMANDS, ...MCP_SERVE_COMMANDS,
+  settingsGet, settingsSet, settingsUnset, ...MCP_COMMANDS, ...MCP_SERVE_COMMANDS,
   execCommand, chatCommand, consoleCommand, webCommand,
   serveCommand, daemonStatus, daemonStop, sessionsCommand, setupCommand, doctorCommand, kernelspecInstall, kernelspecList,
   completionCommand(() => COMMANDS),
