@@ -79,6 +79,8 @@ CANCEL_METHOD = "albedo/cancel"
 HELLO_METHOD = "albedo/hello"
 # After a reload that added MCP servers: {servers, deadline_ms}; the kernel gains `mcp` if it had none.
 MCP_RELOADED_METHOD = "albedo/mcp"
+# While a cell's mcp.call runs: {cell, name, progress, total?, message?}, shown as a line on the cell's stderr.
+MCP_PROGRESS_METHOD = "albedo/mcp_progress"
 # The notebook launcher (K-13): where it finds the daemon, how it asks it for a session, and its waits.
 STATE_DIR_ENV = "ALBEDO_HOME"
 STATE_DIR_NAME = ".albedo"

@@ -11,7 +11,7 @@ import {
   RPC_CALL_TIMEOUT_MS, RPC_CANCEL_METHOD, RPC_CLIENT_DEADLINE_MARGIN_MS, RPC_HELLO_METHOD, RPC_KERNEL_SOCKET_NAME, RPC_MAX_MESSAGE_BYTES, RPC_MAX_PENDING_CALLS, clientDeadlineMs, parametersOf, type RpcMethod,
 } from "../rpc/index.js";
 import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REPLY_MEMBER, RPC_REPLY_SUBSHELL, STREAM_TEXT_BYTES } from "../kernel/index.js";
-import { MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
+import { MCP_CATALOG_WAIT_MS, MCP_PROGRESS_NOTIFICATION, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "../session/index.js";
 import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES, type SessionClient } from "../daemon/index.js";
 import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
 import { MAX_SETTINGS_BYTES, SETTINGS_FILE_NAME } from "../settings/index.js";
@@ -114,6 +114,8 @@ function methodSection(): string[] {
     `HELLO_METHOD = ${py(RPC_HELLO_METHOD)}`,
     "# After a reload that added MCP servers: {servers, deadline_ms}; the kernel gains `mcp` if it had none.",
     `MCP_RELOADED_METHOD = ${py(MCP_RELOADED_NOTIFICATION)}`,
+    "# While a cell's mcp.call runs: {cell, name, progress, total?, message?}, shown as a line on the cell's stderr.",
+    `MCP_PROGRESS_METHOD = ${py(MCP_PROGRESS_NOTIFICATION)}`,
   ];
 }
 

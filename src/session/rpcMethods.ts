@@ -5,7 +5,7 @@ import { commandContext, invokeCommand, prepareCommand, type CommandHost } from 
 import { COMMAND_METHODS, SKILL_METHODS } from "./rpcApi.js";
 import { requireSkill, type SkillAccess } from "./skillAccess.js";
 import type { SessionView } from "./view.js";
-import { mcpRoutes, type McpCallObserver } from "./mcpMethods.js";
+import { mcpRoutes, type McpCallObserver, type McpProgressNotice } from "./mcpMethods.js";
 import type { SessionMcp } from "./mcp.js";
 
 function skillRoutes(view: SessionView, access: SkillAccess) {
@@ -45,11 +45,12 @@ function commandRoutes(view: SessionView, host: CommandHost, access: SkillAccess
  * session's, with its sandbox's or remote guard bound in.
  */
 export function buildRoutes(
-  view: SessionView, host: CommandHost, access: SkillAccess, mcp?: { readonly servers: SessionMcp; readonly observers: ReadonlySet<McpCallObserver> },
+  view: SessionView, host: CommandHost, access: SkillAccess,
+  mcp?: { readonly servers: SessionMcp; readonly observers: ReadonlySet<McpCallObserver>; readonly progress: (notice: McpProgressNotice) => void },
 ): RouteTable {
   return RouteTable.declared([
     ...(view.extensions.skills ? skillRoutes(view, access) : []),
     ...commandRoutes(view, host, access),
-    ...(mcp ? mcpRoutes(mcp.servers, mcp.observers) : []),
+    ...(mcp ? mcpRoutes(mcp.servers, mcp.observers, mcp.progress) : []),
   ]);
 }

@@ -14,8 +14,8 @@ import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
 import { buildRoutes } from "./rpcMethods.js";
 import { configuresMcp, mcpSecretEnvNames, SessionMcp, type SessionMcpOptions } from "./mcp.js";
-import { mcpTurnFace, type McpCallObserver } from "./mcpMethods.js";
-import { MCP_RELOADED_NOTIFICATION } from "./rpcApi.js";
+import { mcpTurnFace, type McpCallObserver, type McpProgressNotice } from "./mcpMethods.js";
+import { MCP_PROGRESS_NOTIFICATION, MCP_RELOADED_NOTIFICATION } from "./rpcApi.js";
 import { NO_MCP_CHANGE, type McpReloadChange, type McpServerStatus, type SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import { globalSettingsTarget, type Settings } from "../settings/index.js";
@@ -119,7 +119,8 @@ export class Session implements CommandHost {
   }
 
   private routesFor(view: SessionView) {
-    return buildRoutes(view, this, this.access, this.mcp ? { servers: this.mcp, observers: this.mcpObservers } : undefined);
+    const progress = (notice: McpProgressNotice) => this.rpc.notify(MCP_PROGRESS_NOTIFICATION, notice);
+    return buildRoutes(view, this, this.access, this.mcp ? { servers: this.mcp, observers: this.mcpObservers, progress } : undefined);
   }
 
   /** Opens a session: discovers the catalog, plans its kernel, starts the RPC channel, boots the kernel. Cleans up on failure. */
