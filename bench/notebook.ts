@@ -6,13 +6,13 @@
  * kernel) against an unsandboxed ipykernel from the same interpreter.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { envFor, makeDirs, ROOT, startDaemon, type DaemonProcess, type Dirs } from "../test/daemon/support/daemon.js";
-import { JUPYTER_VENV } from "../test/remote/jupyterServer.js";
+import { HAVE_JUPYTER_SERVER, JUPYTER_VENV } from "../test/remote/jupyterServer.js";
 import { goal, limitGoal } from "./goals.js";
+import { NO_TEST_VENV } from "../test/support/testVenv.js";
 import { round } from "./stats.js";
 
 const DRIVER = join(ROOT, "bench", "python", "notebook_bench.py");
@@ -46,7 +46,7 @@ async function kernelspecs(root: string): Promise<string> {
 }
 
 export async function benchNotebook(): Promise<Record<string, unknown>> {
-  if (!existsSync(join(JUPYTER_VENV, "bin", "python"))) return { skipped: "no .venv-jupyter: run scripts/jupyter-test-venv.sh first" };
+  if (!HAVE_JUPYTER_SERVER) return { skipped: NO_TEST_VENV };
   let dirs: Dirs | undefined;
   let daemon: DaemonProcess | undefined;
   try {

@@ -1,6 +1,6 @@
 /**
  * Remote kernel benchmarks (K-12), against a real Jupyter Server on loopback started from the test
- * venv (.venv-jupyter, made by scripts/jupyter-test-venv.sh): session open, a trivial execute round
+ * venv (.venv-jupyter, which `npm test` makes): session open, a trivial execute round
  * trip beside @jupyterlab/services' own execute round trip to the same server, and `await
  * skills.read` over the comm and over the callback WebSocket. The local numbers are in kernel_bridge.
  */
@@ -13,6 +13,7 @@ import { captureServicesConsole, serverSettings, type RemoteKernelSettings } fro
 import { Session } from "../src/session/index.js";
 import { HAVE_JUPYTER_SERVER, freePort, startJupyterServer, type JupyterServer } from "../test/remote/jupyterServer.js";
 import { goal, limitGoal } from "./goals.js";
+import { NO_TEST_VENV } from "../test/support/testVenv.js";
 import { median, percentile, round } from "./stats.js";
 
 const OPEN_RUNS = 5;
@@ -121,7 +122,7 @@ const summary = (values: number[]) => ({ median_ms: round(median(values)), p90_m
 
 /** Runs the remote comparisons; skipped (with the reason) when no Jupyter Server venv exists. */
 export async function benchRemote(): Promise<Record<string, unknown>> {
-  if (!HAVE_JUPYTER_SERVER) return { skipped: "no .venv-jupyter: run scripts/jupyter-test-venv.sh first" };
+  if (!HAVE_JUPYTER_SERVER) return { skipped: NO_TEST_VENV };
   return { stock_server: await against(false), server_with_tcp_nodelay: await against(true) };
 }
 

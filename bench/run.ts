@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installDir } from "../src/platform/index.js";
 import { goalsChart } from "./chart.js";
+import { benchCli } from "./cli.js";
 import { benchDiscovery } from "./skills.js";
 import { benchReads } from "./reads.js";
 import { benchKernel } from "./kernel.js";
@@ -14,6 +15,7 @@ import { benchTurns } from "./turns.js";
 import { benchRemote } from "./remote.js";
 import { benchScale } from "./scale.js";
 import { benchImageConversation, benchImages } from "./images.js";
+import { benchDaemonImageMemory } from "./daemonImages.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
 import { benchNotebook } from "./notebook.js";
@@ -22,12 +24,14 @@ import { benchWeb } from "./web.js";
 type Bench = () => Promise<Record<string, unknown>>;
 
 const BENCHES: ReadonlyArray<[string, Bench]> = [
+  ["cli", benchCli],
   ["discovery_128_skills", benchDiscovery],
   ["reads_1000_small", benchReads],
   ["kernel_bridge", benchKernel],
   ["turns", benchTurns],
   ["images", benchImages],
   ["images_conversation", benchImageConversation],
+  ["images_daemon_memory", benchDaemonImageMemory],
   ["mcp", benchMcp],
   ["mcp_server", benchMcpServer],
   ["scale", benchScale],

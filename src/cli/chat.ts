@@ -15,7 +15,7 @@ import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./c
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine } from "./lineEditor.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
-import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
+import { findRunningDaemon, RemoteSession } from "../api/index.js";
 import { startProgress, type ProgressDone } from "./progress.js";
 import { openEmbeddedSession } from "./session.js";
 import { workspaceOf } from "./workspace.js";
@@ -267,9 +267,6 @@ async function chat(args: ParsedArgs, io: CliIO): Promise<number> {
 
 /** `albedo chat`: the model loop from the command line. */
 export const chatCommand: CliCommand = {
-  path: ["chat"],
-  summary: "talk to the model the `model` settings name: one MESSAGE (a turn, rows printed) or an interactive chat",
-  usage: "[MESSAGE]",
   options: [
     WORKSPACE_OPTION,
     JSON_OPTION,

@@ -9,15 +9,23 @@ export interface CliIO {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** Ends the process with `code` (main gives process.exit; tests none). For a command whose process must not outlive its run, whatever is left pending. */
+  readonly exit?: (code: number) => void;
 }
 
-/** One CLI subcommand: its help text is generated from this declaration. */
-export interface CliCommand {
+/** A subcommand as the registry declares it, light: what the overview, a group's help and did-you-mean need, and how to load the rest. */
+export interface DeclaredCommand {
   /** Words after `albedo`, e.g. ["skills", "list"]. */
   readonly path: readonly string[];
   readonly summary: string;
   /** Positional part of the usage line, e.g. "NAME [RESOURCE]". */
   readonly usage: string;
+  /** Imports the command's module (and whatever it uses) and returns its options and code. */
+  load(): Promise<CliCommand>;
+}
+
+/** What a command's module holds: its options (declared beside the code that reads them; its --help is made from them) and its code. */
+export interface CliCommand {
   readonly options: readonly OptionSpec[];
   /** The positional (by index) taken as given even when it starts with `-`: a VALUE such as `-3` after its KEY. */
   readonly dashedValueAt?: number;

@@ -4,7 +4,8 @@
  * function through its bashcompinit layer, as many CLIs ship it.
  */
 import { UsageError } from "./args.js";
-import type { CliCommand } from "./command.js";
+import type { OptionSpec } from "./args.js";
+import type { CliCommand, DeclaredCommand } from "./command.js";
 import { HELP_OPTION, TOPICS } from "./help.js";
 
 /** Shells `albedo completion` writes a script for. */
@@ -18,8 +19,14 @@ const VALUE_COMPLETIONS: Readonly<Record<string, string>> = {
 
 const quoteWords = (words: readonly string[]): string => `'${words.join(" ")}'`;
 
+/** What completion knows of a command: its words and its options. */
+export interface CompletedCommand {
+  readonly path: readonly string[];
+  readonly options: readonly OptionSpec[];
+}
+
 /** The bash completion function for `commands`. */
-export function bashCompletion(commands: readonly CliCommand[]): string {
+export function bashCompletion(commands: readonly CompletedCommand[]): string {
   const groups = new Map<string, string[]>();
   for (const command of commands) {
     if (command.path.length > 1) groups.set(command.path[0]!, [...(groups.get(command.path[0]!) ?? []), command.path[1]!]);
@@ -70,7 +77,7 @@ export function bashCompletion(commands: readonly CliCommand[]): string {
 }
 
 /** The zsh script: the bash function under zsh's bash-completion emulation. */
-export function zshCompletion(commands: readonly CliCommand[]): string {
+export function zshCompletion(commands: readonly CompletedCommand[]): string {
   return [
     "#compdef albedo",
     "# albedo completion for zsh. Load it with: source <(albedo completion zsh)",
@@ -80,19 +87,17 @@ export function zshCompletion(commands: readonly CliCommand[]): string {
   ].join("\n");
 }
 
-/** `albedo completion bash|zsh`, reading the command list when it runs (the registry holds this command too). */
-export function completionCommand(commands: () => readonly CliCommand[]): CliCommand {
+/** `albedo completion bash|zsh`, reading the command list when it runs (the registry holds this command too); it loads every command's module for its options. */
+export function completionCommand(commands: () => readonly DeclaredCommand[]): CliCommand {
   return {
-    path: ["completion"],
-    summary: "print a shell completion script: source <(albedo completion bash), or zsh",
-    usage: "bash|zsh",
     options: [],
     async run(args, io) {
       const shell = args.positionals[0];
       if (args.positionals.length !== 1 || !(COMPLETION_SHELLS as readonly string[]).includes(shell!)) {
         throw new UsageError(`name one shell: ${COMPLETION_SHELLS.join(" or ")}`);
       }
-      io.stdout.write(shell === "bash" ? bashCompletion(commands()) : zshCompletion(commands()));
+      const completed = await Promise.all(commands().map(async (c) => ({ path: c.path, options: (await c.load()).options })));
+      io.stdout.write(shell === "bash" ? bashCompletion(completed) : zshCompletion(completed));
       return 0;
     },
   };

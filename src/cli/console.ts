@@ -199,9 +199,6 @@ async function closeSession(session: ConsoleSession, io: CliIO): Promise<void> {
 
 /** `albedo console`: an interactive console on a session (Python cells and slash commands). */
 export const consoleCommand: CliCommand = {
-  path: ["console"],
-  summary: "interactive console on a session: Python cells, slash commands with completion, /reload session; input history kept in the state dir",
-  usage: "",
   options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION],
   async run(args, io) {
     const state = stateDir(io.env);

@@ -1,5 +1,6 @@
 /** `albedo daemon status|stop`: the daemon for the state dir, as a person asks about it. */
-import { API, findRunningDaemon, SHUTDOWN_TIMEOUT_MS, type DaemonClient } from "../daemon/index.js";
+import { API, findRunningDaemon, type DaemonClient } from "../api/index.js";
+import { SHUTDOWN_TIMEOUT_MS } from "../daemon/index.js";
 import { hangingRow } from "../text/index.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { startProgress } from "./progress.js";
@@ -38,9 +39,6 @@ async function status(daemon: DaemonClient): Promise<Record<string, unknown>> {
 }
 
 export const daemonStatus: CliCommand = {
-  path: ["daemon", "status"],
-  summary: "say whether a daemon runs for the state dir: pid, URL, sessions, spare kernels, uptime; exit 1 when none",
-  usage: "",
   options: [JSON_OPTION],
   async run(args, io) {
     const daemon = await findRunningDaemon(stateDir(io.env));
@@ -68,9 +66,6 @@ export const daemonStatus: CliCommand = {
 };
 
 export const daemonStop: CliCommand = {
-  path: ["daemon", "stop"],
-  summary: "stop the daemon for the state dir: its sessions close, each kernel through its shutdown ladder",
-  usage: "",
   options: [],
   async run(_args, io) {
     const daemon = await findRunningDaemon(stateDir(io.env));

@@ -70,9 +70,6 @@ async function localReport(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorR
 }
 
 export const doctorCommand: CliCommand = {
-  path: ["doctor"],
-  summary: "check Node, Python, ipykernel, the extra packages, kernelspecs (and that the albedo one runs this install), the state dir, bubblewrap, the daemon and each configured MCP server (started once), each with a fix",
-  usage: "",
   options: [JSON_OPTION, REMOTE_OPTION],
   async run(args, io) {
     const report = remoteOf(args) ? await remoteReport(args, io) : await localReport(io.env, io.cwd);

@@ -97,9 +97,6 @@ async function sourceOf(args: ParsedArgs, io: CliIO): Promise<{ code: string; fr
 
 /** `albedo exec`: run code in a fresh session's kernel with `skills` and `commands` in scope. */
 export const execCommand: CliCommand = {
-  path: ["exec"],
-  summary: "run Python in a session kernel with skills and commands in scope; exit 1 on a Python error, N on sys.exit(N)",
-  usage: "(FILE | - | -c CODE)",
   options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
   async run(args, io) {
     const { code, fromStdin } = await sourceOf(args, io);

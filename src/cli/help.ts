@@ -5,23 +5,23 @@
 import { hangingRow, TERMINAL_COLUMNS, wrap } from "../text/index.js";
 import { GLOBAL_ONLY_KEYS } from "../settings/index.js";
 import type { OptionSpec } from "./args.js";
-import type { CliCommand } from "./command.js";
+import type { DeclaredCommand } from "./command.js";
 
 export const HELP_OPTION: OptionSpec = { name: "help", short: "h", help: "show this help" };
 /** Width of the left column in help rows (command or option), indent included. */
 const LEFT_COLUMN = 32;
 
 /** "albedo skills read NAME [RESOURCE] [options]". */
-export function usageLine(command: CliCommand): string {
+export function usageLine(command: DeclaredCommand): string {
   return `usage: albedo ${command.path.join(" ")}${command.usage ? ` ${command.usage}` : ""} [options]`;
 }
 
-function commandRows(commands: readonly CliCommand[]): string[] {
+function commandRows(commands: readonly DeclaredCommand[]): string[] {
   return commands.flatMap((c) => hangingRow(`  ${`${c.path.join(" ")} ${c.usage}`.trim()}  `, c.summary, LEFT_COLUMN, TERMINAL_COLUMNS));
 }
 
 /** `albedo --help`: every command, one wrapped row each. */
-export function overview(commands: readonly CliCommand[]): string {
+export function overview(commands: readonly DeclaredCommand[]): string {
   return [
     "usage: albedo <command> [options]",
     "",
@@ -35,10 +35,10 @@ export function overview(commands: readonly CliCommand[]): string {
   ].join("\n");
 }
 
-/** `albedo <command> --help`. */
-export function commandHelp(command: CliCommand): string {
+/** `albedo <command> --help`: the declaration's usage and summary, then the options its module declares. */
+export function commandHelp(command: DeclaredCommand, options: readonly OptionSpec[]): string {
   const lines = [usageLine(command), "", ...wrap(command.summary, TERMINAL_COLUMNS), "", "options:"];
-  for (const spec of [...command.options, HELP_OPTION]) {
+  for (const spec of [...options, HELP_OPTION]) {
     const flag = `${spec.short ? `-${spec.short}, ` : ""}--${spec.name}${spec.value ? ` ${spec.value}` : ""}`;
     lines.push(...hangingRow(`  ${flag}  `, spec.help, LEFT_COLUMN, TERMINAL_COLUMNS));
   }
@@ -46,7 +46,7 @@ export function commandHelp(command: CliCommand): string {
 }
 
 /** `albedo skills --help`: the commands of one group. */
-export function groupHelp(group: string, commands: readonly CliCommand[]): string {
+export function groupHelp(group: string, commands: readonly DeclaredCommand[]): string {
   return [`usage: albedo ${group} <command> [options]`, "", ...commandRows(commands), "", `Run \`albedo ${group} <command> --help\` for a command's options.`, ""].join("\n");
 }
 

@@ -91,9 +91,6 @@ async function install(args: ParsedArgs, io: CliIO): Promise<number> {
 
 /** `albedo kernelspec install` (K-13). */
 export const kernelspecInstall: CliCommand = {
-  path: ["kernelspec", "install"],
-  summary: 'register the "albedo (Python)" Jupyter kernelspec: notebooks on it get skills and commands from the albedo daemon',
-  usage: "",
   options: [
     { name: "user", help: "install for this user (the default): $JUPYTER_DATA_DIR, else ~/.local/share/jupyter" },
     { name: "prefix", value: "DIR", help: "install into DIR/share/jupyter/kernels (e.g. a virtualenv)" },
@@ -107,9 +104,6 @@ export const kernelspecInstall: CliCommand = {
 
 /** `albedo kernelspec list`: the kernelspecs Jupyter would find. */
 export const kernelspecList: CliCommand = {
-  path: ["kernelspec", "list"],
-  summary: "list the Jupyter kernelspecs on the search path, and any that are malformed",
-  usage: "",
   options: [JSON_OPTION],
   async run(args, io) {
     const listing = await listKernelSpecs(io.env);

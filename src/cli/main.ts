@@ -1,5 +1,5 @@
 import { CliFailure, parseArgs, UsageError } from "./args.js";
-import { failureText, type CliCommand, type CliIO } from "./command.js";
+import { failureText, type CliIO, type DeclaredCommand } from "./command.js";
 import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./help.js";
 import { COMMANDS } from "./registry.js";
 import { styleFor } from "./style.js";
@@ -10,8 +10,8 @@ import { installVersion } from "../platform/index.js";
 export const EXIT_USAGE = 2;
 
 /** Finds the longest declared command path that prefixes argv. */
-function match(argv: readonly string[]): { command: CliCommand; rest: readonly string[] } | undefined {
-  let best: CliCommand | undefined;
+function match(argv: readonly string[]): { command: DeclaredCommand; rest: readonly string[] } | undefined {
+  let best: DeclaredCommand | undefined;
   for (const command of COMMANDS) {
     const fits = command.path.every((word, i) => argv[i] === word);
     if (fits && (best === undefined || command.path.length > best.path.length)) best = command;
@@ -29,8 +29,8 @@ function usageFailure(io: CliIO, where: string, message: string, hint: string): 
   return EXIT_USAGE;
 }
 
-/** `albedo help [TOPIC…]`: the overview, a group, a command, or a topic. */
-function help(words: readonly string[], io: CliIO): number {
+/** `albedo help [TOPIC…]`: the overview, a group, a command (its module loaded for its options), or a topic. */
+async function help(words: readonly string[], io: CliIO): Promise<number> {
   if (words.length === 0) {
     io.stdout.write(overview(COMMANDS));
     return 0;
@@ -42,7 +42,7 @@ function help(words: readonly string[], io: CliIO): number {
   }
   const exact = COMMANDS.find((c) => c.path.join(" ") === words.join(" "));
   if (exact !== undefined) {
-    io.stdout.write(commandHelp(exact));
+    io.stdout.write(commandHelp(exact, (await exact.load()).options));
     return 0;
   }
   const group = COMMANDS.filter((c) => c.path[0] === words[0]);
@@ -90,13 +90,15 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   if (found === undefined) return unknownCommand(words, io);
   const { command, rest } = found;
   const where = `albedo ${command.path.join(" ")}`;
+  // The command's module, and what it imports, load only now.
+  const loaded = await command.load();
   try {
-    const args = parseArgs(rest, [...command.options, HELP_OPTION], command.dashedValueAt);
+    const args = parseArgs(rest, [...loaded.options, HELP_OPTION], loaded.dashedValueAt);
     if (args.options.has("help")) {
-      io.stdout.write(commandHelp(command));
+      io.stdout.write(commandHelp(command, loaded.options));
       return 0;
     }
-    return await command.run(args, io);
+    return await loaded.run(args, io);
   } catch (error) {
     if (error instanceof UsageError) return usageFailure(io, where, error.message, `${usageLine(command)}\nRun \`${where} --help\` for the options.\n`);
     if (error instanceof CliFailure) {
@@ -115,7 +117,7 @@ if (isMain) {
     if (error.code === "EPIPE") process.exit(0);
     throw error;
   });
-  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), exit: (code) => process.exit(code) };
   runCli(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code;

@@ -63,9 +63,6 @@ async function listed(answer: SettingsAnswer, workspace: string, io: CliIO): Pro
 }
 
 export const mcpList: CliCommand = {
-  path: ["mcp", "list"],
-  summary: "list the MCP servers of the global and project settings and whether a session here would start each",
-  usage: "",
   options: [WORKSPACE_OPTION, JSON_OPTION],
   async run(args, io) {
     if (args.positionals.length > 0) throw new UsageError("takes no arguments");
@@ -139,9 +136,6 @@ function withServer(servers: ServersOf, name: string, entry: McpServerEntry | un
 }
 
 export const mcpAdd: CliCommand = {
-  path: ["mcp", "add"],
-  summary: "add an MCP server to the global (or --project) settings through the daemon: a command after --, or --url",
-  usage: "NAME [-- COMMAND ARGS...]",
   options: [
     { name: "url", value: "URL", help: "a Streamable HTTP server instead of a command" },
     { name: "env-from", value: "VAR[=HOST_VAR],...", help: "environment variables the server gets from the host's (named here, never stored)" },
@@ -176,9 +170,6 @@ export const mcpAdd: CliCommand = {
 };
 
 export const mcpRemove: CliCommand = {
-  path: ["mcp", "remove"],
-  summary: "remove an MCP server from the global (or --project) settings through the daemon",
-  usage: "NAME",
   options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
   async run(args, io) {
     const name = serverName(args);
@@ -198,9 +189,6 @@ export const mcpRemove: CliCommand = {
 };
 
 export const mcpApprove: CliCommand = {
-  path: ["mcp", "approve"],
-  summary: "let a server from this workspace's project settings start: approves that exact entry (a changed entry needs a new approval)",
-  usage: "NAME",
   options: [{ name: "revoke", help: "withdraw the approval instead" }, WORKSPACE_OPTION, JSON_OPTION],
   async run(args, io) {
     const name = serverName(args);
@@ -253,9 +241,6 @@ export async function withServersOnce<T>(env: NodeJS.ProcessEnv, sections: { glo
 }
 
 export const mcpPrompt: CliCommand = {
-  path: ["mcp", "prompt"],
-  summary: "start the configured MCP servers once and print the <mcp_servers> block exactly as a model receives it",
-  usage: "",
   options: [WORKSPACE_OPTION],
   async run(args, io) {
     if (args.positionals.length > 0) throw new UsageError("takes no arguments");
@@ -277,4 +262,3 @@ export const mcpPrompt: CliCommand = {
 };
 
 /** The MCP commands this module contributes to the registry. */
-export const MCP_COMMANDS: readonly CliCommand[] = [mcpList, mcpAdd, mcpRemove, mcpApprove, mcpPrompt];

@@ -13,11 +13,11 @@ import { Session } from "../session/index.js";
 import { visibleControls } from "../text/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
+import { MCP_CLIENTS } from "./registry.js";
 import { sandboxOf } from "./session.js";
 import { workspaceOf } from "./workspace.js";
 
 /** The MCP clients `albedo mcp config` writes an entry for. */
-export const MCP_CLIENTS = ["claude-desktop", "claude-code", "cursor", "codex", "vscode"] as const;
 type McpClient = (typeof MCP_CLIENTS)[number];
 
 /** stderr lines of one connection, each said once and bounded: the log of a server a person rarely watches. */
@@ -121,9 +121,6 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
 }
 
 export const mcpServe: CliCommand = {
-  path: ["mcp", "serve"],
-  summary: "serve this workspace's sandboxed Python kernel and skills to an MCP client over stdio (tools python, skill, reload; skills as prompts and resources)",
-  usage: "",
   options: [
     { ...WORKSPACE_OPTION, help: "the workspace to serve (default: the client's first root, else the current directory)" },
     SANDBOX_OPTION,
@@ -182,9 +179,6 @@ function shellWord(word: string): string {
 }
 
 export const mcpConfig: CliCommand = {
-  path: ["mcp", "config"],
-  summary: `print the entry that makes an MCP client start albedo on this workspace: ${MCP_CLIENTS.join(", ")} (where it goes on stderr)`,
-  usage: "CLIENT",
   options: [WORKSPACE_OPTION, { name: "scope", value: "SCOPE", help: `claude-code only: ${CLAUDE_CODE_SCOPES.join(", ")} (default local: this project; user: every project; project: shared in .mcp.json)` }],
   async run(args, io) {
     const [client, ...rest] = args.positionals;
@@ -200,5 +194,3 @@ export const mcpConfig: CliCommand = {
     return 0;
   },
 };
-
-export const MCP_SERVE_COMMANDS: readonly CliCommand[] = [mcpServe, mcpConfig];

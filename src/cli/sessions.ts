@@ -1,5 +1,5 @@
 /** `albedo sessions`: the sessions the daemon for the state dir holds, whoever opened them. */
-import { API, findRunningDaemon, type SessionResource } from "../daemon/index.js";
+import { API, findRunningDaemon, type SessionResource } from "../api/index.js";
 import { table, textColumns, visibleControls } from "../text/index.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { formatUptime } from "./daemonCommands.js";
@@ -53,9 +53,6 @@ async function list(json: boolean, io: CliIO): Promise<number> {
 }
 
 export const sessionsCommand: CliCommand = {
-  path: ["sessions"],
-  summary: "list the daemon's sessions: id, who opened it (console, chat, web, notebook, mcp, api), kernel status, age, workspace",
-  usage: "",
   options: [JSON_OPTION],
   run: (args, io) => list(args.options.has("json"), io),
 };

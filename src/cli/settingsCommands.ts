@@ -3,7 +3,7 @@
  * allows, through the daemon's settings API (`GET /settings`, `PATCH /settings` with If-Match),
  * starting a daemon for the call when none runs. The CLI never writes a settings file itself.
  */
-import { API, DaemonError, type DaemonClient, type SettingsDocument, type SettingsFileResource } from "../daemon/index.js";
+import { API, DaemonError, type DaemonClient, type SettingsDocument, type SettingsFileResource } from "../api/index.js";
 import { discoverCatalog } from "../skills/index.js";
 import { effectiveEnablement, globalOnlyMessage, isGlobalOnly, settingAt, type Settings } from "../settings/index.js";
 import { didYouMean, visibleControls } from "../text/index.js";
@@ -94,12 +94,9 @@ function switchWarnings(verb: "on" | "off" | "clear", names: readonly string[], 
     .map((name) => `no skill named "${name}" in this workspace's catalog; saved anyway, for one installed later${didYouMean(name, known)}`);
 }
 
-function switchCommand(verb: "on" | "off" | "clear", summary: string): CliCommand {
+function switchCommand(verb: "on" | "off" | "clear"): CliCommand {
   const who = `albedo skills ${verb}`;
   return {
-    path: ["skills", verb],
-    summary,
-    usage: "NAME...",
     options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
     async run(args, io) {
       const names = args.positionals;
@@ -139,18 +136,15 @@ function verdictLine(name: string, verdict: { enabled: boolean; decidedBy: strin
   return `  ${visibleControls(name)}: ${verdict.enabled ? "on" : "off"} here (${verdict.decidedBy})${other}${nameless}`;
 }
 
-export const skillsOn = switchCommand("on", "turn skills on in the global (or --project) settings, through the daemon");
-export const skillsOff = switchCommand("off", "turn skills off in the global (or --project) settings, through the daemon");
-export const skillsClear = switchCommand("clear", "drop skills from a scope's on and off lists, so a wider scope (or the default) decides");
+export const skillsOn = switchCommand("on");
+export const skillsOff = switchCommand("off");
+export const skillsClear = switchCommand("clear");
 
 function shown(value: unknown): string {
   return value === undefined ? "(not set)" : visibleControls(JSON.stringify(value));
 }
 
 export const settingsGet: CliCommand = {
-  path: ["settings", "get"],
-  summary: "print the settings (or one KEY) of the global and project scopes, as the daemon reads them",
-  usage: "[KEY]",
   options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
   async run(args, io) {
     const [key, ...extra] = args.positionals;
@@ -177,9 +171,6 @@ export const settingsGet: CliCommand = {
 };
 
 export const settingsSet: CliCommand = {
-  path: ["settings", "set"],
-  summary: `set one KEY in the global (or --project) settings through the daemon: ${SETTABLE_KEYS.map((k) => k.key).filter((k) => !k.startsWith("limits.")).join(", ")}, limits.*`,
-  usage: "KEY VALUE",
   options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
   dashedValueAt: 1,
   async run(args, io) {
@@ -201,9 +192,6 @@ export const settingsSet: CliCommand = {
 };
 
 export const settingsUnset: CliCommand = {
-  path: ["settings", "unset"],
-  summary: "remove one KEY (or a whole section) from the global (or --project) settings through the daemon, so a wider scope or the default decides",
-  usage: "KEY",
   options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
   async run(args, io) {
     if (args.positionals.length !== 1) throw new UsageError("give one KEY, e.g. albedo settings unset kernel.pool");
@@ -226,5 +214,3 @@ export const settingsUnset: CliCommand = {
   },
 };
 
-/** The settings commands this module contributes to the registry. */
-export const SETTINGS_COMMANDS: readonly CliCommand[] = [skillsOn, skillsOff, skillsClear, settingsGet, settingsSet, settingsUnset];

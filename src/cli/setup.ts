@@ -55,9 +55,6 @@ function summary(result: SetupResult, defaultVenv: boolean): string {
 }
 
 export const setupCommand: CliCommand = {
-  path: ["setup"],
-  summary: "create the managed Python environment (a venv with ipykernel and pyzmq) that kernels run in, with any packages asked for",
-  usage: "",
   options: [
     { name: "python", value: "PATH", help: "interpreter that creates the venv (default: python3 on PATH)" },
     { name: "venv", value: "DIR", help: "venv directory (default: <install>/.venv)" },

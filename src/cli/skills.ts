@@ -63,9 +63,6 @@ function listTable(catalog: SettledCatalog, columns: number): string {
 
 /** `albedo skills list`: the catalog's entries with their enablement, diagnostics and revision. */
 export const skillsList: CliCommand = {
-  path: ["skills", "list"],
-  summary: "list the skills this workspace's catalog holds: scope, on or off and which settings scope decided, diagnostics",
-  usage: "",
   options: [WORKSPACE_OPTION, { name: "strict", help: "exit 1 when any skill is invalid or has unknown fields (for CI)" }, JSON_OPTION],
   async run(args, io) {
     const catalog = await settledCatalog(args, io);
@@ -100,9 +97,6 @@ const problemJson = (list: readonly Problem[]) => list.map(({ code, message, lin
 
 /** `albedo skills validate PATH…`: exit 0 when every skill is valid, 1 when any is not. */
 export const skillsValidate: CliCommand = {
-  path: ["skills", "validate"],
-  summary: "validate skill directories (or SKILL.md files) against the Agent Skills rules; exit 1 if any is invalid",
-  usage: "PATH...",
   options: [{ name: "strict", help: "treat unknown frontmatter fields as errors (skills-ref verdicts)" }, JSON_OPTION],
   async run(args, io) {
     if (args.positionals.length === 0) throw new UsageError("name at least one skill directory or SKILL.md");
@@ -133,9 +127,6 @@ export const skillsValidate: CliCommand = {
 
 /** `albedo skills prompt`: the catalog block exactly as a model receives it, settings applied. */
 export const skillsPrompt: CliCommand = {
-  path: ["skills", "prompt"],
-  summary: "print the skill catalog block exactly as a model receives it (skills turned off in settings left out)",
-  usage: "",
   options: [WORKSPACE_OPTION, { name: "instructions", help: "print the instruction files' block first" }],
   async run(args, io) {
     // Printed as is: both renderers already show control characters visibly, as the model gets them.

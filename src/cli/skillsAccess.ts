@@ -32,9 +32,6 @@ async function reported(io: CliIO, commandName: string, action: () => Promise<nu
 
 /** `albedo skills read`: one page of a skill resource (R-2), raw bytes or the ReadResult as JSON. */
 export const skillsRead: CliCommand = {
-  path: ["skills", "read"],
-  summary: "print one byte range of a skill's SKILL.md or another resource",
-  usage: "NAME [RESOURCE]",
   options: [
     { name: "offset", value: "N", help: "byte offset to start at (default 0)" },
     { name: "limit", value: "N", help: `bytes to read, 1 to ${MAX_READ_LIMIT} (default ${DEFAULT_READ_LIMIT})` },
@@ -65,9 +62,6 @@ export const skillsRead: CliCommand = {
 
 /** `albedo skills resources`: the files of a skill (R-1), one per line or as JSON with diagnostics. */
 export const skillsResources: CliCommand = {
-  path: ["skills", "resources"],
-  summary: "list the resource files of a skill without reading them",
-  usage: "NAME",
   options: [WORKSPACE_OPTION, JSON_OPTION],
   async run(args, io) {
     if (args.positionals.length > 1) throw new UsageError(`unexpected argument ${args.positionals[1]}`);

@@ -4,7 +4,7 @@
  * and a cookie); the daemon's token never leaves this machine's files.
  */
 import { spawn } from "node:child_process";
-import { API } from "../daemon/index.js";
+import { API } from "../api/index.js";
 import { CliFailure, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { daemonFor } from "./daemonAccess.js";
@@ -39,9 +39,6 @@ function hasDisplay(env: NodeJS.ProcessEnv): boolean {
 }
 
 export const webCommand: CliCommand = {
-  path: ["web"],
-  summary: "open the web console (chat, cells, plots, skill switches) in a browser, starting a daemon if none runs",
-  usage: "",
   options: [{ name: "no-browser", help: "print the one-time login link instead of opening a browser" }],
   async run(args, io: CliIO) {
     if (args.positionals.length > 0) throw new UsageError("takes no arguments");

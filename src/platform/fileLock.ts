@@ -12,8 +12,18 @@
  * keep the lock (it delays closing their descriptors until the lock is gone).
  */
 import { chmodSync } from "node:fs";
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type BetterSqlite3 from "better-sqlite3";
 import { PRIVATE_FILE_MODE } from "./atomicWrite.js";
+
+const require = createRequire(import.meta.url);
+let loaded: typeof BetterSqlite3 | undefined;
+
+/** better-sqlite3, loaded by the first lock rather than by every process that imports the platform (`albedo --version` takes none). */
+function sqlite(): typeof BetterSqlite3 {
+  loaded ??= require("better-sqlite3") as typeof BetterSqlite3;
+  return loaded;
+}
 
 /** A lock this process holds on a file. */
 export interface FileLock {
@@ -36,6 +46,7 @@ export function isSqliteBusy(error: unknown): boolean {
  * the error (SQLite's or the filesystem's) when `file` cannot be opened or is not a lock file.
  */
 export function tryLockFile(file: string): FileLock | undefined {
+  const Database = sqlite();
   const db = new Database(file, { timeout: 0 });
   try {
     // BEGIN EXCLUSIVE on an empty file prepares a header it never writes; kept in memory, it leaves no journal behind.

@@ -121,6 +121,13 @@ describe("X albedo console on a terminal", () => {
     expect(piped).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: albedo <command> \[options\]\n/) });
   });
 
+  it("with its input closed (as .ci/run runs `npm start`), opens a session on the embedded default, reads end of input and exits 0", { timeout: 120_000 }, async () => {
+    const all = { ...process.env, HOME: dirs.home, ALBEDO_HOME: dirs.stateDir };
+    const closed = await runAlbedo(["console", "--sandbox", "off"], { cwd: dirs.workspace, env: all });
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(closed.stdout).toMatch(/^albedo console · session [0-9a-f]+ \(embedded\)\n/);
+  });
+
   it("Ctrl-C interrupts a running cell; one that swallowed it is reported as still running, and the next Ctrl-C interrupts again", { timeout: 180_000 }, async () => {
     // One line for the console: the cell catches the first KeyboardInterrupt and sleeps on. The words
     // it prints are split in the source, so the terminal's echo of the line cannot match them.

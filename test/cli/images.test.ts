@@ -4,15 +4,15 @@
  * bad images are labelled, never drawn; kitty and iTerm2 draw inline only on their own terminal.
  * Real binary, real (sandboxed) kernel, real files.
  */
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ImageStore, IMAGES_DIR, checkImage, pruneImages } from "../../src/images/index.js";
 import { blackPng, picture } from "../images/fixtures.js";
 import { testPython } from "../kernel/python.js";
-import { JUPYTER_VENV } from "../remote/jupyterServer.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
+import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 import { ALBEDO_BIN, runAlbedo, type CliRun } from "../support/cli.js";
 import { runOnPty } from "../support/pty.js";
 import { TINY_PNG_BASE64 } from "../mcpServer/support.js";
@@ -96,10 +96,10 @@ describe("I-3 the console and a real plot", () => {
     expect(run.stdout).toMatch(/\[image 1 · 8×8 PNG · 75 B\] \/\S+\/images\/[0-9a-f]{64}\.png\nafter/);
   }, 120_000);
 
-  it.skipIf(!existsSync(join(JUPYTER_VENV, "bin", "python")))("a matplotlib figure drawn in the sandboxed kernel is labelled with its size", async () => {
+  it.skipIf(!HAVE_TEST_VENV)("a matplotlib figure drawn in the sandboxed kernel is labelled with its size", async () => {
     const own = await sessionDirs();
     try {
-      await writeFile(join(own.stateDir, "settings.json"), JSON.stringify({ kernel: { python: join(JUPYTER_VENV, "bin", "python") } }), { mode: 0o600 });
+      await writeFile(join(own.stateDir, "settings.json"), JSON.stringify({ kernel: { python: TEST_VENV_PYTHON } }), { mode: 0o600 });
       const run = await runAlbedo(["exec", "-c", "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nprint('drawn')"], { cwd: own.workspace, env: { ...process.env, HOME: own.home, ALBEDO_HOME: own.stateDir } });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^\[image 1 · \d{3}×\d{3} PNG · [\d.]+ KB\] \S+\.png\ndrawn\n$/);

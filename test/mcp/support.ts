@@ -2,13 +2,13 @@
 import { join, resolve } from "node:path";
 import { McpApprovals, McpHub, mcpHostPlaces, resolveServers, type McpHostPlaces, type McpHubOptions, type McpServerEntry, type ResolvedServers } from "../../src/mcp/index.js";
 import type { Log } from "../../src/platform/index.js";
-import { JUPYTER_VENV } from "../remote/jupyterServer.js";
+import { installDir } from "../../src/platform/index.js";
 import type { TempDirs } from "../support/tempDirs.js";
 
 /** The Node reference server (stdio by default). */
 export const EVERYTHING = resolve("node_modules/.bin/mcp-server-everything");
-/** The Python of the test venv, which runs the servers in test/mcp/servers. */
-export const PYTHON = join(JUPYTER_VENV, "bin", "python");
+/** The managed venv's Python (`npm install` makes it): the raw server needs nothing but the standard library. */
+export const PYTHON = join(installDir(), ".venv", "bin", "python");
 export const RAW_SERVER = resolve("test/mcp/servers/raw_server.py");
 
 /** A stdio entry of the raw hostile server in `mode`. */

@@ -11,7 +11,7 @@ import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_MCP_BODY_BYTES, MCP_PATH } from "../../src/daemon/index.js";
 import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
-import { HAVE_JUPYTER_SERVER, JUPYTER_VENV } from "../remote/jupyterServer.js";
+import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 import { runProgram } from "../support/cli.js";
 import { poll } from "../support/poll.js";
 import { roots, writeSkill } from "../support/skills.js";
@@ -235,9 +235,9 @@ describe("X P-1 the daemon's /mcp: idle sessions close, busy ones stay, shutdown
   }, 120_000);
 });
 
-describe.skipIf(!HAVE_JUPYTER_SERVER)("X P-1 P-2 P-3 P-4 the daemon's /mcp with the official Python SDK client", () => {
+describe.skipIf(!HAVE_TEST_VENV)("X P-1 P-2 P-3 P-4 the daemon's /mcp with the official Python SDK client", () => {
   it("initializes, lists the tools, runs cells with state and an image, gets a prompt and reads a resource", async () => {
-    const run = await runProgram(join(JUPYTER_VENV, "bin", "python"), [join(import.meta.dirname, "clients", "python_client.py"), "http", endpoint(), daemon.token], { env: process.env, timeoutMs: 120_000 });
+    const run = await runProgram(TEST_VENV_PYTHON, [join(import.meta.dirname, "clients", "python_client.py"), "http", endpoint(), daemon.token], { env: process.env, timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     const seen = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(seen).toMatchObject({ tools: ["python", "skill", "reload"], first: ["42\n"], second: ["43\n"], images: ["image/png"], resource: expect.stringContaining("# Demo") });

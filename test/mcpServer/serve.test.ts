@@ -13,7 +13,7 @@ import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { roots, writeSkill } from "../support/skills.js";
 import { runProgram } from "../support/cli.js";
 import { poll } from "../support/poll.js";
-import { HAVE_JUPYTER_SERVER, JUPYTER_VENV } from "../remote/jupyterServer.js";
+import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 import { BIN, processesMentioning, RawServe, serveClient, serveEnv, TINY_PNG_BASE64, type Served } from "./support.js";
 
 let dirs: SessionDirs;
@@ -260,9 +260,9 @@ describe("X P-1 albedo mcp serve: the connection", () => {
   }, 120_000);
 });
 
-describe.skipIf(!HAVE_JUPYTER_SERVER)("X P-1 P-2 P-3 P-4 albedo mcp serve with the official Python SDK client", () => {
+describe.skipIf(!HAVE_TEST_VENV)("X P-1 P-2 P-3 P-4 albedo mcp serve with the official Python SDK client", () => {
   it("initializes, lists the tools, runs cells with state and an image, gets a prompt and reads a resource", async () => {
-    const run = await runProgram(join(JUPYTER_VENV, "bin", "python"), [join(import.meta.dirname, "clients", "python_client.py"), "stdio", process.execPath, BIN, dirs.workspace], { env: serveEnv(dirs), timeoutMs: 120_000 });
+    const run = await runProgram(TEST_VENV_PYTHON, [join(import.meta.dirname, "clients", "python_client.py"), "stdio", process.execPath, BIN, dirs.workspace], { env: serveEnv(dirs), timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     const seen = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(seen).toMatchObject({ tools: ["python", "skill", "reload"], first: ["42\n"], second: ["43\n"], images: ["image/png"], resource: expect.stringContaining("# Demo") });

@@ -14,15 +14,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { KernelClient } from "../../src/kernel/index.js";
 import { call, killDaemon, makeDirs, ROOT, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { daemonFixture } from "../daemon/support/fixture.js";
-import { JUPYTER_VENV } from "../remote/jupyterServer.js";
 import { poll } from "../support/poll.js";
 import { alive } from "../support/process.js";
 import { writeSkill } from "../support/skills.js";
+import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 import { installSpec, run, startSpecKernel } from "./support.js";
 
 const DRIVER = join(ROOT, "test", "notebook", "jupyter_driver.py");
 const PINNING = join(ROOT, "test", "notebook", "relay_pinning.py");
-const JUPYTER_PYTHON = join(JUPYTER_VENV, "bin", "python");
+/** nbclient and jupyter_client come from the Jupyter test venv; without it the groups that drive a notebook are skipped (the global setup says so). */
+const JUPYTER_PYTHON = TEST_VENV_PYTHON;
 /** The longest a driver run may take: a notebook of a dozen cells, or the lifecycle's restarts. */
 const DRIVER_TIMEOUT_MS = 150_000;
 /** A test's bound: a driver run and its setting up, on a loaded machine. */
@@ -78,7 +79,7 @@ function listener(): Promise<{ server: Server; port: number; connections: () => 
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port, connections: () => connections })));
 }
 
-describe("K-14 a notebook on the albedo kernelspec runs in the sandbox", () => {
+describe.skipIf(!HAVE_TEST_VENV)("K-14 a notebook on the albedo kernelspec runs in the sandbox", () => {
   it("nbclient: a cell cannot read ~/.ssh, write outside its directory, reach a loopback listener or see the state dir; limits apply; skills, commands, slash lines and %albedo work", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dirs = await dirsFor();
     writeSkill(join(dirs.workspace, ".agents", "skills"), "demo", { body: "Demo instructions here.\n" });
@@ -127,7 +128,7 @@ describe("K-14 a notebook on the albedo kernelspec runs in the sandbox", () => {
   });
 });
 
-describe("K-14 a notebook in a project's subfolder works in the project", () => {
+describe.skipIf(!HAVE_TEST_VENV)("K-14 a notebook in a project's subfolder works in the project", () => {
   /** A project holding a skill and data, and its notebooks/ folder (with an empty .albedo: no marker). */
   async function project(dirs: Dirs): Promise<{ project: string; notebooks: string }> {
     const project = join(dirs.workspace, "project");
@@ -171,7 +172,7 @@ describe("K-14 a notebook in a project's subfolder works in the project", () => 
   });
 });
 
-describe("K-14 Jupyter's lifecycle reaches the sandboxed kernel", () => {
+describe.skipIf(!HAVE_TEST_VENV)("K-14 Jupyter's lifecycle reaches the sandboxed kernel", () => {
   it("jupyter_client: interrupt by signal and by message, a forged signature dropped, restart, shutdown in order with nothing left", { timeout: TEST_TIMEOUT_MS, retry: 1 }, async () => {
     const dirs = await dirsFor();
     const { daemon, env } = await setUp(dirs);
@@ -195,7 +196,7 @@ describe("K-14 Jupyter's lifecycle reaches the sandboxed kernel", () => {
   });
 });
 
-describe("K-14 Jupyter's connection file may say ipc", () => {
+describe.skipIf(!HAVE_TEST_VENV)("K-14 Jupyter's connection file may say ipc", () => {
   it("jupyter_client with transport ipc: the launcher binds Jupyter's socket files and relays as over TCP", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dirs = await dirsFor();
     const { daemon, env } = await setUp(dirs);
@@ -249,7 +250,7 @@ describe("K-14 no process outlives its partner", () => {
   });
 });
 
-describe("K-14 the sandbox setting decides", () => {
+describe.skipIf(!HAVE_TEST_VENV)("K-14 the sandbox setting decides", () => {
   it("required without a bubblewrap: the notebook's kernel runs no code and every cell says why", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dirs = await dirsFor();
     const bin = join(dirs.root, "bin-without-bwrap");

@@ -1,6 +1,8 @@
 import { KernelMessage, ServerConnection } from "@jupyterlab/services";
 import { describe, expect, it } from "vitest";
-import { decodeFrame, RemoteFrameError, V1_PROTOCOL } from "../../src/kernel/remote/frames.js";
+import { decodeFrame, RemoteFrameError, v1Protocol } from "../../src/kernel/remote/frames.js";
+
+const V1_PROTOCOL = v1Protocol();
 
 const { serialize } = ServerConnection.makeSettings().serializer;
 

@@ -8,19 +8,17 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { openSync, closeSync } from "node:fs";
 import { installDir } from "../../src/platform/index.js";
 import { poll } from "../support/poll.js";
 import { tempDir, type TempDir } from "../support/tempDirs.js";
+import { HAVE_TEST_VENV, TEST_VENV } from "../support/testVenv.js";
 
-/** The venv .ci/run makes with jupyter-server and ipykernel; override with ALBEDO_TEST_JUPYTER_VENV. */
-export const JUPYTER_VENV = resolve(process.env.ALBEDO_TEST_JUPYTER_VENV ?? ".venv-jupyter");
-/**
- * Whether the server can run here. Without the venv a developer's run skips these tests; CI never
- * does (.ci/run makes the venv, and a missing one must fail there rather than pass unseen).
- */
-export const HAVE_JUPYTER_SERVER = existsSync(join(JUPYTER_VENV, "bin", "jupyter-server")) || process.env.CI === "true";
+/** The Jupyter test venv (test/support/testVenv.ts), which has jupyter-server and ipykernel. */
+export const JUPYTER_VENV = TEST_VENV;
+/** Whether the server can run here: the global setup made the venv, or said in one line why these suites are skipped. */
+export const HAVE_JUPYTER_SERVER = HAVE_TEST_VENV;
 /** Whether Jupyter Enterprise Gateway is installed in that venv (it is not on the package index here). */
 export const HAVE_ENTERPRISE_GATEWAY = existsSync(join(JUPYTER_VENV, "bin", "jupyter-enterprisegateway"));
 /** From spawn to /api/status answering 200. */

@@ -3,15 +3,14 @@
  * install it, no other test fails for the missing sandbox, and CI's variable turns the skip into a
  * failure. Proven by running those suites again in a nested vitest whose PATH has no bwrap.
  */
-import { spawn } from "node:child_process";
 import { readdirSync, symlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SKIP_BUILD_ENV } from "../support/build.js";
 import { REQUIRE_SANDBOX_ENV } from "../support/sandbox.js";
+import { nestedVitest } from "../support/nestedRun.js";
 import { tempDirs } from "../support/tempDirs.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 /** The suites that need a sandbox, and those that once failed on a machine without one. */
 const SUITES = [
   "test/sandbox/escape.test.ts", "test/sandbox/ipykernel.test.ts", "test/sandbox/isolation.test.ts", "test/sandbox/limits.test.ts",
@@ -48,16 +47,7 @@ function pathWithoutBwrap(): string {
 }
 
 function vitest(files: readonly string[], extra: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: bin, [SKIP_BUILD_ENV]: "1", [REQUIRE_SANDBOX_ENV]: undefined, NO_COLOR: "1", ...extra };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--maxWorkers=1", "--reporter=dot", ...files], { cwd: ROOT, env, timeout: NESTED_RUN_TIMEOUT_MS });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.on("error", reject);
-    // eslint-disable-next-line no-control-regex
-    child.on("close", (code) => resolve({ code, output: output.replace(/\u001b\[[0-9;]*m/g, "") }));
-  });
+  return nestedVitest(files, { ...process.env, PATH: bin, [REQUIRE_SANDBOX_ENV]: undefined, ...extra }, NESTED_RUN_TIMEOUT_MS);
 }
 
 beforeAll(() => {

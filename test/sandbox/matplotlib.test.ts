@@ -12,13 +12,13 @@ import { SCRATCH_DIRS } from "../../src/sandbox/plan.js";
 import { SANDBOX_PLOT_ENV } from "../../src/sandbox/profile.js";
 import { sandboxEnv } from "../../src/sandbox/index.js";
 import type { Session } from "../../src/session/index.js";
-import { JUPYTER_VENV } from "../remote/jupyterServer.js";
 import { openSession, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
+import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 
-/** The test venv's interpreter: it has matplotlib (scripts/jupyter-test-venv.sh), the managed one does not. */
-const PYTHON = join(JUPYTER_VENV, "bin", "python");
-const HAVE_MATPLOTLIB = existsSync(join(JUPYTER_VENV, "bin", "python"));
+/** The test venv's interpreter: it has matplotlib, the managed one does not. */
+const PYTHON = TEST_VENV_PYTHON;
+const HAVE_MATPLOTLIB = HAVE_TEST_VENV;
 
 interface Outputs {
   readonly stderr: string;

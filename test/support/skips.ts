@@ -1,11 +1,10 @@
 /**
  * Vitest global setup: one line for each group of tests this machine will skip, with the reason and
- * what enables it, as test/support/sandbox.ts does for the sandbox suites. A skip nobody is told of
- * looks like a pass.
+ * what enables it, as test/support/sandbox.ts does for the sandbox suites (and test/support/testVenv.ts
+ * for the groups that need the Jupyter test venv). A skip nobody is told of looks like a pass.
  */
 import { spawnSync } from "node:child_process";
 import { CHROMIUM, RUN_BROWSER_TESTS } from "../web/browser.js";
-import { HAVE_ENTERPRISE_GATEWAY, HAVE_JUPYTER_SERVER, JUPYTER_VENV } from "../remote/jupyterServer.js";
 
 /** Size of the tmpfs the full-disk tests put the state dir on: room for the database and a session, little more. */
 export const TMPFS_BYTES = 4 * 1024 * 1024;
@@ -29,18 +28,6 @@ const GROUPS: readonly SkippedGroup[] = [
     skipped: () => !RUN_BROWSER_TESTS,
     reason: `no chromium at ${CHROMIUM}`,
     enable: "apt-get install -y chromium (or point ALBEDO_TEST_CHROMIUM at a chromium)",
-  },
-  {
-    what: "remote-kernel suites (test/remote)",
-    skipped: () => !HAVE_JUPYTER_SERVER,
-    reason: `no jupyter-server in ${JUPYTER_VENV}`,
-    enable: "run scripts/jupyter-test-venv.sh (or point ALBEDO_TEST_JUPYTER_VENV at a venv that has it)",
-  },
-  {
-    what: "Enterprise Gateway suite (test/remote/gateway.test.ts)",
-    skipped: () => !HAVE_ENTERPRISE_GATEWAY,
-    reason: `no jupyter-enterprisegateway in ${JUPYTER_VENV}`,
-    enable: `install it there (${JUPYTER_VENV}/bin/pip install jupyter_enterprise_gateway)`,
   },
   {
     what: "full-disk suite (test/daemon/storage.test.ts)",

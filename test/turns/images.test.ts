@@ -4,7 +4,7 @@
  * which records the image parts it receives. Tool messages carry text only, so the tool result
  * says how many images follow and a user message after the step's results carries them.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -22,8 +22,8 @@ import { runTurn, type TurnEnd, type TurnSetup } from "../../src/turns/runner.js
 import { blackPng, picture } from "../images/fixtures.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from "../model/fakeOpenAI.js";
 import { openaiAdapter } from "../model/support.js";
-import { JUPYTER_VENV } from "../remote/jupyterServer.js";
 import { openSession, sessionDirs, type SessionDirs } from "../session/fixtures.js";
+import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 
 let dirs: SessionDirs;
 let session: Session;
@@ -161,9 +161,9 @@ describe("I-2 a cell's images reach the model", () => {
     expect(new Set(output.images.map((image) => image.id)).size).toBe(1);
   }, 120_000);
 
-  it.skipIf(!existsSync(join(JUPYTER_VENV, "bin", "python")))("a matplotlib figure drawn in the sandboxed kernel arrives as a PNG part", async () => {
+  it.skipIf(!HAVE_TEST_VENV)("a matplotlib figure drawn in the sandboxed kernel arrives as a PNG part", async () => {
     const own = await sessionDirs();
-    await writeFile(join(own.stateDir, "settings.json"), JSON.stringify({ kernel: { python: join(JUPYTER_VENV, "bin", "python") } }), { mode: 0o600 });
+    await writeFile(join(own.stateDir, "settings.json"), JSON.stringify({ kernel: { python: TEST_VENV_PYTHON } }), { mode: 0o600 });
     const plotting = await openSession(own);
     try {
       await turn([python("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()"), prose("a line")], {}, plotting);

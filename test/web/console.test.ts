@@ -5,7 +5,7 @@
  * would send. The file takes about 25 s here (6 of them one wait past the untrusted-connection
  * deadline), most of the rest the kernel's boot and chromium's start.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -19,16 +19,16 @@ import { runAlbedo } from "../support/cli.js";
 import { writeSkill } from "../support/skills.js";
 import { launchChromium, RUN_BROWSER_TESTS } from "./browser.js";
 import { EVERYTHING } from "../mcp/support.js";
+import { SCREENSHOT_ENV, SCREENSHOT_PATH } from "../support/trackedFiles.js";
 import { UNTRUSTED_CONNECTION_TIMEOUT_MS } from "../../src/daemon/limits.js";
-import { API } from "../../src/daemon/index.js";
-import { WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/daemon/webProtocol.js";
+import { API, WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/api/index.js";
 
 /** Time to start the daemon, chromium and the session's kernel. */
 const SETUP_MS = 120_000;
 /** How long the page may take to show what a test waits for. */
 const SHOWN_MS = 30_000;
-/** Where the guide's screenshot is written. */
-const SCREENSHOT = join(import.meta.dirname, "..", "..", "docs", "guide", "web-console.png");
+/** Where the guide's screenshot is written, only when SCREENSHOT_ENV is 1: a test run rewrites no tracked file. */
+const SCREENSHOT = join(import.meta.dirname, "..", "..", SCREENSHOT_PATH);
 
 /** Python that shows an 8 × 6 PNG made from its bytes (no plotting package needed). */
 const SHOW_PNG = [
@@ -332,7 +332,7 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     // The interrupt waits for the cell to begin, so it may go at once.
     await page.getByRole("button", { name: "Interrupt" }).click();
     await page.getByLabel("Python result").getByText("KeyboardInterrupt").waitFor({ timeout: SHOWN_MS });
-    await page.screenshot({ path: SCREENSHOT });
+    if (process.env[SCREENSHOT_ENV] === "1") await page.screenshot({ path: SCREENSHOT });
   });
 
   it("refuses a foreign Host, a foreign Origin, a cookie without Origin on a write, and a stream upgrade from another site", async () => {
@@ -450,6 +450,28 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     expect((await raw(daemon.url, "GET", "/assets/../../etc/passwd", { host })).status).toBe(404);
     expect(origins).toEqual(new Set([daemon.url]));
   });
+
+  it("lists each session with who opened it and a path that tells them apart; a reloaded page keeps its login and never picks another client's session", async () => {
+    const other = join(dirs.root, "projects", "other-project");
+    await mkdir(other, { recursive: true });
+    const consoleSession = await call(daemon, "POST", "/sessions", { workspace: other, client: "console" });
+    expect(consoleSession.status).toBe(201);
+    try {
+      await page.reload();
+      const list = page.getByRole("navigation", { name: "Sessions" });
+      await list.getByText("console").waitFor({ timeout: SHOWN_MS });
+      expect(await list.getByText("web", { exact: true }).count()).toBe(1);
+      await list.getByText("…/projects/other-project").waitFor({ timeout: SHOWN_MS });
+      // The page's own session stays the one shown, not the console's.
+      const current = list.locator("[aria-current=true]");
+      expect(await current.innerText()).toContain("web");
+      await list.getByText("…/projects/other-project").click();
+      await page.getByText("opened by a console: what you change here changes that session").waitFor({ timeout: SHOWN_MS });
+      await list.getByText("web", { exact: true }).click();
+    } finally {
+      await call(daemon, "DELETE", `/sessions/${consoleSession.body.id}`);
+    }
+  }, SETUP_MS);
 
   it("Close ends the session", async () => {
     await page.getByRole("button", { name: `Close ${dirs.workspace}` }).click();

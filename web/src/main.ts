@@ -1,7 +1,8 @@
 /** The web console: the sessions on the left, the chosen session's chat and cells on the right. */
 import { h, render, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, messageOf, sessionPath, type SessionInfo } from "./api.js";
+import { ApiError, call, messageOf, OPEN_SESSION_TIMEOUT_MS } from "./api.js";
+import type { Session } from "./generated/contract.js";
 import { establishLogin, forgetLogin } from "./login.js";
 import { SessionView } from "./session.js";
 
@@ -9,6 +10,25 @@ import { SessionView } from "./session.js";
 const SESSIONS_REFRESH_MS = 5_000;
 
 type Login = "checking" | "in" | "out";
+
+/** How the list names who opened a session. */
+const CLIENT_NAMES: Readonly<Record<Session["client"], string>> = { console: "console", chat: "chat", web: "web", notebook: "notebook", mcp: "MCP client", api: "API" };
+
+/** A workspace as the list shows it: its last two folders, so sessions on different projects differ at a glance (the whole path is the item's title). */
+function placeName(workspace: string): string {
+  const parts = workspace.split("/").filter(Boolean);
+  return parts.length <= 2 ? workspace : `…/${parts.slice(-2).join("/")}`;
+}
+
+/**
+ * The session to show: the one chosen while it is still open; else a session this page's kind
+ * opened (web), never another client's by default, whose skill switches would change that
+ * client's session behind its back.
+ */
+function pickSession(chosen: string | undefined, list: readonly Session[]): string | undefined {
+  if (chosen !== undefined && list.some((session) => session.id === chosen)) return chosen;
+  return list.find((session) => session.client === "web")?.id;
+}
 
 /** What the page says when there is no login, and why when a link did not work. */
 function LoggedOut({ why }: { why: string }): ComponentChild {
@@ -22,7 +42,7 @@ function LoggedOut({ why }: { why: string }): ComponentChild {
 }
 
 function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
-  sessions: readonly SessionInfo[];
+  sessions: readonly Session[];
   chosen: string | undefined;
   onChoose: (id: string) => void;
   onChanged: () => Promise<void>;
@@ -34,10 +54,10 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
     if (!workspace.trim() || opening) return;
     setOpening(true);
     try {
-      const created = await api<SessionInfo>("POST", "/sessions", { workspace: workspace.trim(), client: "web" }, {}, 120_000);
+      const created = await call("openSession", { body: { workspace: workspace.trim(), client: "web" } }, OPEN_SESSION_TIMEOUT_MS);
       setWorkspace("");
       await onChanged();
-      onChoose(created.body.id);
+      onChoose(created.id);
     } catch (error) {
       onError(messageOf(error));
     } finally {
@@ -46,7 +66,7 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
   };
   const close = async (id: string) => {
     try {
-      await api("DELETE", sessionPath(id));
+      await call("closeSession", { params: { id } });
       await onChanged();
     } catch (error) {
       onError(messageOf(error));
@@ -62,8 +82,13 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
       sessions.map((session) =>
         h(
           "li",
-          { key: session.id, class: session.id === chosen ? "chosen" : "" },
-          h("button", { type: "button", class: "pick", "aria-current": session.id === chosen ? "true" : undefined, onClick: () => onChoose(session.id) }, session.workspace),
+          { key: session.id, class: session.id === chosen ? "chosen" : "", title: `${session.workspace}\nopened by ${CLIENT_NAMES[session.client]} at ${new Date(session.opened_at).toLocaleString()}` },
+          h(
+            "button",
+            { type: "button", class: "pick", "aria-current": session.id === chosen ? "true" : undefined, onClick: () => onChoose(session.id) },
+            h("span", { class: "place" }, placeName(session.workspace)),
+            h("span", { class: `kind kind-${session.client}` }, CLIENT_NAMES[session.client]),
+          ),
           h("button", { type: "button", class: "close", "aria-label": `Close ${session.workspace}`, onClick: () => void close(session.id) }, "Close"),
         ),
       ),
@@ -80,7 +105,7 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
 
 function App(): ComponentChild {
   const [login, setLogin] = useState<Login>("checking");
-  const [sessions, setSessions] = useState<readonly SessionInfo[]>([]);
+  const [sessions, setSessions] = useState<readonly Session[]>([]);
   const [chosen, setChosen] = useState<string | undefined>();
   const [error, setError] = useState("");
   const [why, setWhy] = useState("");
@@ -90,10 +115,10 @@ function App(): ComponentChild {
   };
   const refresh = async () => {
     try {
-      const list = (await api<{ sessions: SessionInfo[] }>("GET", "/sessions")).body.sessions;
+      const list = (await call("listSessions")).sessions;
       setSessions(list);
       setLogin("in");
-      setChosen((id) => (id !== undefined && list.some((session) => session.id === id) ? id : list[0]?.id));
+      setChosen((id) => pickSession(id, list));
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 401) loggedOut();
       else setError(messageOf(caught));
@@ -111,7 +136,7 @@ function App(): ComponentChild {
     return () => clearInterval(timer);
   }, []);
   const logout = async () => {
-    await api("POST", "/web/logout").catch(() => undefined);
+    await call("webLogout").catch(() => undefined);
     forgetLogin();
     loggedOut();
   };
@@ -131,7 +156,9 @@ function App(): ComponentChild {
       "div",
       { class: "body" },
       h(Sessions, { sessions, chosen, onChoose: setChosen, onChanged: refresh, onError: setError }),
-      session ? h(SessionView, { key: session.id, session, onError: setError }) : h("main", { class: "empty" }, login === "checking" ? "Loading…" : "Open a session on a workspace to begin."),
+      session
+        ? h(SessionView, { key: session.id, session, onError: setError })
+        : h("main", { class: "empty" }, login === "checking" ? "Loading…" : sessions.length > 0 ? "Pick a session on the left, or open one on a workspace." : "Open a session on a workspace to begin."),
     ),
   );
 }

@@ -8,7 +8,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocket } from "ws";
+import { wsModule } from "../packages.js";
 import { CALLBACK_TOKEN_BYTES, CALLBACK_UNTRUSTED_TIMEOUT_MS, CALLBACK_MAX_FRAME_BYTES } from "./limits.js";
 import type { Log } from "../../platform/index.js";
 
@@ -56,7 +57,7 @@ export async function registerCallback(host: string, port: number, connected: Ca
 
 class CallbackListener {
   private readonly entries = new Map<string, Entry>();
-  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: CALLBACK_MAX_FRAME_BYTES, perMessageDeflate: false });
+  private readonly sockets = new (wsModule().WebSocketServer)({ noServer: true, maxPayload: CALLBACK_MAX_FRAME_BYTES, perMessageDeflate: false });
 
   private constructor(private readonly server: Server, private readonly log: Log) {
     server.on("upgrade", (request, socket, head) => this.upgrade(request, socket, head));

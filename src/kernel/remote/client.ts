@@ -6,7 +6,7 @@
  * reconnects to the same server-side session and gets the iopub messages buffered meanwhile.
  */
 import { randomUUID } from "node:crypto";
-import { CommsOverSubshells, KernelAPI, type Kernel as Services, type KernelMessage } from "@jupyterlab/services";
+import type { Kernel as Services, KernelMessage } from "@jupyterlab/services";
 import { isAlive, KernelBase } from "../base.js";
 import { kernelDiedError, kernelStoppedError } from "../errors.js";
 import { ExecuteFuture } from "../future.js";
@@ -22,7 +22,8 @@ import { serverSettings } from "./server.js";
 import type { RemoteKernelOptions } from "./settings.js";
 import { withDeadline } from "./deadline.js";
 import { connectedInfo } from "./ready.js";
-import { RemoteKernelConnection } from "./connection.js";
+import type { RemoteKernelConnection } from "./connection.js";
+import { jupyterServices } from "../packages.js";
 import type { Log } from "../../platform/index.js";
 
 export interface RemoteKernelStartOptions {
@@ -184,7 +185,16 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   private async connect(): Promise<void> {
     const remote = this.options.remote;
     this.refusal = undefined;
-    const settings = serverSettings(remote, (reason) => this.refuseServer(reason));
+    // A WebSocket that never opened on a connection that never connected is the server (or a proxy
+    // before it) refusing it: failing the boot now beats services' reconnects, which take minutes.
+    let connected = false;
+    const settings = serverSettings(remote, {
+      onRefused: (what) => this.refuseServer(`the server sent ${what}; albedo closed the connection`),
+      onHandshakeFailed: (why) => connected || this.refuseServer(`the server refused the kernel's WebSocket (${why}); albedo closed the connection`),
+    });
+    // services' kernel connection, and services with it, load with the first remote kernel.
+    const { KernelAPI, CommsOverSubshells } = jupyterServices();
+    const { RemoteKernelConnection } = await import("./connection.js");
     const body = { name: remote.kernelName, ...(Object.keys(remote.env).length > 0 ? { env: remote.env } : {}) };
     const model = await withDeadline(KernelAPI.startNew(body as Services.IKernelOptions, settings), REMOTE_REQUEST_TIMEOUT_MS, "kernel start", "REMOTE_REQUEST_TIMEOUT_MS")
       .catch(async (error: unknown) => { throw await this.remoteError(error, "kernel start"); });
@@ -198,6 +208,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     connection.statusChanged.connect((_, status) => this.onServicesStatus(connection, status));
     connection.iopubMessage.connect((_, message) => this.onIOPubMessage(message));
     connection.connectionStatusChanged.connect((_, status) => {
+      if (status === "connected") connected = true;
       // services retries a dropped WebSocket a few times with back-off, then gives up with this status.
       if (status === "disconnected" && connection === this.connectionValue && !this.stopped) this.died("lost the connection to the server");
     });
@@ -234,19 +245,19 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   /**
-   * The server sent a frame albedo cannot read (the socket already stopped reading): the kernel
-   * counts as dead with the reason, the connection ends without reconnecting, and the kernel is
-   * shut down on the server (a bounded REST call), so nothing of it is left running on either side.
+   * The server sent a frame albedo cannot read (the socket already stopped reading), or refused
+   * the first WebSocket: the kernel counts as dead with the reason, the connection ends without
+   * reconnecting, and the kernel is shut down on the server (a bounded REST call), so nothing of
+   * it is left running on either side.
    */
-  private refuseServer(what: string): void {
+  private refuseServer(reason: string): void {
     const connection = this.connectionValue;
     if (connection === undefined || connection.isDisposed || this.stopped) return;
-    const reason = `the server sent ${what}; albedo closed the connection`;
     this.refusal = reason;
     this.log("warn", "remote kernel: refused what the server sent", { kernel: connection.id, reason });
     this.died(reason);
     connection.dispose();
-    void withDeadline(KernelAPI.shutdownKernel(connection.id, connection.serverSettings), REMOTE_SHUTDOWN_TIMEOUT_MS, "shutdown", "REMOTE_SHUTDOWN_TIMEOUT_MS")
+    void withDeadline(jupyterServices().KernelAPI.shutdownKernel(connection.id, connection.serverSettings), REMOTE_SHUTDOWN_TIMEOUT_MS, "shutdown", "REMOTE_SHUTDOWN_TIMEOUT_MS")
       .catch(async (error: unknown) => {
         this.log("warn", "remote kernel: shutdown after a refused frame failed; the server may keep the kernel", { kernel: connection.id, error: (await this.remoteError(error, "shutdown")).message });
       });

@@ -6,7 +6,8 @@
  * subshell for a blocking call (the main thread may be the one blocked). Messages on any other comm
  * are ignored.
  */
-import { KernelMessage, type KernelConnection } from "@jupyterlab/services";
+import type { KernelConnection, KernelMessage } from "@jupyterlab/services";
+import { jupyterServices } from "../packages.js";
 import { RPC_HELLO_METHOD } from "../../rpc/index.js";
 import { withDeadline } from "./deadline.js";
 import { RemoteKernelError } from "./errors.js";
@@ -72,7 +73,7 @@ export class RpcComm {
   /** Sends one reply or notification to the kernel on `route`. Never throws; a closed channel drops it. */
   send(text: string, route: ReplyRoute): void {
     if (this.closed || this.connection.isDisposed) return;
-    const message = KernelMessage.createMessage<KernelMessage.ICommMsgMsg<"shell">>({
+    const message = jupyterServices().KernelMessage.createMessage<KernelMessage.ICommMsgMsg<"shell">>({
       msgType: "comm_msg", channel: "shell", session: this.connection.clientId, username: this.connection.username,
       subshellId: route === "subshell" ? this.subshellId : null,
       content: { comm_id: this.commId, data: JSON.parse(text) as KernelMessage.ICommMsgMsg["content"]["data"] },

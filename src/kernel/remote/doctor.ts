@@ -3,7 +3,7 @@
  * the kernelspec, and is that kernel's ipykernel new enough for the comm channel. Each check has
  * a fix; the kernel started for the last one is shut down again.
  */
-import { KernelSpecAPI, ServerConnection } from "@jupyterlab/services";
+import { jupyterServices } from "../packages.js";
 import { checkKernelInfo } from "./bootstrap.js";
 import { startRemoteKernel } from "./client.js";
 import { withDeadline } from "./deadline.js";
@@ -36,7 +36,7 @@ export async function remoteDoctor(remote: RemoteKernelOptions): Promise<RemoteC
 async function reachable(remote: RemoteKernelOptions): Promise<RemoteCheck[]> {
   const settings = serverSettings(remote);
   try {
-    const response = await ServerConnection.makeRequest(`${remote.url}api`, {}, settings);
+    const response = await jupyterServices().ServerConnection.makeRequest(`${remote.url}api`, {}, settings);
     const body = (await response.json().catch(() => ({}))) as { version?: unknown };
     const version = typeof body.version === "string" ? quoteRemote(body.version, [remote.token]) : "unknown";
     return [ok("remote server", `${remote.url} answers (server version ${version})`)];
@@ -51,7 +51,7 @@ async function specs(remote: RemoteKernelOptions): Promise<RemoteCheck[]> {
     ? ok("remote auth", `the token from ${remote.tokenEnv} is accepted`)
     : { name: "remote auth", status: "warn" as const, detail: `${remote.tokenEnv} is empty: no token is sent`, fix: `export ${remote.tokenEnv}=<the server's token> unless the server runs without authentication` };
   try {
-    const found = await withDeadline(KernelSpecAPI.getSpecs(serverSettings(remote)), REMOTE_REQUEST_TIMEOUT_MS, "GET /api/kernelspecs", "REMOTE_REQUEST_TIMEOUT_MS");
+    const found = await withDeadline(jupyterServices().KernelSpecAPI.getSpecs(serverSettings(remote)), REMOTE_REQUEST_TIMEOUT_MS, "GET /api/kernelspecs", "REMOTE_REQUEST_TIMEOUT_MS");
     const names = Object.keys(found.kernelspecs);
     const quote = (text: unknown) => quoteRemote(String(text ?? ""), [remote.token]);
     if (!names.includes(remote.kernelName)) {

@@ -3,7 +3,7 @@
  * callers read `code`, and the message names what to do. The token never appears in one, not even
  * when the server echoes it.
  */
-import { ServerConnection } from "@jupyterlab/services";
+import { jupyterServices } from "../packages.js";
 import { quoteRemote } from "./quote.js";
 import type { RemoteKernelOptions } from "./settings.js";
 
@@ -27,6 +27,7 @@ export async function remoteErrorOf(error: unknown, what: string, remote: Pick<R
   if (error instanceof RemoteKernelError) return error;
   const { url, tokenEnv } = remote;
   const quote = (text: string) => quoteRemote(text, [remote.token]);
+  const { ServerConnection } = jupyterServices();
   if (error instanceof ServerConnection.ResponseError) {
     const status = error.response.status;
     if (status === 401 || status === 403) {

@@ -6,11 +6,12 @@
  * A frame is checked against the wire format the connection negotiated, then as a kernel message
  * with the fields services and albedo read from it.
  */
-import { KernelMessage } from "@jupyterlab/services";
+import type { KernelMessage } from "@jupyterlab/services";
 import { parseJsonWellFormed } from "../../json/index.js";
+import { jupyterServices } from "../packages.js";
 
 /** The binary framing Jupyter Server 2 negotiates; without a subprotocol the legacy JSON framing is spoken. */
-export const V1_PROTOCOL: string = KernelMessage.supportedKernelWebSocketProtocols.v1KernelWebsocketJupyterOrg;
+export const v1Protocol = (): string => jupyterServices().KernelMessage.supportedKernelWebSocketProtocols.v1KernelWebsocketJupyterOrg;
 
 /** A frame that is not a kernel message; `reason` says why, in albedo's words (it never quotes the frame). */
 export class RemoteFrameError extends Error {
@@ -41,20 +42,20 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The kernel message one frame carries (`data` as ws hands it with binaryType "arraybuffer"); throws RemoteFrameError. */
 export function decodeFrame(data: unknown, protocol = ""): KernelMessage.IMessage {
-  if (protocol !== V1_PROTOCOL && protocol !== "") throw new RemoteFrameError("the server chose a WebSocket subprotocol albedo did not offer");
-  const message = protocol === V1_PROTOCOL ? decodeV1(data) : decodeLegacy(data);
+  if (protocol !== v1Protocol() && protocol !== "") throw new RemoteFrameError("the server chose a WebSocket subprotocol albedo did not offer");
+  const message = protocol === v1Protocol() ? decodeV1(data) : decodeLegacy(data);
   checkMessage(message);
   return message as unknown as KernelMessage.IMessage;
 }
 
 /** v1: an offset table (u64 little-endian count, then offsets), the channel, four JSON parts, then buffers. */
 function decodeV1(data: unknown): Record<string, unknown> {
-  if (!(data instanceof ArrayBuffer)) throw new RemoteFrameError(`a text frame on a connection that speaks ${V1_PROTOCOL} (binary frames only)`);
+  if (!(data instanceof ArrayBuffer)) throw new RemoteFrameError(`a text frame on a connection that speaks ${v1Protocol()} (binary frames only)`);
   const view = new DataView(data);
   const count = data.byteLength >= 8 ? view.getBigUint64(0, true) : 0n;
-  if (count < 6n || (count + 1n) * 8n > BigInt(data.byteLength)) throw new RemoteFrameError(`a binary frame that is not in the ${V1_PROTOCOL} layout (its offset table does not fit it)`);
+  if (count < 6n || (count + 1n) * 8n > BigInt(data.byteLength)) throw new RemoteFrameError(`a binary frame that is not in the ${v1Protocol()} layout (its offset table does not fit it)`);
   const offsets = Array.from({ length: Number(count) }, (_, i) => Number(view.getBigUint64(8 * (i + 1), true)));
-  if (!describesFrame(offsets, 8 * (offsets.length + 1), data.byteLength, true)) throw new RemoteFrameError(`a binary frame that is not in the ${V1_PROTOCOL} layout (its offsets do not describe it)`);
+  if (!describesFrame(offsets, 8 * (offsets.length + 1), data.byteLength, true)) throw new RemoteFrameError(`a binary frame that is not in the ${v1Protocol()} layout (its offsets do not describe it)`);
   const part = (i: number) => data.slice(offsets[i], offsets[i + 1]);
   const json = (i: number) => parseJson(part(i), "a binary frame whose parts are not JSON");
   return {
