@@ -361,7 +361,9 @@ def relay_until_done(found: Tuple[Dict[str, Any], str], answer: Dict[str, Any], 
         if kernel is not None:
             os.close(kernel)
         _close_session(info, token, session)
-    print(f"albedo: relay ended: {why}", file=sys.stderr)
+    # A kernel that ends because a client asked it to (jupyter console's exit, a notebook's shutdown) is no news.
+    if not relay.shutdown_asked():
+        print(f"albedo: relay ended: {why}", file=sys.stderr)
     return 0
 
 

@@ -240,6 +240,16 @@ describe("K-14 no process outlives its partner", () => {
     await poll(async () => (await sessions(daemon)).every((session) => session.kernel.pid !== kernelPid), { what: "the dead kernel's session to close" });
   });
 
+  it("a kernel shut down as its client asks (jupyter console's exit) ends its launcher without a stray line", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dirs = await dirsFor();
+    const { daemon, env } = await setUp(dirs);
+    const { kernel, launcher, kernelPid, stderr } = await started(dirs, env, daemon);
+    await kernel.shutdown();
+    await poll(() => !alive(launcher) && !alive(kernelPid), { what: "the launcher and its kernel to end" });
+    expect(stderr()).toMatch(/^albedo: kernel sandboxed \(bubblewrap\), session \w+ on /m);
+    expect(stderr()).not.toContain("relay ended");
+  });
+
   it("a killed daemon takes the kernel with it, and the launcher ends", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dirs = await dirsFor();
     const { daemon, env } = await setUp(dirs);
