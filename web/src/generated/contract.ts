@@ -447,6 +447,13 @@ export type ReloadAnswer = {
   readonly added: readonly string[];
   /** skills the reload removed */
   readonly removed: readonly string[];
+  /** skills the reload found that did not load (one broken before the reload is not repeated) */
+  readonly failed: readonly {
+    /** the skill's folder */
+    readonly name: string;
+    /** the first error in its SKILL.md */
+    readonly message: string;
+  }[];
   readonly skills: number;
   /** what the reload did to the session's MCP servers; the first servers of a session opened without any start here too */
   readonly mcp: {
