@@ -4,7 +4,7 @@
  * message, a user slash activation (C-6), or a built-in run at once — and report its rows.
  */
 import { randomUUID } from "node:crypto";
-import { BUILTIN_COMMANDS, describeResult, findCommand, parseSlashLine, unknownCommand } from "../commands/index.js";
+import { BUILTIN_COMMANDS, describeResult, findCommand, parseSlashLine } from "../commands/index.js";
 import type { ReceiptResource, RemoteSession, StreamMessage, TurnResource } from "../api/index.js";
 import type { ModelMode } from "../model/index.js";
 import type { Session } from "../session/index.js";
@@ -78,7 +78,7 @@ async function turnRequest(session: Session, line: string, columns: number | und
   const slash = parseSlashLine(text);
   if (slash === undefined) return { turnId, visibleText: text, modelInput: text };
   const prepared = session.prepare(slash.name, slash.text, "user");
-  if (prepared === undefined) throw unknownCommand(slash.name, session.view.commands.commands.map((c) => c.name));
+  if (prepared === undefined) throw session.commandNotFound(slash.name);
   const result = await prepared.run();
   if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(session.view.commands, prepared.command.name), result, columns) };
   const activation = { command: prepared.command.name, activation: result as Activation };

@@ -2,7 +2,7 @@
  * The console's session, embedded (in-process) or held by a running daemon (D-5): one interface,
  * so the console reads the same whichever it got.
  */
-import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand, unknownCommand } from "../commands/index.js";
+import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand } from "../commands/index.js";
 import { findRunningDaemon, RemoteSession } from "../api/index.js";
 import type { ExecuteOutput, InputHandler } from "../kernel/index.js";
 import type { Session } from "../session/index.js";
@@ -77,7 +77,7 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
     },
     async runSlash(name, text, columns) {
       const command = session.prepare(name, text, "user");
-      if (command === undefined) throw unknownCommand(name, session.view.commands.commands.map((c) => c.name));
+      if (command === undefined) throw session.commandNotFound(name);
       const result = await command.run();
       const shown = describeResult(findCommand(session.view.commands, command.command.name), result, columns);
       return command.command.submitsTurn ? `${shown}(${NO_MODEL_NOTE})\n` : shown;

@@ -72,6 +72,8 @@ export interface SessionFace {
   invoke(name: string, input: unknown, caller: "user" | "model"): Promise<unknown>;
   /** Resolves a command for a caller (undefined for an unknown name); see Session.prepare. */
   prepare(name: string, input: unknown, caller: "user" | "model"): PreparedCommand | undefined;
+  /** Why a slash name has no command here: unknown, or a skill switched off (and where); see Session.commandNotFound. */
+  commandNotFound(name: string): Error;
   /** Rereads the settings files and, only when they changed, rebuilds the view and walks the files (D-2). */
   refresh(): Promise<void>;
   /** Walks the files once, applying a session-scope change in the same step (D-3). */

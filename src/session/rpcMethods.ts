@@ -1,7 +1,7 @@
 import { AppError } from "../errors/index.js";
 import { RouteTable, route } from "../rpc/index.js";
-import { completeSlash, declarationOf, describeResult, findCommand, parseSlashLine, skillCommandName, unknownCommand } from "../commands/index.js";
-import { commandContext, invokeCommand, prepareCommand, type CommandHost } from "./commands.js";
+import { completeSlash, declarationOf, describeResult, findCommand, parseSlashLine, skillCommandName } from "../commands/index.js";
+import { commandContext, commandNotFound, invokeCommand, prepareCommand, type CommandHost } from "./commands.js";
 import { COMMAND_METHODS, SKILL_METHODS } from "./rpcApi.js";
 import { requireSkill, type SkillAccess } from "./skillAccess.js";
 import type { SessionView } from "./view.js";
@@ -24,12 +24,12 @@ function commandRoutes(view: SessionView, host: CommandHost, access: SkillAccess
   const context = commandContext(view, host, access.forKernel());
   return [
     route(COMMAND_METHODS.catalog, async () => ({ revision: view.commands.revision, commands: view.commands.commands.map(declarationOf) })),
-    route(COMMAND_METHODS.invoke, ({ name, arguments: input }) => invokeCommand(context, name, input, "model")),
+    route(COMMAND_METHODS.invoke, ({ name, arguments: input }) => invokeCommand(view, context, name, input, "model")),
     route(COMMAND_METHODS.slash, async ({ line }) => {
       const parsed = parseSlashLine(line);
       if (parsed === undefined) throw new AppError("invalid_params", "commands.slash takes a line that starts with a slash command, such as /help");
       const prepared = prepareCommand(context, parsed.name, parsed.text, "model");
-      if (prepared === undefined) throw unknownCommand(parsed.name, view.commands.commands.map((c) => c.name));
+      if (prepared === undefined) throw commandNotFound(view, parsed.name);
       const value = await prepared.run();
       const text = describeResult(findCommand(view.commands, prepared.command.name), value);
       return { command: prepared.command.name, submits_turn: prepared.command.submitsTurn, value, text };

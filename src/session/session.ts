@@ -9,7 +9,7 @@ import {
 } from "../kernel/index.js";
 import { RpcServer } from "../rpc/index.js";
 import type { Caller } from "../commands/index.js";
-import { commandContext, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
+import { commandContext, commandNotFound, invokeCommand, prepareCommand, type CommandHost, type PreparedCommand } from "./commands.js";
 import { SESSION_KERNEL_ARGV } from "./kernelArgv.js";
 import { disposePlan, guardOf, planKernel, type KernelPlan } from "./kernelPlan.js";
 import { buildRoutes } from "./rpcMethods.js";
@@ -264,7 +264,12 @@ export class Session implements CommandHost {
 
   /** Runs a command for a caller against the current view; rejects with AppError not_found for an unknown one. */
   invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
-    return invokeCommand(commandContext(this.view, this, this.access), name, input, caller);
+    return invokeCommand(this.view, commandContext(this.view, this, this.access), name, input, caller);
+  }
+
+  /** The error for a slash name the current view has no command for: an unknown name, or a skill switched off (saying where). */
+  commandNotFound(name: string): AppError {
+    return commandNotFound(this.view, name);
   }
 
   /** A skill's activation through the session's guarded access (C-5); throws AppError not_found for a skill outside the catalog. */

@@ -112,6 +112,7 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     reload: () => session.reload(),
     invoke: (name, input, caller) => session.invoke(name, input, caller),
     prepare: (name, input, caller) => session.prepare(name, input, caller),
+    commandNotFound: (name) => session.commandNotFound(name),
     refresh: () => session.refresh(),
     walkCatalog: (change) => session.walkCatalog(change),
     images: session.images,
