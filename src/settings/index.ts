@@ -27,3 +27,4 @@ export {
 export { effectiveEnablement, type Enablement, type ScopedSettings } from "./precedence.js";
 export { patchSkills, type SkillsPatch } from "./patch.js";
 export { GLOBAL_ONLY_KEYS, globalOnlyChanges, globalOnlyMessage, isGlobalOnly, settingAt } from "./globalOnly.js";
+export { settingsKeys, type SettingsKey } from "./keys.js";
