@@ -38,8 +38,8 @@ from ._contract import (
 )
 from ._errors import AlbedoError, ProtocolError
 from ._namespaces import Commands, Skills, mint
-from ._mcp import Mcp, McpImage, McpToolError, mint as mint_mcp, reloaded as mcp_reloaded
-from ._contract import MCP_CATALOG, MCP_CATALOG_AT_LOAD_DEADLINE_S, MCP_RELOADED_METHOD
+from ._mcp import Mcp, McpImage, McpToolError, mint as mint_mcp, progress_line as mcp_progress_line, reloaded as mcp_reloaded
+from ._contract import MCP_CATALOG, MCP_CATALOG_AT_LOAD_DEADLINE_S, MCP_PROGRESS_METHOD, MCP_RELOADED_METHOD
 from ._transport import Channel, RpcChannel
 
 CATALOG_AT_LOAD_DEADLINE_S = 10.0
@@ -148,6 +148,10 @@ def _on_notification(method: str, params: Any) -> None:
         _cells.cancel(params.get("cell"))
     elif method == MCP_RELOADED_METHOD and isinstance(params, dict):
         _mcp_added(params)
+    elif method == MCP_PROGRESS_METHOD and isinstance(params, dict):
+        line = mcp_progress_line(params)
+        if line is not None:
+            _cells.write_stderr(params.get("cell") if isinstance(params.get("cell"), str) else None, line)
 
 
 def _mcp_added(params: Dict[str, Any]) -> None:
@@ -232,6 +236,7 @@ def _install(ip: Any, session: SessionObjects) -> None:
         names["mcp"] = session.mcp
     ip.push(names, interactive=False)
     channel.on_notification = _on_notification
+    channel.interrupted = _cells.interrupted  # type: ignore[method-assign]
     _listen(channel, _kernel_loop())
     ip.events.register("pre_run_cell", _pre_run_cell)
     ip.events.register("post_run_cell", _cells.post_run_cell)

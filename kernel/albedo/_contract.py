@@ -79,6 +79,8 @@ CANCEL_METHOD = "albedo/cancel"
 HELLO_METHOD = "albedo/hello"
 # After a reload that added MCP servers: {servers, deadline_ms}; the kernel gains `mcp` if it had none.
 MCP_RELOADED_METHOD = "albedo/mcp"
+# While a cell's mcp.call runs: {cell, name, progress, total?, message?}, shown as a line on the cell's stderr.
+MCP_PROGRESS_METHOD = "albedo/mcp_progress"
 # The notebook launcher (K-13): where it finds the daemon, how it asks it for a session, and its waits.
 STATE_DIR_ENV = "ALBEDO_HOME"
 STATE_DIR_NAME = ".albedo"
@@ -94,6 +96,11 @@ HEALTH_TIMEOUT_S = 2
 DAEMON_START_DEADLINE_S = 30
 INSTALL_ENV = "ALBEDO_INSTALL"
 NODE_ENV = "ALBEDO_NODE"
+# A notebook's workspace: the nearest directory from the notebook's up holding a marker (at most
+# MAX_WORKSPACE_WALK directories, never the home or the root), unless WORKSPACE_ENV pins it.
+WORKSPACE_ENV = "ALBEDO_WORKSPACE"
+WORKSPACE_MARKERS = (".albedo", ".agents", ".git")
+MAX_WORKSPACE_WALK = 64
 # The global settings file, read by a launcher that reaches no daemon for its `sandbox` mode (K-14), and its bound.
 SETTINGS_FILE = "settings.json"
 MAX_SETTINGS_BYTES = 262144

@@ -99,6 +99,14 @@ def user_traceback(tb: Optional[types.TracebackType]) -> Optional[types.Tracebac
     return rebuilt
 
 
+class WithoutAlbedoFrames:
+    """Mixed into an exception albedo raises: IPython shows its traceback without the package's own frames."""
+
+    def _render_traceback_(self) -> Any:
+        """IPython's hook."""
+        return render_traceback(self)  # type: ignore[arg-type]
+
+
 def render_traceback(error: BaseException) -> Any:
     """IPython's structured traceback of `error` without albedo's frames (the `_render_traceback_` hook)."""
     from IPython import get_ipython

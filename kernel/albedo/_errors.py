@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+from ._display import WithoutAlbedoFrames
 
-class AlbedoError(Exception):
+
+class AlbedoError(WithoutAlbedoFrames, Exception):
     """An error the runtime answered with: `code` (e.g. "not_found"), `rpc_code`, `message`, `data`."""
 
     def __init__(self, code: str, message: str, data: Optional[Dict[str, Any]] = None, rpc_code: int = 0):
@@ -17,12 +19,6 @@ class AlbedoError(Exception):
 
     def __str__(self) -> str:
         return f"[{self.code}] {self.message}"
-
-    def _render_traceback_(self) -> Any:
-        """IPython's hook: the traceback without albedo's own frames, which say nothing about the user's code."""
-        from ._display import render_traceback
-
-        return render_traceback(self)
 
 
 class ProtocolError(AlbedoError):

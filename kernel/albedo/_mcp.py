@@ -31,6 +31,7 @@ from ._contract import (
     MCP_TOOLS_PARAMS,
     MCP_CATALOG_AT_LOAD_DEADLINE_S,
 )
+from ._display import WithoutAlbedoFrames
 from ._errors import AlbedoError
 from ._namespaces import declared, described
 from ._transport import RpcChannel
@@ -50,6 +51,14 @@ class McpToolError(AlbedoError):
         self.text = text
 
 
+class McpNameError(WithoutAlbedoFrames, AttributeError):
+    """`mcp.<name>` or `mcp.<server>.<name>` that names no server or tool method; the message says what to call instead."""
+
+
+class McpArgumentError(WithoutAlbedoFrames, TypeError):
+    """A typed tool method called with arguments its signature does not take."""
+
+
 class McpImage:
     """An image a tool returned: `.mime`, `.data` (base64 text) and `.bytes`; notebooks show it as an image."""
 
@@ -66,6 +75,15 @@ class McpImage:
 
     def __repr__(self) -> str:
         return f"<McpImage {self.mime}, {len(self.data) * 3 // 4} bytes>"
+
+
+def progress_line(notice: Dict[str, Any]) -> Optional[str]:
+    """The stderr line for a progress notification of a call (`mcp everything.sync: 3/10 · copying`), or None when it is malformed."""
+    name, progress, total, message = notice.get("name"), notice.get("progress"), notice.get("total"), notice.get("message")
+    if not isinstance(name, str) or not isinstance(progress, (int, float)) or isinstance(progress, bool):
+        return None
+    done = f"{progress:g}/{total:g}" if isinstance(total, (int, float)) and not isinstance(total, bool) else f"{progress:g}"
+    return f"mcp {name}: {done}{f' · {message}' if isinstance(message, str) and message else ''}"
 
 
 def result_of(name: str, answer: Any) -> Any:
@@ -169,7 +187,7 @@ class McpServer:
             if name in self.__dict__:
                 return self.__dict__[name]
         typed = ", ".join(self._typed) or "none"
-        raise AttributeError(
+        raise McpNameError(
             f"mcp.{python_name(self._name) or self._name} has no tool method {name!r} (typed: {typed}); "
             f"`await mcp.tools({self._name!r})` lists its tools and `await mcp.call({self._name + '.' + name!r}, {{...}})` calls any of them"
         )
@@ -210,13 +228,13 @@ class Mcp:
             raise AttributeError(name)
         server = self._reloaded.get(name)
         if server is not None:
-            raise AttributeError(
+            raise McpNameError(
                 f"mcp.{name}: the server {server} came with a `/reload session` after this kernel started, and typed methods "
                 f"are made only when a kernel starts; call its tools with `await mcp.call({server + '.TOOL'!r}, {{...}})` "
                 f"(`await mcp.tools({server!r})` lists them)"
             )
         listed = ", ".join(self._servers) or "none"
-        raise AttributeError(f"no MCP server object mcp.{name} (servers: {listed}); `await mcp.servers()` lists what the session configures")
+        raise McpNameError(f"no MCP server object mcp.{name} (servers: {listed}); `await mcp.servers()` lists what the session configures")
 
     def __dir__(self) -> List[str]:
         return sorted(set(super().__dir__()) | set(self._servers))
@@ -289,7 +307,10 @@ def typed_tool(channel: RpcChannel, server: str, attribute: str, tool: Dict[str,
 
         def typed(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True  # noqa: F841
-            bound = signature.bind(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as error:
+                raise McpArgumentError(f"{typed.__qualname__}{signature}: {error}") from None
             # A keyword left at None is not sent: the server applies its own default.
             values = {wire[key]: value for key, value in bound.arguments.items() if value is not None}
             return _shaped(qualified, channel.call(MCP_CALL, {"name": qualified, "arguments": values}))

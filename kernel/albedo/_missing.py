@@ -10,20 +10,15 @@ import difflib
 from typing import Any, Dict, List, Optional
 
 from ._contract import COMMANDS_CATALOG
+from ._display import WithoutAlbedoFrames
 
 # How long looking the name up in the current catalog may take; the error comes without it after that.
 LOOKUP_DEADLINE_S = 2.0
 MAX_SUGGESTIONS = 3
 
 
-class UnknownCommandMethod(AttributeError):
+class UnknownCommandMethod(WithoutAlbedoFrames, AttributeError):
     """`commands.<name>` that is not a method; the message says what to call instead."""
-
-    def _render_traceback_(self) -> Any:
-        """IPython's hook: the traceback without albedo's frame that raised it."""
-        from ._display import render_traceback
-
-        return render_traceback(self)
 
 
 def _slash_by_method(catalog: Any, method_name: Any) -> Dict[str, str]:

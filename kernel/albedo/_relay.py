@@ -1,8 +1,10 @@
 """The notebook relay (K-14): Jupyter's five channels, bound where Jupyter's connection file says,
 forwarded to and from the sandboxed kernel's own sockets, every frame untouched.
 
-Frames are never read, so the notebook's key signs and checks every message end to end: the
-kernel was started with that key and drops what does not verify. One ZeroMQ proxy per channel,
+Frames are forwarded untouched, so the notebook's key signs and checks every message end to end:
+the kernel was started with that key and drops what does not verify. A copy of what Jupyter
+sends on shell and control is looked at for one thing only, a `shutdown_request` header, so that
+the kernel's end after it is known to be the one asked for (and the launcher says nothing of it). One ZeroMQ proxy per channel,
 each in its own thread and in libzmq's C loop (the GIL is not held while it forwards):
 
 - shell, control, stdin: ROUTER (Jupyter's clients) to DEALER (the kernel's ROUTER). The three
@@ -19,6 +21,7 @@ plants later, or in place of a socket, never sends the relay anywhere else.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -31,6 +34,16 @@ CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
 RELAY_STOP_TIMEOUT_S = 2.0
 # The longest a connection file may be.
 MAX_CONNECTION_FILE_BYTES = 64 * 1024
+# The longest header frame looked at for its msg_type (ipykernel's headers are a few hundred bytes).
+MAX_WATCHED_HEADER_BYTES = 4096
+# How often the shutdown watcher looks whether the relay is stopping.
+WATCH_POLL_MS = 200
+# The channels on which Jupyter asks a kernel to shut down (control; shell for old clients).
+SHUTDOWN_CHANNELS = ("shell", "control")
+# Where the shell and control proxies copy their frames for the watcher.
+WATCH_ADDRESS = "inproc://albedo-relay-watch"
+# Jupyter's delimiter between a message's routing ids and its signed parts.
+DELIMITER = b"<IDS|MSG>"
 
 
 class RelayError(Exception):
@@ -105,6 +118,8 @@ class Relay:
         self._controls: List[zmq.Socket] = []
         self._fds: List[int] = []
         self._stopping = False
+        self._shutdown_asked = threading.Event()
+        self._watcher: Optional[threading.Thread] = None
 
     def start(self) -> None:
         """Binds Jupyter's five addresses and connects the kernel's; raises RelayError (after cleaning up) when one fails."""
@@ -112,6 +127,7 @@ class Relay:
         # One routing id for shell, control and stdin (see the module's comment); no NUL first byte (libzmq reserves those).
         identity = b"albedo-relay-" + os.urandom(8).hex().encode()
         try:
+            self._start_watcher()
             for channel in CHANNELS:
                 self._start_channel(channel, identity)
         except (zmq.ZMQError, RelayError) as error:
@@ -150,9 +166,45 @@ class Relay:
         steer.linger = 0
         steer.connect(control_address)
         self._controls.append(control)
-        thread = threading.Thread(target=_proxy, args=(front, back, steer), name=f"albedo-relay-{channel}", daemon=True)
+        capture = None
+        if channel in SHUTDOWN_CHANNELS:
+            # PUB drops a copy the watcher has no room for, so the proxy never waits for it.
+            capture = self._context.socket(zmq.PUB)
+            capture.linger = 0
+            capture.connect(WATCH_ADDRESS)
+        thread = threading.Thread(target=_proxy, args=(front, back, steer, capture), name=f"albedo-relay-{channel}", daemon=True)
         thread.start()
         self._threads.append(thread)
+
+    def _start_watcher(self) -> None:
+        """Binds the inproc socket the shell and control proxies copy their frames to, and the thread that reads their headers."""
+        assert self._context is not None
+        pull = self._context.socket(zmq.SUB)
+        pull.linger = 0
+        pull.setsockopt(zmq.SUBSCRIBE, b"")
+        pull.bind(WATCH_ADDRESS)
+        thread = threading.Thread(target=self._watch, args=(pull,), name="albedo-relay-watch", daemon=True)
+        thread.start()
+        self._watcher = thread
+
+    def _watch(self, pull: zmq.Socket) -> None:
+        try:
+            # Until the relay stops, and then what is left to read.
+            while True:
+                if not pull.poll(WATCH_POLL_MS):
+                    if self._stopping:
+                        break
+                    continue
+                if _is_shutdown_request(pull.recv_multipart(copy=True)):
+                    self._shutdown_asked.set()
+        except zmq.ZMQError:
+            pass
+        finally:
+            pull.close()
+
+    def shutdown_asked(self) -> bool:
+        """Whether a Jupyter client sent the kernel a shutdown_request: its end is then the one asked for."""
+        return self._shutdown_asked.is_set()
 
     def alive(self) -> bool:
         """Whether every proxy still runs."""
@@ -170,6 +222,8 @@ class Relay:
                 pass
         for thread in self._threads:
             thread.join(RELAY_STOP_TIMEOUT_S)
+        if self._watcher is not None:
+            self._watcher.join(RELAY_STOP_TIMEOUT_S)
         for control in self._controls:
             control.close()
         if self._context is not None:
@@ -179,11 +233,27 @@ class Relay:
         self._fds = []
 
 
-def _proxy(front: zmq.Socket, back: zmq.Socket, steer: zmq.Socket) -> None:
+def _proxy(front: zmq.Socket, back: zmq.Socket, steer: zmq.Socket, capture: Optional[zmq.Socket]) -> None:
     try:
-        zmq.proxy_steerable(front, back, None, steer)
+        zmq.proxy_steerable(front, back, capture, steer)
     except zmq.ZMQError:
         pass
     finally:
-        for sock in (front, back, steer):
-            sock.close()
+        for sock in (front, back, steer, capture):
+            if sock is not None:
+                sock.close()
+
+
+def _is_shutdown_request(frames: List[bytes]) -> bool:
+    """Whether a Jupyter message's header (the frame after the delimiter and the signature) says shutdown_request."""
+    try:
+        header = frames[frames.index(DELIMITER) + 2]
+    except (ValueError, IndexError):
+        return False
+    if len(header) > MAX_WATCHED_HEADER_BYTES:
+        return False
+    try:
+        value = json.loads(header)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and value.get("msg_type") == "shutdown_request"

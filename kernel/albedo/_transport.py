@@ -14,14 +14,15 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, Optional, Tuple
 
 import zmq
 
 from ._contract import (
     DEADLINE_MS_ENV, DEFAULT_DEADLINE_MS, ENDPOINT_ENV, ERRORS, KERNEL_SOCKET_NAME, MAX_MESSAGE_BYTES,
-    MAX_MESSAGE_BYTES_ENV, TOKEN_ENV, LimitExceeded, RpcTimeout,
+    MAX_MESSAGE_BYTES_ENV, TOKEN_ENV, Cancelled, LimitExceeded, RpcTimeout,
 )
+from ._display import WithoutAlbedoFrames
 from ._endpoint import LoopEndpoint, decode, recv_last
 from ._errors import AlbedoError, ProtocolError
 
@@ -60,8 +61,8 @@ def _find_kernel() -> Any:
     return _kernel
 
 
-def current_cell() -> Optional[str]:
-    """The msg_id of the Jupyter request being executed, or None outside a kernel."""
+def current_parent() -> Optional[Dict[str, Any]]:
+    """The Jupyter request being executed (the cell's message), or None outside a kernel."""
     kernel = _kernel if _kernel is not None else _find_kernel()
     if kernel is None:
         return None
@@ -69,8 +70,22 @@ def current_cell() -> Optional[str]:
         parent = kernel.get_parent("shell")
     except Exception:
         return None
-    msg_id = (parent or {}).get("header", {}).get("msg_id")
+    return parent if isinstance(parent, dict) else None
+
+
+def current_cell() -> Optional[str]:
+    """The msg_id of the Jupyter request being executed, or None outside a kernel."""
+    msg_id = (current_parent() or {}).get("header", {}).get("msg_id")
     return msg_id if isinstance(msg_id, str) and msg_id else None
+
+
+class _CellInterrupted(WithoutAlbedoFrames, KeyboardInterrupt):
+    """An interrupt that ended a cell while it awaited a call to the runtime: it reads as the KeyboardInterrupt a
+    synchronous cell gets, and its traceback shows the user's code without albedo's frames."""
+
+
+# The name a person (and the execute reply's `ename`) sees.
+_CellInterrupted.__name__ = _CellInterrupted.__qualname__ = "KeyboardInterrupt"
 
 
 class RpcChannel:
@@ -82,14 +97,35 @@ class RpcChannel:
     max_bytes: int
     on_notification: Callable[[str, Any], None]
 
+    def interrupted(self, cancelled_cell: Optional[str]) -> bool:
+        """Whether the running task is a cell that an interrupt is ending (the extension sets this; see CellTasks.interrupted)."""
+        return False
+
     def call(self, method: str, params: Dict[str, Any]) -> Any:
-        """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError)."""
+        """Returns an awaitable when an event loop runs in this thread, else the result (raises AlbedoError).
+
+        An interrupt that ends the awaiting cell raises KeyboardInterrupt there, as in a synchronous cell, not the
+        asyncio cancellation it is made of."""
         cell = current_cell()
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return self.call_sync(method, params, cell)
-        return self.call_async(loop, method, params, cell)
+        return self._interruptible(self.call_async(loop, method, params, cell))
+
+    async def _interruptible(self, call: Awaitable[Any]) -> Any:
+        __tracebackhide__ = True  # noqa: F841 (IPython hides frames that set it)
+        try:
+            return await call
+        except asyncio.CancelledError:
+            if self.interrupted(None):
+                raise _CellInterrupted() from None
+            raise
+        except Cancelled as error:
+            # The runtime fails an interrupted cell's calls before the cancel reaches its task.
+            if self.interrupted((error.data or {}).get("cell")):
+                raise _CellInterrupted() from None
+            raise
 
     def call_sync(self, method: str, params: Dict[str, Any], cell: Optional[str] = None, deadline: Optional[float] = None) -> Any:
         """Blocks until the reply or the deadline (raises RpcTimeout)."""

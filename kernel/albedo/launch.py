@@ -1,7 +1,7 @@
 """Kernel entry point of the "albedo (Python)" kernelspec (K-13, K-14): `python -m albedo.launch -f FILE`.
 
 The launcher is not the kernel. It finds (or starts) the albedo daemon for the state dir, asks it
-for a session on the notebook's directory whose kernel (sandboxed as the `sandbox` setting says)
+for a session on the notebook's project (find_workspace) whose kernel, started in the notebook's directory, (sandboxed as the `sandbox` setting says)
 signs with the key of Jupyter's connection file, and relays Jupyter's five channels to that
 kernel's own sockets until the kernel ends (see _relay.py). Jupyter's SIGINT interrupts the
 kernel through the daemon; SIGTERM, or the kernel's end, ends the relay and closes the session.
@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ._contract import (
@@ -39,12 +39,15 @@ from ._contract import (
     INSTALL_ENV,
     MAX_SETTINGS_BYTES,
     MAX_STATE_FILE_BYTES,
+    MAX_WORKSPACE_WALK,
     NODE_ENV,
     NOTEBOOK_CLIENT,
     SESSIONS_PATH,
     SETTINGS_FILE,
     STATE_DIR_ENV,
     STATE_DIR_NAME,
+    WORKSPACE_ENV,
+    WORKSPACE_MARKERS,
 )
 
 # The variable a joined kernel learns its session id from (the launcher and `%load_ext albedo` alike).
@@ -81,6 +84,56 @@ def state_dir() -> str:
     """$ALBEDO_HOME, else ~/.albedo (as the runtime resolves it)."""
     configured = os.environ.get(STATE_DIR_ENV)
     return os.path.abspath(configured if configured else os.path.join(os.path.expanduser("~"), STATE_DIR_NAME))
+
+
+class Workspace(NamedTuple):
+    """The session's workspace for a notebook, what decided it, and the kernel's working directory (None: the workspace)."""
+
+    path: str
+    why: str
+    cwd: Optional[str]
+
+
+def find_workspace(notebook_dir: str) -> Workspace:
+    """The project a notebook in `notebook_dir` belongs to: WORKSPACE_ENV when set, else the nearest directory
+    from `notebook_dir` up holding one of WORKSPACE_MARKERS (never the home directory, the filesystem root or the
+    state dir's own `.albedo`; an empty directory is no marker), else `notebook_dir` itself. The kernel keeps `notebook_dir` as its working directory
+    when it lies inside the workspace."""
+    here = os.path.realpath(notebook_dir)
+    pinned = os.environ.get(WORKSPACE_ENV)
+    if pinned:
+        workspace = os.path.realpath(pinned)
+        inside = _inside(here, workspace)
+        return Workspace(workspace, WORKSPACE_ENV if inside else f"{WORKSPACE_ENV}; the notebook's directory lies outside it, so the kernel starts there",
+                         here if inside and here != workspace else None)
+    stops = {os.path.realpath(os.path.expanduser("~"))}
+    state = os.path.realpath(state_dir())
+    candidate = here
+    for _ in range(MAX_WORKSPACE_WALK):
+        if candidate in stops or os.path.dirname(candidate) == candidate:
+            break
+        for marker in WORKSPACE_MARKERS:
+            path = os.path.join(candidate, marker)
+            if _marks(path) and os.path.realpath(path) != state:
+                return Workspace(candidate, f"it holds {marker}", here if candidate != here else None)
+        candidate = os.path.dirname(candidate)
+    names = ", ".join(WORKSPACE_MARKERS[:-1]) + f" or {WORKSPACE_MARKERS[-1]}"
+    return Workspace(here, f"the notebook's directory: no {names} in it or above it", None)
+
+
+def _marks(path: str) -> bool:
+    """Whether `path` exists and is not an empty directory: an empty `.agents` holds no project (older albedo versions left them behind)."""
+    if not os.path.isdir(path):
+        return os.path.lexists(path)
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return True
+
+
+def _inside(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def _read_small(path: str) -> Optional[str]:
@@ -217,19 +270,21 @@ def _env_text(value: Any) -> str:
     return EXTENSIONS_SEPARATOR.join(value) if isinstance(value, list) else str(value)
 
 
-def open_relayed_session(state: str, workspace: str, key: str) -> Tuple[Tuple[Dict[str, Any], str], Dict[str, Any]]:
-    """The daemon and its new session for `workspace`, whose kernel signs with `key` (K-14); raises Refused or LaunchError."""
+def open_relayed_session(state: str, workspace: Workspace, key: str) -> Tuple[Tuple[Dict[str, Any], str], Dict[str, Any]]:
+    """The daemon and its new session for `workspace`, whose kernel signs with `key` (K-14) and starts in its `cwd`; raises Refused or LaunchError."""
     found = _daemon(state)
     if found is None or not _healthy(found):
         found = _start_daemon(state)
-    relay = {"key": key, "signature_scheme": "hmac-sha256", "launcher_pid": os.getpid()}
-    return found, _post_session(found, {"workspace": workspace, "kernel": "relay", "relay": relay, "client": NOTEBOOK_CLIENT}, "relay")
+    relay: Dict[str, Any] = {"key": key, "signature_scheme": "hmac-sha256", "launcher_pid": os.getpid()}
+    if workspace.cwd is not None:
+        relay["cwd"] = workspace.cwd
+    return found, _post_session(found, {"workspace": workspace.path, "kernel": "relay", "relay": relay, "client": NOTEBOOK_CLIENT}, "relay")
 
 
-def sandbox_line(answer: Dict[str, Any]) -> str:
-    """The one line the launcher writes about what it started: sandboxed or not, and where."""
+def sandbox_line(answer: Dict[str, Any], why: str) -> str:
+    """The one line the launcher writes about what it started: sandboxed or not, where, and what made that the workspace."""
     kernel = answer.get("kernel") if isinstance(answer.get("kernel"), dict) else {}
-    where = f"session {answer.get('id')} on {answer.get('workspace')}"
+    where = f"session {answer.get('id')} on {answer.get('workspace')} ({why})"
     if kernel.get("sandbox") == "bwrap":
         return f"albedo: kernel sandboxed (bubblewrap), {where}"
     return f"albedo: kernel NOT sandboxed (the sandbox setting is off, or auto found no working bubblewrap: `albedo doctor` says which), {where}"
@@ -255,7 +310,7 @@ def global_sandbox_mode(state: str) -> str:
     return mode if mode in ("auto", "required", "off") else "required"
 
 
-def relay_until_done(found: Tuple[Dict[str, Any], str], answer: Dict[str, Any], connection: Dict[str, Any]) -> int:
+def relay_until_done(found: Tuple[Dict[str, Any], str], answer: Dict[str, Any], connection: Dict[str, Any], why: str) -> int:
     """Relays Jupyter's channels to the session's kernel until the kernel ends, the relay fails, Jupyter goes or SIGTERM comes; then closes the session."""
     from ._relay import CHANNELS, Relay, RelayError
 
@@ -285,7 +340,7 @@ def relay_until_done(found: Tuple[Dict[str, Any], str], answer: Dict[str, Any], 
         kernel = os.pidfd_open(int(target["kernel_pid"]))
     except OSError:
         kernel = None
-    print(sandbox_line(answer), file=sys.stderr)
+    print(sandbox_line(answer, why), file=sys.stderr)
     why = "the kernel ended"
     try:
         while kernel is not None:
@@ -306,7 +361,9 @@ def relay_until_done(found: Tuple[Dict[str, Any], str], answer: Dict[str, Any], 
         if kernel is not None:
             os.close(kernel)
         _close_session(info, token, session)
-    print(f"albedo: relay ended: {why}", file=sys.stderr)
+    # A kernel that ends because a client asked it to (jupyter console's exit, a notebook's shutdown) is no news.
+    if not relay.shutdown_asked():
+        print(f"albedo: relay ended: {why}", file=sys.stderr)
     return 0
 
 
@@ -343,8 +400,9 @@ def main() -> None:
         print(f"albedo: {error}", file=sys.stderr)
         sys.exit(1)
     state = state_dir()
+    workspace = find_workspace(os.getcwd())
     try:
-        found, answer = open_relayed_session(state, os.getcwd(), str(connection["key"]))
+        found, answer = open_relayed_session(state, workspace, str(connection["key"]))
     except Refused as refused:
         run_refusal_kernel(argv, str(refused))
         return
@@ -358,7 +416,7 @@ def main() -> None:
               "Run `albedo serve` (or `albedo doctor`) and restart the kernel.", file=sys.stderr)
         IPKernelApp.launch_instance(argv=argv)
         return
-    sys.exit(relay_until_done(found, answer, connection))
+    sys.exit(relay_until_done(found, answer, connection, workspace.why))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ const RelayBody = z.strictObject({
   key: z.string().min(1).max(MAX_RELAY_KEY_LENGTH).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces").describe("the HMAC key of the notebook's connection file"),
   signature_scheme: z.literal("hmac-sha256").describe("the only scheme Jupyter uses"),
   launcher_pid: z.number().int().positive().describe("the launcher's pid: the session (and its kernel) closes when that process is gone"),
+  cwd: AbsolutePath.optional().describe("the kernel's working directory: the notebook's directory, inside the workspace (default the workspace)"),
 });
 
 export const OpenSessionBody = z

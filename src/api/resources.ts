@@ -188,6 +188,9 @@ export const ReloadAnswer = z.strictObject({
   previous_revision: Revision,
   added: z.array(z.string()).describe("skills the reload added"),
   removed: z.array(z.string()).describe("skills the reload removed"),
+  failed: z
+    .array(z.strictObject({ name: z.string().describe("the skill's folder"), message: z.string().describe("the first error in its SKILL.md") }))
+    .describe("skills the reload found that did not load (one broken before the reload is not repeated)"),
   skills: Count,
   mcp: z
     .strictObject({

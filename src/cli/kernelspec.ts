@@ -1,15 +1,15 @@
 /**
  * `albedo kernelspec install|list` (K-13): registers the "albedo (Python)" kernelspec, whose kernel
- * (kernel/albedo/launch.py) joins a daemon session for the notebook's directory.
+ * (kernel/albedo/launch.py) joins a daemon session for the notebook's project.
  */
-import { copyFile } from "node:fs/promises";
+import { copyFile, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { jupyterDataDir, listKernelSpecs } from "../kernel/index.js";
 import { pythonCandidate } from "../python/index.js";
 import { visibleControls } from "../text/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
-import { homeDir, installDir, writeFileAtomic } from "../platform/index.js";
+import { ALBEDO_DIR_NAME, homeDir, installDir, writeFileAtomic } from "../platform/index.js";
 
 /** The kernelspec directory name `install` uses without --name. */
 export const DEFAULT_KERNELSPEC_NAME = "albedo";
@@ -37,15 +37,34 @@ export interface KernelJson {
 export const LAUNCHER_INSTALL_ENV = "ALBEDO_INSTALL";
 export const LAUNCHER_NODE_ENV = "ALBEDO_NODE";
 
+/**
+ * A notebook's workspace (its session's project) is the nearest directory, from the notebook's own
+ * up, holding one of these; the walk looks at MAX_WORKSPACE_WALK directories at most and never takes
+ * the home directory or the filesystem root. WORKSPACE_ENV, in Jupyter's environment or the
+ * kernelspec's, pins it instead.
+ */
+export const WORKSPACE_MARKERS: readonly string[] = [ALBEDO_DIR_NAME, ".agents", ".git"];
+export const MAX_WORKSPACE_WALK = 64;
+export const WORKSPACE_ENV = "ALBEDO_WORKSPACE";
+
 /** The kernel.json that runs the launcher with `python`, the install's kernel package and `node` to start a daemon. */
-export function albedoKernelJson(python: string, install: string, node: string, displayName: string): KernelJson {
+export function albedoKernelJson(python: string, install: string, node: string, displayName: string, workspace?: string): KernelJson {
   return {
     argv: [python, "-m", LAUNCH_MODULE, "-f", "{connection_file}"],
     display_name: displayName,
     language: "python",
     interrupt_mode: "signal",
-    env: { PYTHONPATH: join(install, "kernel"), [LAUNCHER_INSTALL_ENV]: install, [LAUNCHER_NODE_ENV]: node },
+    env: { PYTHONPATH: join(install, "kernel"), [LAUNCHER_INSTALL_ENV]: install, [LAUNCHER_NODE_ENV]: node, ...(workspace !== undefined ? { [WORKSPACE_ENV]: workspace } : {}) },
   };
+}
+
+/** --workspace DIR as an absolute path; a missing directory is a usage error. */
+async function pinnedWorkspace(args: ParsedArgs, io: CliIO): Promise<string | undefined> {
+  const given = stringOption(args, "workspace");
+  if (given === undefined) return undefined;
+  const workspace = resolve(io.cwd, given);
+  if (!(await stat(workspace).catch(() => undefined))?.isDirectory()) throw new UsageError(`--workspace ${given} is not a directory`);
+  return workspace;
 }
 
 /** The kernelspec directory the options name. Throws UsageError for a bad name or both targets. */
@@ -61,7 +80,7 @@ export function kernelSpecTarget(args: ParsedArgs, io: CliIO): { name: string; d
 async function install(args: ParsedArgs, io: CliIO): Promise<number> {
   const { name, dir } = kernelSpecTarget(args, io);
   const python = pythonCandidate(io.env);
-  const spec = albedoKernelJson(python.path, installDir(), process.execPath, stringOption(args, "display-name") ?? DEFAULT_KERNELSPEC_DISPLAY_NAME);
+  const spec = albedoKernelJson(python.path, installDir(), process.execPath, stringOption(args, "display-name") ?? DEFAULT_KERNELSPEC_DISPLAY_NAME, await pinnedWorkspace(args, io));
   const file = join(dir, "kernel.json");
   await writeFileAtomic(file, `${JSON.stringify(spec, null, 2)}\n`, KERNELSPEC_FILE_MODE);
   for (const logo of KERNELSPEC_LOGOS) await copyFile(join(installDir(), "priv", "kernelspec", logo), join(dir, logo));
@@ -77,6 +96,7 @@ export const kernelspecInstall: CliCommand = {
     { name: "prefix", value: "DIR", help: "install into DIR/share/jupyter/kernels (e.g. a virtualenv)" },
     { name: "name", value: "NAME", help: `kernelspec directory name (default ${DEFAULT_KERNELSPEC_NAME})` },
     { name: "display-name", value: "TEXT", help: `name notebooks show (default "${DEFAULT_KERNELSPEC_DISPLAY_NAME}")` },
+    { name: "workspace", value: "DIR", help: `every notebook on this kernelspec uses DIR as its workspace (sets ${WORKSPACE_ENV}); default: found from each notebook's directory` },
     JSON_OPTION,
   ],
   run: install,

@@ -132,13 +132,32 @@ export const mcpServe: CliCommand = {
   run: serve,
 };
 
-/** The command line that starts the server: this Node and this install's albedo, absolute, so a client with another PATH finds them. */
-function launch(workspace: string): { command: string; args: string[] } {
-  return { command: process.execPath, args: [join(installDir(), "bin", "albedo"), "mcp", "serve", "--workspace", workspace] };
+/** Claude Code's scopes for a server: `local` (this project, for you), `user` (every project), `project` (shared in .mcp.json). */
+const CLAUDE_CODE_SCOPES = ["local", "user", "project"] as const;
+type ClaudeCodeScope = (typeof CLAUDE_CODE_SCOPES)[number];
+
+/**
+ * The command line that starts the server: this Node and this install's albedo, absolute, so a
+ * client with another PATH finds them. With a workspace it serves that one; without, the client's
+ * project (its first root, else the directory it starts the server in).
+ */
+function launch(workspace: string | undefined): { command: string; args: string[] } {
+  return { command: process.execPath, args: [join(installDir(), "bin", "albedo"), "mcp", "serve", ...(workspace === undefined ? [] : ["--workspace", workspace])] };
+}
+
+/** `claude mcp add` for `scope`, the option in its place: a user or project server serves whichever project Claude Code runs it in. */
+function claudeCodeEntry(workspace: string, scope: ClaudeCodeScope): { where: string; text: string } {
+  const { command, args } = launch(scope === "local" ? workspace : undefined);
+  const where = {
+    local: "run this in a shell, in the project; `albedo mcp config claude-code --scope user` prints the line for every project, `--scope project` the one to share in .mcp.json",
+    user: "run this in a shell: Claude Code then starts albedo in every project, on that project",
+    project: "run this in a shell, in the project: it goes into .mcp.json, and albedo serves whichever checkout Claude Code runs it in",
+  }[scope];
+  return { where, text: `claude mcp add${scope === "local" ? "" : ` --scope ${scope}`} albedo -- ${[command, ...args].map(shellWord).join(" ")}\n` };
 }
 
 /** The entry for `client`, and where it goes. */
-export function clientEntry(client: McpClient, workspace: string, home: string): { where: string; text: string } {
+export function clientEntry(client: McpClient, workspace: string, home: string, scope: ClaudeCodeScope = "local"): { where: string; text: string } {
   const { command, args } = launch(workspace);
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   switch (client) {
@@ -148,10 +167,7 @@ export function clientEntry(client: McpClient, workspace: string, home: string):
         text: json({ mcpServers: { albedo: { command, args } } }),
       };
     case "claude-code":
-      return {
-        where: "run this in a shell (add --scope user to have it in every project, --scope project to share it in .mcp.json)",
-        text: `claude mcp add albedo -- ${[command, ...args].map(shellWord).join(" ")}\n`,
-      };
+      return claudeCodeEntry(workspace, scope);
     case "cursor":
       return { where: `add to "mcpServers" in ${join(workspace, ".cursor", "mcp.json")} (this project) or ${join(home, ".cursor", "mcp.json")} (every project)`, text: json({ mcpServers: { albedo: { command, args } } }) };
     case "codex":
@@ -167,13 +183,16 @@ function shellWord(word: string): string {
 }
 
 export const mcpConfig: CliCommand = {
-  options: [WORKSPACE_OPTION],
+  options: [WORKSPACE_OPTION, { name: "scope", value: "SCOPE", help: `claude-code only: ${CLAUDE_CODE_SCOPES.join(", ")} (default local: this project; user: every project; project: shared in .mcp.json)` }],
   async run(args, io) {
     const [client, ...rest] = args.positionals;
     if (client === undefined || rest.length > 0) throw new UsageError(`takes one CLIENT: ${MCP_CLIENTS.join(", ")}`);
     if (!(MCP_CLIENTS as readonly string[]).includes(client)) throw new UsageError(`unknown client "${visibleControls(client)}"; one of ${MCP_CLIENTS.join(", ")}`);
+    const scope = stringOption(args, "scope") ?? "local";
+    if (scope !== "local" && client !== "claude-code") throw new UsageError("--scope goes with claude-code; the other clients' entries say where they go");
+    if (!(CLAUDE_CODE_SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope takes ${CLAUDE_CODE_SCOPES.join(", ")}, got "${visibleControls(scope)}"`);
     const workspace = resolve(await workspaceOf(args, io));
-    const entry = clientEntry(client as McpClient, workspace, homeDir(io.env));
+    const entry = clientEntry(client as McpClient, workspace, homeDir(io.env), scope as ClaudeCodeScope);
     io.stderr.write(`albedo mcp config: ${entry.where}\n`);
     io.stdout.write(entry.text);
     return 0;

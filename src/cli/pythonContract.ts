@@ -14,13 +14,13 @@ import { DROPPED_BYTES_METADATA, MIN_IPYKERNEL_VERSION, RPC_COMM_TARGET, RPC_REP
 import {
   CHECKPOINT_MANIFEST_FILE, CHECKPOINT_REPORT_FILE, CHECKPOINT_VALUES_DIR, MAX_CHECKPOINT_BYTES,
   MAX_CHECKPOINT_MANIFEST_BYTES, MAX_CHECKPOINT_NAME_BYTES, MAX_CHECKPOINT_NAMES, MAX_CHECKPOINT_REASON_CHARS,
-  MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS,
+  MCP_CATALOG_WAIT_MS, MCP_PROGRESS_NOTIFICATION, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS,
 } from "../session/index.js";
 import { API, DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES, type SessionClient } from "../api/index.js";
 import { ALBEDO_DIR_NAME, STATE_DIR_ENV } from "../platform/index.js";
 import { MAX_SETTINGS_BYTES, SETTINGS_FILE_NAME } from "../settings/index.js";
 import { DAEMON_START_TIMEOUT_MS, ON_DEMAND_LOG_FILE } from "./daemonAccess.js";
-import { LAUNCHER_INSTALL_ENV, LAUNCHER_NODE_ENV } from "./kernelspec.js";
+import { LAUNCHER_INSTALL_ENV, LAUNCHER_NODE_ENV, MAX_WORKSPACE_WALK, WORKSPACE_ENV, WORKSPACE_MARKERS } from "./kernelspec.js";
 
 /** Who a notebook's launcher (and `%load_ext albedo`) says opens its session. */
 const NOTEBOOK_CLIENT: SessionClient = "notebook";
@@ -118,6 +118,8 @@ function methodSection(): string[] {
     `HELLO_METHOD = ${py(RPC_HELLO_METHOD)}`,
     "# After a reload that added MCP servers: {servers, deadline_ms}; the kernel gains `mcp` if it had none.",
     `MCP_RELOADED_METHOD = ${py(MCP_RELOADED_NOTIFICATION)}`,
+    "# While a cell's mcp.call runs: {cell, name, progress, total?, message?}, shown as a line on the cell's stderr.",
+    `MCP_PROGRESS_METHOD = ${py(MCP_PROGRESS_NOTIFICATION)}`,
   ];
 }
 
@@ -138,6 +140,11 @@ function launcherSection(): string[] {
     `DAEMON_START_DEADLINE_S = ${py(DAEMON_START_TIMEOUT_MS / 1000)}`,
     `INSTALL_ENV = ${py(LAUNCHER_INSTALL_ENV)}`,
     `NODE_ENV = ${py(LAUNCHER_NODE_ENV)}`,
+    "# A notebook's workspace: the nearest directory from the notebook's up holding a marker (at most",
+    "# MAX_WORKSPACE_WALK directories, never the home or the root), unless WORKSPACE_ENV pins it.",
+    `WORKSPACE_ENV = ${py(WORKSPACE_ENV)}`,
+    `WORKSPACE_MARKERS = ${py(WORKSPACE_MARKERS)}`,
+    `MAX_WORKSPACE_WALK = ${py(MAX_WORKSPACE_WALK)}`,
     "# The global settings file, read by a launcher that reaches no daemon for its `sandbox` mode (K-14), and its bound.",
     `SETTINGS_FILE = ${py(SETTINGS_FILE_NAME)}`,
     `MAX_SETTINGS_BYTES = ${py(MAX_SETTINGS_BYTES)}`,

@@ -74,6 +74,12 @@ export const COMMANDS: readonly DeclaredCommand[] = [
     load: async () => (await import("./settingsCommands.js")).settingsSet,
   },
   {
+    path: ["settings", "unset"],
+    summary: "remove one KEY (or a whole section) from the global (or --project) settings through the daemon, so a wider scope or the default decides",
+    usage: "KEY",
+    load: async () => (await import("./settingsCommands.js")).settingsUnset,
+  },
+  {
     path: ["mcp", "list"],
     summary: "list the MCP servers of the global and project settings and whether a session here would start each",
     usage: "",

@@ -3,7 +3,7 @@
  * schema (src/settings) stays the judge of what is valid: the daemon validates every write and
  * its refusal is printed as is. This table only turns text into the JSON type the key takes.
  */
-import { settingAt, type Settings } from "../settings/index.js";
+import { REPLACED_SECTIONS, settingAt, type Settings } from "../settings/index.js";
 import { UsageError } from "./args.js";
 
 type Kind = "string" | "integer" | "boolean" | { readonly oneOf: readonly string[] };
@@ -78,4 +78,21 @@ export function settingPatch(current: Settings, spec: SettableKey, value: unknow
   if (section === "skills") return { skills: { [field]: value } };
   const existing = (current as Record<string, unknown>)[section];
   return { [section]: { ...(typeof existing === "object" && existing !== null ? existing : {}), [field]: value } };
+}
+
+/** Keys `albedo settings unset` removes: every settable key, and each section a write replaces whole. */
+export const UNSETTABLE_KEYS: readonly string[] = [...new Set([...SETTABLE_KEYS.map((k) => k.key), ...Object.keys(REPLACED_SECTIONS)])];
+
+/**
+ * The PATCH /settings fields that remove `key` from `current`, or undefined when `current` does not
+ * set it. A field leaves its section with the other fields, or removes the section it was alone in.
+ */
+export function unsetPatch(current: Settings, key: string): Record<string, unknown> | undefined {
+  if (settingAt(current, key) === undefined) return undefined;
+  const [section, field] = key.split(".") as [string, string | undefined];
+  if (field === undefined) return { [section]: null };
+  if (section === "skills") return { skills: { [field]: null } };
+  const rest: Record<string, unknown> = { ...((current as Record<string, unknown>)[section] as object) };
+  delete rest[field];
+  return { [section]: Object.keys(rest).length > 0 ? rest : null };
 }

@@ -10,7 +10,7 @@ import { didYouMean, visibleControls } from "../text/index.js";
 import { CliFailure, UsageError, type ParsedArgs } from "./args.js";
 import { JSON_OPTION, WORKSPACE_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { daemonFor } from "./daemonAccess.js";
-import { effectiveLine, parseSettingValue, SETTABLE_KEYS, settingPatch } from "./settingKeys.js";
+import { effectiveLine, parseSettingValue, SETTABLE_KEYS, settingPatch, UNSETTABLE_KEYS, unsetPatch } from "./settingKeys.js";
 import { workspaceOf } from "./workspace.js";
 import { homeDir } from "../platform/index.js";
 
@@ -76,6 +76,24 @@ async function knownSkills(workspace: string, io: CliIO): Promise<string[]> {
   return snapshot.skills.map((s) => s.name);
 }
 
+/** The names a scope's on and off lists hold. */
+function namedIn(view: ScopeView | undefined): string[] {
+  return [...(view?.settings.skills?.on ?? []), ...(view?.settings.skills?.off ?? [])];
+}
+
+/**
+ * What `skills VERB NAMES` warns about before writing: for on and off, a name no skill of the
+ * catalog has (saved anyway); for clear, a name the scope's lists do not hold (nothing to clear).
+ */
+function switchWarnings(verb: "on" | "off" | "clear", names: readonly string[], known: readonly string[], named: readonly string[], scope: Scope): string[] {
+  if (verb === "clear") {
+    return names.filter((name) => !named.includes(name)).map((name) => `"${name}" is not named in the ${scope} settings, so there was nothing to clear${didYouMean(name, named)}`);
+  }
+  return names
+    .filter((name) => !known.includes(name.normalize("NFKC")))
+    .map((name) => `no skill named "${name}" in this workspace's catalog; saved anyway, for one installed later${didYouMean(name, known)}`);
+}
+
 function switchCommand(verb: "on" | "off" | "clear"): CliCommand {
   const who = `albedo skills ${verb}`;
   return {
@@ -86,11 +104,16 @@ function switchCommand(verb: "on" | "off" | "clear"): CliCommand {
       const scope = scopeOf(args);
       const workspace = await workspaceOf(args, io);
       const known = await knownSkills(workspace, io);
-      const warnings = names
-        .filter((name) => !known.includes(name.normalize("NFKC")))
-        .map((name) => `no skill named "${name}" in this workspace's catalog; saved anyway, for one installed later${didYouMean(name, known)}`);
       const daemon = await daemonFor(io, who);
-      const written = await patch(daemon, scope, workspace, () => ({ skills: { [verb]: names } }));
+      const named = verb === "clear" ? namedIn((await readAll(daemon, workspace))[scope]) : [];
+      const warnings = switchWarnings(verb, names, known, named, scope);
+      const cleared = names.filter((name) => named.includes(name));
+      if (verb === "clear" && cleared.length === 0) {
+        if (args.options.has("json")) writeJson(io, { scope, cleared: [], warnings });
+        else for (const warning of warnings) io.stderr.write(`${who}: ${visibleControls(warning)}\n`);
+        return 0;
+      }
+      const written = await patch(daemon, scope, workspace, () => ({ skills: { [verb]: verb === "clear" ? cleared : names } }));
       const answer = await readAll(daemon, workspace);
       const scopes = { global: answer.global.settings, project: answer.project?.settings ?? {} };
       const effective = Object.fromEntries(names.map((name) => [name, effectiveEnablement(name, scopes)]));
@@ -98,17 +121,19 @@ function switchCommand(verb: "on" | "off" | "clear"): CliCommand {
         writeJson(io, { scope, file: written.file, revision: written.revision, effective: Object.fromEntries(names.map((n) => [n, { enabled: effective[n]!.enabled, decided_by: effective[n]!.decidedBy }])), warnings });
         return 0;
       }
-      for (const warning of warnings) io.stderr.write(`${who}: warning: ${visibleControls(warning)}\n`);
-      const lines = [`${who}: wrote ${written.file} (${scope})`];
-      for (const name of names) {
-        const verdict = effective[name]!;
-        const other = verdict.decidedBy !== scope && verdict.decidedBy !== "default" && verb !== "clear" ? ` — the ${verdict.decidedBy} settings decide` : "";
-        lines.push(`  ${visibleControls(name)}: ${verdict.enabled ? "on" : "off"} here (${verdict.decidedBy})${other}`);
-      }
-      io.stdout.write(`${lines.join("\n")}\n`);
+      for (const warning of warnings) io.stderr.write(`${who}: ${verb === "clear" ? "" : "warning: "}${visibleControls(warning)}\n`);
+      const lines = (verb === "clear" ? cleared : names).map((name) => verdictLine(name, effective[name]!, verb, scope, known));
+      io.stdout.write(`${[`${who}: wrote ${written.file} (${scope})`, ...lines].join("\n")}\n`);
       return 0;
     },
   };
+}
+
+/** "  NAME: on here (global)", with who decides when another scope does, and a cleared name no skill has. */
+function verdictLine(name: string, verdict: { enabled: boolean; decidedBy: string }, verb: "on" | "off" | "clear", scope: Scope, known: readonly string[]): string {
+  const other = verdict.decidedBy !== scope && verdict.decidedBy !== "default" && verb !== "clear" ? ` — the ${verdict.decidedBy} settings decide` : "";
+  const nameless = verb === "clear" && !known.includes(name.normalize("NFKC")) ? " — cleared a name no skill of this workspace's catalog has" : "";
+  return `  ${visibleControls(name)}: ${verdict.enabled ? "on" : "off"} here (${verdict.decidedBy})${other}${nameless}`;
 }
 
 export const skillsOn = switchCommand("on");
@@ -165,3 +190,27 @@ export const settingsSet: CliCommand = {
     return 0;
   },
 };
+
+export const settingsUnset: CliCommand = {
+  options: [...SCOPE_OPTIONS, WORKSPACE_OPTION, JSON_OPTION],
+  async run(args, io) {
+    if (args.positionals.length !== 1) throw new UsageError("give one KEY, e.g. albedo settings unset kernel.pool");
+    const [key] = args.positionals as [string];
+    if (!UNSETTABLE_KEYS.includes(key)) throw new UsageError(`no setting ${key}${didYouMean(key, [...UNSETTABLE_KEYS], "; see `albedo help settings`")}`);
+    const scope = scopeOf(args);
+    const workspace = await workspaceOf(args, io);
+    const daemon = await daemonFor(io, "albedo settings unset");
+    const before = (await readAll(daemon, workspace))[scope]!;
+    const written = unsetPatch(before.settings, key) === undefined ? before : await patch(daemon, scope, workspace, (current) => unsetPatch(current, key) ?? {});
+    const removed = written !== before;
+    if (args.options.has("json")) {
+      writeJson(io, { scope, file: written.file, revision: written.revision, key, removed });
+      return 0;
+    }
+    const what = removed ? `removed ${visibleControls(key)} from` : `${visibleControls(key)} is not set in`;
+    const effective = scope === "global" ? effectiveLine(written.settings, key) : undefined;
+    io.stdout.write(`albedo settings unset: ${what} ${written.file} (${scope})${removed ? "" : "; nothing to remove"}\n${effective === undefined ? "" : `${effective}\n`}`);
+    return 0;
+  },
+};
+

@@ -1,35 +1,10 @@
 import { resolve } from "node:path";
 import { CliFailure, stringOption, UsageError } from "./args.js";
-import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
-import { startProgress, type ProgressDone } from "./progress.js";
-import { managedVenvDir, packagesProblem, setupPython, splitPackages, uniquePackages, venvPython, type PhaseEvent, type SetupResult } from "../python/index.js";
+import { JSON_OPTION, writeJson, type CliCommand } from "./command.js";
+import { setupProgress } from "./setupProgress.js";
+import { managedVenvDir, packagesProblem, setupPython, splitPackages, uniquePackages, venvPython, type SetupResult } from "../python/index.js";
 import { globalSettingsTarget, readSettings, SettingsFileError } from "../settings/index.js";
 import { stateDir } from "../platform/index.js";
-
-/**
- * Progress on a terminal: a ticker while each phase runs (pip can take minutes), then one line per
- * phase with its elapsed seconds; with --verbose, pip's own output instead of the ticker.
- */
-function progress(io: CliIO, verbose: boolean): { onPhase?: (event: PhaseEvent) => void; onOutput?: (chunk: Buffer) => void } {
-  const tty = io.stderr.isTTY === true;
-  if (!tty && !verbose) return {};
-  const seconds = (ms = 0): string => `${(ms / 1000).toFixed(1)} s`;
-  let ticker: ProgressDone | undefined;
-  return {
-    onPhase: (event) => {
-      if (event.state === "start") {
-        if (verbose) io.stderr.write(`albedo setup: ${event.description}\n`);
-        else ticker = startProgress(io.stderr, `albedo setup: ${event.description}`);
-        return;
-      }
-      const line = `albedo setup: ${event.description} ... ${event.state === "done" ? "done" : "failed"} (${seconds(event.elapsedMs)})`;
-      if (ticker !== undefined) ticker(line);
-      else io.stderr.write(`${line}\n`);
-      ticker = undefined;
-    },
-    ...(verbose ? { onOutput: (chunk: Buffer) => void io.stderr.write(chunk) } : {}),
-  };
-}
 
 /** `--with`'s packages, then the global settings' `python.packages`, one per distribution; a bad `--with` is a usage error, a broken settings file a failure. */
 async function wantedPackages(withOption: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -71,7 +46,7 @@ export const setupCommand: CliCommand = {
       packages,
       ...(venvOption !== undefined ? { venvDir: resolve(io.cwd, venvOption) } : {}),
       ...(basePython !== undefined ? { basePython: basePython.includes("/") ? resolve(io.cwd, basePython) : basePython } : {}),
-      ...progress(io, args.options.has("verbose")),
+      ...setupProgress(io, args.options.has("verbose")),
     });
     const isDefault = resolve(result.venv) === resolve(managedVenvDir());
     if (args.options.has("json")) {

@@ -4,7 +4,7 @@
  * memory conversation). The console and `albedo chat` read the same interface whichever they got.
  */
 import { randomUUID } from "node:crypto";
-import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand, parseSlashLine, unknownCommand } from "../commands/index.js";
+import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand, parseSlashLine } from "../commands/index.js";
 import { findRunningDaemon, RemoteSession, type ReceiptResource, type StreamMessage, type TurnResource } from "../api/index.js";
 import type { ExecuteOutput, InputHandler } from "../kernel/index.js";
 import type { ModelMode } from "../model/index.js";
@@ -132,7 +132,7 @@ class EmbeddedTerminal implements TerminalSession {
   async runSlash(name: string, text: string, columns: number): Promise<string> {
     const { view } = this.session;
     const command = this.session.commands.prepare(name, text, "user");
-    if (command === undefined) throw unknownCommand(name, view.commands.commands.map((c) => c.name));
+    if (command === undefined) throw this.session.commands.notFound(name);
     const result = await command.run();
     const shown = describeResult(findCommand(view.commands, command.command.name), result, columns);
     return command.command.submitsTurn ? `${shown}(${NO_MODEL_NOTE})\n` : shown;
@@ -175,7 +175,7 @@ class EmbeddedTerminal implements TerminalSession {
     const slash = parseSlashLine(text);
     if (slash === undefined) return { turnId, visibleText: text, modelInput: text };
     const prepared = this.session.commands.prepare(slash.name, slash.text, "user");
-    if (prepared === undefined) throw unknownCommand(slash.name, view.commands.commands.map((c) => c.name));
+    if (prepared === undefined) throw this.session.commands.notFound(slash.name);
     const result = await prepared.run();
     if (!prepared.command.submitsTurn) return { value: result, text: describeResult(findCommand(view.commands, prepared.command.name), result, columns) };
     const activation = { command: prepared.command.name, activation: result as Activation };

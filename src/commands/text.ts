@@ -80,13 +80,14 @@ function isUsage(value: unknown): value is UsageTotals {
   return typeof value === "object" && value !== null && ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "model_calls"].every((key) => typeof (value as Record<string, unknown>)[key] === "number");
 }
 
-/** `/reload`: "reloaded: +1 skill (sql-review), +1 MCP server (github), 9 skills". */
+/** `/reload`: "reloaded: +1 skill (sql-review), 1 skill did not load (broken: …), +1 MCP server (github), 9 skills". */
 export function reloadText(value: unknown, columns = TERMINAL_COLUMNS): string {
   const data = asData(value);
   const mcp = asData(data.mcp);
   const changes = [
     ...changed(data.added, (n) => `+${plural(n, "skill")}`),
     ...changed(data.removed, (n) => `-${plural(n, "skill")}`),
+    ...failedSkills(data.failed),
     ...changed(mcp.added, (n) => `+${plural(n, "MCP server")}`),
     ...changed(mcp.removed, (n) => `-${plural(n, "MCP server")}`),
     ...changed(mcp.restarted, (n) => `restarted ${plural(n, "MCP server")}`),
@@ -95,6 +96,13 @@ export function reloadText(value: unknown, columns = TERMINAL_COLUMNS): string {
   ];
   const same = data.revision === data.previousRevision ? "no change" : "skills changed on disk";
   return lines(wrap(`reloaded: ${changes.length > 0 ? changes.join(", ") : same}, ${plural(Number(data.skills ?? 0), "skill")}`, columns));
+}
+
+/** "1 skill did not load (broken: missing description; see /skills)" for the reload's failed skills; nothing when none failed. */
+function failedSkills(list: unknown): string[] {
+  const failed = Array.isArray(list) ? list.map(asData) : [];
+  if (failed.length === 0) return [];
+  return [`${plural(failed.length, "skill")} did not load (${failed.map((one) => `${str(one.name)}: ${str(one.message)}`).join("; ")}; see /skills)`];
 }
 
 /** "+2 skills (a, b)" for a non-empty list of names, with `what` saying how many of what; nothing for an empty one. */

@@ -116,7 +116,7 @@ export class SessionRegistry implements SessionDirectory {
       mcpShared: this.mcpShared,
       extensions,
       ...(join?.kind === "external" ? { kernel: "external" as const } : {}),
-      ...(join?.kind === "relay" ? { relayKey: join.key } : {}),
+      ...(join?.kind === "relay" ? { relayKey: join.key, ...(join.cwd !== undefined ? { kernelCwd: join.cwd } : {}) } : {}),
       ...(this.options.install ? { install: this.options.install } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),

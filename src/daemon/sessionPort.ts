@@ -61,7 +61,7 @@ export type SessionFace = Pick<SessionPort, "id" | "workspace" | "view" | "catal
  */
 export type KernelJoin =
   | { readonly kind: "external"; readonly pid: number }
-  | { readonly kind: "relay"; readonly key: string; readonly pid: number };
+  | { readonly kind: "relay"; readonly key: string; readonly pid: number; readonly cwd?: string };
 
 /** How a session is opened beyond its workspace and extensions. */
 export interface OpenOptions {

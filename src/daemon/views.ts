@@ -120,7 +120,7 @@ const NO_IMAGES: ExecuteImages = { images: [], image_notes: [] };
 
 /** What a reload changed (K-7). */
 export function reloadAnswer(result: ReloadResult): ReloadAnswer {
-  return { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, skills: result.skills, mcp: result.mcp };
+  return { revision: result.revision, previous_revision: result.previousRevision, added: result.added, removed: result.removed, failed: result.failed, skills: result.skills, mcp: result.mcp };
 }
 
 /** The management catalog (D-3) with whether the session's files changed since it discovered them. */

@@ -69,7 +69,7 @@ export class KernelInstance {
       const env: NodeJS.ProcessEnv = { ...globalThis.process.env, JPY_PARENT_PID: String(globalThis.process.pid), ...options.spec.env, ...extra };
       for (const name of (typeof options.withoutEnv === "function" ? options.withoutEnv() : options.withoutEnv) ?? []) delete env[name];
       const launch: WrappedLaunch = options.wrap
-        ? options.wrap({ argv: [...options.spec.argv, ...(options.extraArgv ?? [])], env, connection: connectionText(info) })
+        ? options.wrap({ argv: [...options.spec.argv, ...(options.extraArgv ?? [])], env, connection: connectionText(info), cwd: options.cwd })
         : { argv: kernelArgv(options.spec.argv, connectionFile!, options.extraArgv), fds: [] };
       handlers.log("info", "starting kernel", { argv: launch.argv, transport: info.transport });
       process = KernelProcess.launch({ launch, env: launch.env ?? env, cwd: options.cwd, log: handlers.log });

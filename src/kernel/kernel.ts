@@ -25,6 +25,8 @@ export interface KernelLaunch {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The connection file's JSON text (it holds the kernel's signing key). */
   readonly connection: string;
+  /** The working directory the kernel starts in; a sandbox's workspace when absent. */
+  readonly cwd?: string;
 }
 
 /** The process a wrapped launch becomes. */
@@ -52,7 +54,7 @@ export interface StartKernelOptions {
   readonly spec: KernelLaunchSpec;
   /** Directory for the connection file and IPC sockets; created with mode 0700 when absent. */
   readonly runDir: string;
-  /** Working directory of the kernel process (the workspace). */
+  /** Working directory of the kernel process (the workspace, or a notebook's directory inside it). */
   readonly cwd: string;
   /** Appended to the spec's argv, e.g. ["--ext", "albedo"]. */
   readonly extraArgv?: readonly string[];

@@ -5,16 +5,16 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPError, type StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AppError } from "../errors/index.js";
 import type { Log } from "../platform/index.js";
 import { toolPolicy } from "./glob.js";
 import { closeHttp, httpTransport } from "./httpTransport.js";
-import { MAX_MCP_TOOL_LIST_PAGES } from "./limits.js";
+import { MAX_MCP_PROGRESS_MESSAGE_CHARS, MAX_MCP_TOOL_LIST_PAGES } from "./limits.js";
 import { Redactor } from "./redact.js";
 import type { ResolvedServer } from "./resolve.js";
-import { callResult, type McpCallResult } from "./result.js";
+import { callResult, type McpCallResult, type McpProgress } from "./result.js";
 import { McpOversizeError, StdioTransport } from "./stdioTransport.js";
 import { argumentErrors, readToolList, type ToolList } from "./toolList.js";
 
@@ -101,8 +101,8 @@ export class Connection {
     return this.transport instanceof StdioTransport ? this.transport.stderrTail() : [];
   }
 
-  /** Calls `tool` (known and allowed) with checked arguments; throws AppError as McpHub.call documents. */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+  /** Calls `tool` (known and allowed) with checked arguments, passing its progress notifications to `onProgress`; throws AppError as McpHub.call documents. */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (progress: McpProgress) => void): Promise<McpCallResult> {
     const qualified = `${this.resolved.name}.${tool}`;
     const entry = this.list.tools.get(tool)!;
     if (entry.validate === undefined) throw new AppError("conflict", `${qualified} cannot be called: ${entry.problem}`);
@@ -111,11 +111,19 @@ export class Connection {
     const started = Date.now();
     let raw;
     try {
-      raw = await this.client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultSchema, { signal, timeout: this.resolved.callTimeoutMs });
+      // With onprogress the SDK sends a progress token, so the server knows to report.
+      const progress = onProgress === undefined ? {} : { onprogress: (update: Progress) => onProgress(this.progressOf(update)) };
+      raw = await this.client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CallToolResultSchema, { signal, timeout: this.resolved.callTimeoutMs, ...progress });
     } catch (error) {
       return this.callFailure(qualified, error, signal, Date.now() - started);
     }
     return callResult(qualified, raw, Date.now() - started, this.redactor);
+  }
+
+  /** A progress notification as the caller may see it: the message cut to MAX_MCP_PROGRESS_MESSAGE_CHARS and redacted. */
+  private progressOf(update: Progress): McpProgress {
+    const message = typeof update.message === "string" && update.message !== "" ? this.redactor.redact(update.message.slice(0, MAX_MCP_PROGRESS_MESSAGE_CHARS)) : undefined;
+    return { progress: update.progress, ...(typeof update.total === "number" ? { total: update.total } : {}), ...(message !== undefined ? { message } : {}) };
   }
 
   /** Ends the connection (the stdio ladder, or the HTTP session's DELETE); onClosed is not called. */

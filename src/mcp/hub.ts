@@ -11,7 +11,7 @@ import { toolPolicy } from "./glob.js";
 import { ManagedServer } from "./managedServer.js";
 import { splitQualified } from "./names.js";
 import type { InactiveServer, McpOrigin, ResolvedServer, ResolvedServers } from "./resolve.js";
-import type { McpCallResult } from "./result.js";
+import type { McpCallResult, McpProgress } from "./result.js";
 import { serverKey, type SharedServers } from "./sharedServers.js";
 import type { McpTool, McpToolDetail, McpToolInfo } from "./toolList.js";
 
@@ -44,6 +44,8 @@ export interface McpCallOptions {
   readonly signal: AbortSignal;
   /** Who asks: "python" (a cell) or "tool" (the model's function tool); logged with the call. */
   readonly via?: string;
+  /** Hears the server's progress notifications for this call (the request then carries a progress token). */
+  readonly onProgress?: (progress: McpProgress) => void;
 }
 
 /**
@@ -131,7 +133,7 @@ export class McpHub {
   async call(qualified: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallResult> {
     const { slot, tool } = this.find(qualified);
     this.options.log("debug", `mcp call ${qualified}${options.via === undefined ? "" : ` via ${options.via}`}`, { server: tool.server, tool: tool.tool });
-    return slot.server.live!.call(tool.tool, args, options.signal);
+    return slot.server.live!.call(tool.tool, args, options.signal, options.onProgress);
   }
 
   /** Listens for refreshed tool lists. */

@@ -7,6 +7,6 @@ export { resolveServers, MCP_BASE_ENV, type McpDiagnostic, type ResolvedServer, 
 export { DEFAULT_MCP_CLIENT_INFO, McpHub, NO_MCP_CHANGE, type McpCallOptions, type McpHubOptions, type McpReloadChange, type McpServerStatus, type McpToolsChanged } from "./hub.js";
 export { SharedServers } from "./sharedServers.js";
 export { mcpHostPlaces, type McpHostPlaces } from "./hostPlaces.js";
-export type { McpCallResult, McpImage } from "./result.js";
+export type { McpCallResult, McpImage, McpProgress } from "./result.js";
 export type { McpToolDetail, McpToolInfo } from "./toolList.js";
 export type { McpClientInfo } from "./connection.js";

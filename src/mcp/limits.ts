@@ -32,6 +32,8 @@ export const MAX_MCP_TOOL_LIST_PAGES = 64;
 export const MAX_MCP_TOOL_NAME_LENGTH = 128;
 /** Characters of a tool's full description (describe). */
 export const MAX_MCP_DESCRIPTION_CHARS = 4096;
+/** Characters of a progress notification's message passed on to the caller; the rest is cut. */
+export const MAX_MCP_PROGRESS_MESSAGE_CHARS = 200;
 /** Characters of a tool's one-line summary (tools). */
 export const MAX_MCP_SUMMARY_CHARS = 200;
 /** JSON bytes of one tool's input or output schema; a larger one is treated as not a schema. */

@@ -13,6 +13,13 @@ export interface McpImage {
   readonly data: string;
 }
 
+/** A server's `notifications/progress` for a call in flight: its message bounded (MAX_MCP_PROGRESS_MESSAGE_CHARS) and redacted. */
+export interface McpProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
 export interface McpCallResult {
   /** structuredContent, else the text (a string, or a list for several text parts), else null. */
   readonly value: unknown;

@@ -5,16 +5,17 @@
  * workspace can come from the client's roots), so every handler waits for it.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
-  type CallToolResult, type Tool,
+  type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest, type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { BUILTIN_COMMANDS, describeResult, findCommand } from "../commands/index.js";
 import { AppError } from "../errors/index.js";
 import { installVersion, type Disposable } from "../platform/index.js";
-import { activationBlock, findSkill, MAX_READ_LIMIT, type SkillEntry } from "../skills/index.js";
+import { findSkill, MAX_READ_LIMIT, type Activation, type SkillEntry } from "../skills/index.js";
 import { skillText } from "../turns/index.js";
 import { CellQueue, type CellAnswer } from "./cells.js";
 import type { ServedSession } from "./host.js";
@@ -23,6 +24,8 @@ import { parseSkillUri, resourceMime, skillUri } from "./uris.js";
 
 /** The name albedo answers `initialize` with, beside the install's version. */
 export const SERVER_NAME = "albedo";
+
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Each tool's input, declared once: tools/list shows its JSON Schema, and a call is parsed with it. */
 const pythonArguments = z
@@ -104,35 +107,12 @@ export class AlbedoMcpServer {
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsOf(await this.served()) }));
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const session = await this.served();
-      const args = request.params.arguments ?? {};
-      switch (request.params.name) {
-        case "python": {
-          const { code, timeout_s } = parsed(pythonArguments, args, "python");
-          const token = request.params._meta?.progressToken;
-          const onProgress =
-            token === undefined
-              ? undefined
-              : (seconds: number) =>
-                  void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: seconds, message: `the cell has run ${seconds} s` } }).catch(() => undefined);
-          try {
-            return cellResult(await this.cells!.run({ code, timeoutS: timeout_s ?? DEFAULT_PYTHON_TIMEOUT_S, signal: extra.signal, ...(onProgress ? { onProgress } : {}) }));
-          } catch (error) {
-            if (error instanceof AppError) return { content: [{ type: "text", text: error.message }], isError: true };
-            throw error;
-          }
-        }
-        case "skill": {
-          const { name, arguments: text } = parsed(skillArguments(), args, "skill");
-          const entry = enabledSkill(session, name);
-          const activation = await session.skills.activate(entry.name, text ?? "");
-          return { content: [{ type: "text", text: skillText(entry, activation, await session.skills.resources(entry.name)) }] };
-        }
-        case "reload": {
-          const result = await session.reload();
-          return { content: [{ type: "text", text: describeResult(findCommand({ revision: "", commands: BUILTIN_COMMANDS }, "/reload"), result).trimEnd() }] };
-        }
-        default:
-          throw new McpError(ErrorCode.InvalidParams, `no tool named "${request.params.name}"; albedo's tools are ${toolsOf(session).map((tool) => tool.name).join(", ")}`);
+      try {
+        return await this.callTool(session, request, extra);
+      } catch (error) {
+        // A call the model got wrong (arguments, a skill name) or one the session refused: a result it can read and act on.
+        if (error instanceof ToolCallProblem || error instanceof AppError) return { content: [{ type: "text", text: error.message }], isError: true };
+        throw error;
       }
     });
 
@@ -149,9 +129,42 @@ export class AlbedoMcpServer {
       if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `no prompt named "${request.params.name}"; prompts are the skills a person can invoke: ${promptSkills(session).map((s) => s.name).join(", ") || "none"}`);
       const activation = await session.skills.activate(entry.name, request.params.arguments?.arguments ?? "");
       const command = session.view.commands.commands.find((c) => c.skill === entry.name)?.name ?? `/${entry.name}`;
-      return { description: entry.description, messages: [{ role: "user", content: { type: "text", text: activationBlock({ command, activation }) } }] };
+      return { description: entry.description, messages: [{ role: "user", content: { type: "text", text: promptText(command, activation) } }] };
     });
+    this.handleResources();
+  }
 
+  /** One tools/call: throws ToolCallProblem (or AppError) for a call to answer with an isError result, McpError for an unknown tool. */
+  private async callTool(session: ServedSession, request: CallToolRequest, extra: ToolExtra): Promise<CallToolResult> {
+    const args = request.params.arguments ?? {};
+    switch (request.params.name) {
+      case "python": {
+        const { code, timeout_s } = parsed(pythonArguments, args, "python");
+        const token = request.params._meta?.progressToken;
+        const onProgress =
+          token === undefined
+            ? undefined
+            : (seconds: number) =>
+                void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: seconds, message: `the cell has run ${seconds} s` } }).catch(() => undefined);
+        return cellResult(await this.cells!.run({ code, timeoutS: timeout_s ?? DEFAULT_PYTHON_TIMEOUT_S, signal: extra.signal, ...(onProgress ? { onProgress } : {}) }));
+      }
+      case "skill": {
+        const { name, arguments: text } = parsed(skillArguments(), args, "skill");
+        const entry = findSkill(session.view.snapshot, name);
+        if (entry === undefined) throw new ToolCallProblem(noSkill(session, name));
+        const activation = await session.skills.activate(entry.name, text ?? "");
+        return { content: [{ type: "text", text: skillText(entry, activation, await session.skills.resources(entry.name)) }] };
+      }
+      case "reload": {
+        const result = await session.reload();
+        return { content: [{ type: "text", text: describeResult(findCommand({ revision: "", commands: BUILTIN_COMMANDS }, "/reload"), result).trimEnd() }] };
+      }
+      default:
+        throw new McpError(ErrorCode.InvalidParams, `no tool named "${request.params.name}"; albedo's tools are ${toolsOf(session).map((tool) => tool.name).join(", ")}`);
+    }
+  }
+
+  private handleResources(): void {
     this.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
       const session = await this.served();
       const start = cursorOf(request.params?.cursor);
@@ -237,19 +250,37 @@ function promptSkills(session: ServedSession): SkillEntry[] {
   return session.view.snapshot.skills.filter((skill) => invocable.has(skill.name));
 }
 
+/** A tool call the caller got wrong: answered as an isError result, which a model reads and can act on, not a JSON-RPC error. */
+class ToolCallProblem extends Error {}
+
+function noSkill(session: ServedSession, name: string): string {
+  return `no enabled skill named "${name}"; enabled: ${session.view.snapshot.skills.map((s) => s.name).join(", ") || "none"}`;
+}
+
+/** A resource's skill; an unknown one is invalid params (resources/read has no isError result). */
 function enabledSkill(session: ServedSession, name: string): SkillEntry {
   const entry = findSkill(session.view.snapshot, name);
-  if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `no enabled skill named "${name}"; enabled: ${session.view.snapshot.skills.map((s) => s.name).join(", ") || "none"}`);
+  if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, noSkill(session, name));
   return entry;
 }
 
-/** Arguments checked against `schema`; a mismatch is invalid params naming the field. */
+/** Arguments checked against `schema`; a mismatch throws ToolCallProblem naming the field. */
 function parsed<T>(schema: z.ZodType<T>, args: unknown, tool: string): T {
   const result = schema.safeParse(args);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path.length > 0 ? issue.path.join(".") : "arguments";
-  throw new McpError(ErrorCode.InvalidParams, `${tool}: ${path}: ${issue.message}`);
+  throw new ToolCallProblem(`${tool}: ${path}: ${issue.message}`);
+}
+
+/**
+ * The user message of a skill's prompt (P-3): what the person asked, the skill it comes from, and
+ * its instructions as written, readable as they are (the model gets the same text a person would).
+ */
+function promptText(command: string, activation: Activation): string {
+  const asked = typeof activation.arguments === "string" ? activation.arguments.trim() : Object.entries(activation.arguments).map(([k, v]) => `${k}=${v}`).join(", ");
+  const head = `${command}${asked === "" ? "" : ` ${asked}`}`;
+  return `${head}\n\nFollow the instructions of the skill "${activation.name}" (${activation.source})${asked === "" ? "" : ` for: ${asked}`}.\n\n${activation.instructions.trimEnd()}\n`;
 }
 
 function cursorOf(cursor: string | undefined): number {

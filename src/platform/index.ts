@@ -10,5 +10,6 @@ export { isSqliteBusy, tryLockFile, type FileLock } from "./fileLock.js";
 export { clearPidLock } from "./lockFile.js";
 export { fileKind, readFileBounded } from "./boundedRead.js";
 export { closeQuietly, FILE_WRITE_SETTLE_MS, FileMovedError, openRegularFile, readAt, readSteady, type OpenedFile } from "./regularFile.js";
+export { isHeldOpen, type FileIdentity } from "./openHolders.js";
 export { ownLimit, type ResourceLimit, type ResourceName } from "./rlimits.js";
 export { zeromq, type Zeromq } from "./zeromq.js";

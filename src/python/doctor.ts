@@ -11,7 +11,8 @@ import {
   type PythonSettings,
   type PythonStatus,
 } from "./interpreter.js";
-import { judgePackages, packageName } from "./packages.js";
+import { judgePackages, packageName, type PackageState } from "./packages.js";
+import { recordedPackages, venvOfInterpreter } from "./recordedPackages.js";
 import { compareVersions, MIN_IPYKERNEL_MAJOR } from "./requirements.js";
 import { stateDir } from "../platform/index.js";
 
@@ -46,6 +47,11 @@ export interface DoctorPackages {
   readonly unreadable?: string;
 }
 
+/** The packages doctor lists: those the settings name, then those `albedo setup` recorded in the interpreter's venv that the settings do not name. */
+interface ListedPackages extends DoctorPackages {
+  readonly added: readonly string[];
+}
+
 export interface DoctorOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly settings?: PythonSettings;
@@ -72,14 +78,17 @@ function checkNode(version: string): DoctorCheck {
   return problem("node", "fail", `Node.js ${version} is older than ${MIN_NODE_VERSION}`, `install Node.js ${MIN_NODE_VERSION} or newer`);
 }
 
-async function checkPython(env: NodeJS.ProcessEnv, settings: PythonSettings | undefined, packages: DoctorPackages): Promise<DoctorCheck[]> {
+async function checkPython(env: NodeJS.ProcessEnv, settings: PythonSettings | undefined, named: DoctorPackages): Promise<DoctorCheck[]> {
+  const candidate = pythonCandidate(env, settings);
+  const added = recordedPackages(venvOfInterpreter(candidate.path)).filter((requirement) => !named.requirements.some((one) => packageName(one) === packageName(requirement)));
+  const packages: ListedPackages = { ...named, added };
   let status: PythonStatus;
   try {
-    status = await probePython(pythonCandidate(env, settings), env, packages.requirements.map(packageName));
+    status = await probePython(candidate, env, [...packages.requirements, ...added].map(packageName));
   } catch (error) {
     if (!(error instanceof PythonUnavailableError)) throw error;
     const skipped = "not checked: no usable Python interpreter";
-    const extras = packages.requirements.length === 0 ? checkPackages(undefined, packages) : problem("packages", "warn", skipped, error.fix);
+    const extras = packages.requirements.length + added.length === 0 ? checkPackages(undefined, packages) : problem("packages", "warn", skipped, error.fix);
     return [problem("python", "fail", error.message, error.fix), problem("ipykernel", "fail", skipped, error.fix), problem("pyzmq", "fail", skipped, error.fix), extras];
   }
   const python = ok("python", `${label(status)} (Python ${status.pythonVersion})`);
@@ -93,11 +102,13 @@ async function checkPython(env: NodeJS.ProcessEnv, settings: PythonSettings | un
 }
 
 /** Each extra package with its installed version; a missing one is a warning (kernels run without it). */
-function checkPackages(status: PythonStatus | undefined, packages: DoctorPackages): DoctorCheck {
+function checkPackages(status: PythonStatus | undefined, packages: ListedPackages): DoctorCheck {
   if (packages.unreadable !== undefined) return problem("packages", "warn", `python.packages not read: ${packages.unreadable}`, "correct the global settings file");
-  if (packages.requirements.length === 0) return ok("packages", "none named in python.packages (global settings)");
-  const states = judgePackages(packages.requirements, status?.distributions ?? {});
-  const detail = states.map((state) => (state.met ? `${state.name} ${state.version}` : state.version === null ? `${state.requirement} not installed` : `${state.requirement} wanted, ${state.version} installed`)).join(", ");
+  const all = [...packages.requirements, ...packages.added];
+  if (all.length === 0) return ok("packages", "none named in python.packages (global settings) or added by albedo setup --with");
+  const states = judgePackages(all, status?.distributions ?? {});
+  const shown = (state: PackageState): string => (state.met ? `${state.name} ${state.version}` : state.version === null ? `${state.requirement} not installed` : `${state.requirement} wanted, ${state.version} installed`);
+  const detail = states.map((state, index) => `${shown(state)}${index >= packages.requirements.length ? " (setup --with)" : ""}`).join(", ");
   if (states.every((state) => state.met)) return ok("packages", detail);
   const fix = status?.source === "managed" ? "run `albedo setup` to install them" : `run \`albedo setup\` for the managed environment, or install them into ${status?.path ?? "the interpreter"} with pip`;
   return problem("packages", "warn", detail, fix);

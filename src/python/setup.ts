@@ -4,6 +4,7 @@ import { managedVenvDir, probePython, PythonUnavailableError, venvPython, type P
 import { judgePackages, packageName, type PackageState } from "./packages.js";
 import { classifyPipFailure, type PipFailureKind } from "./pipFailure.js";
 import { isExecutable, runProcess } from "./process.js";
+import { recordPackages } from "./recordedPackages.js";
 import { readRequirements, requirementsFile, satisfies, type Requirement } from "./requirements.js";
 import { findExecutable, installDir } from "../platform/index.js";
 
@@ -92,7 +93,10 @@ export async function setupPython(options: SetupOptions): Promise<SetupResult> {
   try {
     const wanted: Wanted = { requirements: readRequirements(reqFile), packages };
     const existing = await phase("check", `checking ${venv}`, () => checkExisting(venv, wanted, options.env));
-    if (existing !== undefined && wantedMet(existing, wanted)) return finish("already", existing);
+    if (existing !== undefined && wantedMet(existing, wanted)) {
+      recordPackages(venv, packages);
+      return finish("already", existing);
+    }
     if (existing === undefined) await phase("venv", `creating a venv with ${options.basePython ?? DEFAULT_BASE_PYTHON}`, () => createVenv(venv, options));
     if (existing === undefined || !requirementsMet(existing, wanted.requirements)) {
       await phase("pip", `installing ${describe(wanted.requirements)} with pip`, () => pipInstall(python, ["-r", reqFile], describe(wanted.requirements), options));
@@ -100,6 +104,7 @@ export async function setupPython(options: SetupOptions): Promise<SetupResult> {
     const missing = existing === undefined ? packages : missingPackages(existing, packages);
     if (missing.length > 0) await phase("packages", `installing ${missing.join(", ")} with pip`, () => pipInstall(python, missing, missing.join(", "), options));
     const status = await phase("verify", "verifying the kernel requirements and packages", () => verify(venv, wanted, options.env));
+    recordPackages(venv, packages);
     return finish("installed", status);
   } catch (error) {
     if (error instanceof Failed) return finish("failed", undefined, error.failure);

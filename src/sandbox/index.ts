@@ -116,9 +116,9 @@ function bwrapSandbox(options: PrepareSandboxOptions, found: Extract<Detection, 
   }
   const prefix = typeof cgroup === "string" ? [] : cgroup.joinArgv;
   // Every launch (the first and each restart) binds the same pinned descriptors: nothing is re-resolved.
-  const wrap: Wrap = ({ argv, env: spawnEnv, connection }) => {
+  const wrap: Wrap = ({ argv, env: spawnEnv, connection, cwd }) => {
     const env = sandboxEnv(options.profile, spawnEnv);
-    const launch = bwrapLaunch(options.profile, plan, { shmMB: limits.shmMB, connection: true });
+    const launch = bwrapLaunch(options.profile, plan, { shmMB: limits.shmMB, connection: true, ...(cwd !== undefined ? { chdir: cwd } : {}) });
     return { argv: [...prefix, found.bwrap, ...launch.args, "--", ...limitArgv, ...sandboxedKernelArgv(argv)], fds: launch.fds, feed: connection, env };
   };
   const guard = pathGuard(plan, options.profile);

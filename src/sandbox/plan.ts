@@ -7,8 +7,9 @@
  */
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
-import { ALBEDO_DIR_NAME, within } from "../platform/index.js";
+import { within, type FileIdentity } from "../platform/index.js";
 import { traceRealPath, type Traced } from "./paths.js";
+import { protectedEntries, removeUnused } from "./protectedEntries.js";
 
 /** Where the host hides or pins things a sandbox must never expose, whatever a link says. */
 export interface SandboxPlaces {
@@ -65,8 +66,6 @@ export interface PlanNote {
 export const SCRATCH_DIRS = { tmp: "tmp", home: "home" } as const;
 /** System paths whose host content the sandbox replaces: /tmp by a scratch dir, /run by an empty tmpfs. */
 export const REPLACED_SYSTEM_PATHS: readonly string[] = ["/tmp", "/run"];
-/** Top-level workspace entries that hold the workspace skill roots; kept read-only in the sandbox. */
-export const PROTECTED_WORKSPACE_DIRS: readonly string[] = [ALBEDO_DIR_NAME, ".agents"];
 /** Host pseudo-filesystems: never bound from the host (the sandbox has its own /proc and /dev). */
 const PSEUDO_FILESYSTEMS: readonly string[] = ["/proc", "/sys", "/dev"];
 
@@ -78,6 +77,8 @@ export class SandboxPlan {
     readonly places: SandboxPlaces,
     readonly pinned: readonly PinnedDir[],
     readonly notes: readonly PlanNote[],
+    /** Protected entries this plan made, or took on from an earlier plan of this process: removed at close when nothing else uses them. */
+    private readonly created: readonly FileIdentity[],
   ) {}
 
   /**
@@ -89,6 +90,7 @@ export class SandboxPlan {
   static make(places: SandboxPlaces, requests: readonly ExposureRequest[], workspaceKind: "ro" | "rw" = "rw"): SandboxPlan {
     const notes: PlanNote[] = [];
     const pinned: PinnedDir[] = [];
+    const created: FileIdentity[] = [];
     const resolved = resolvePlaces(places);
     try {
       const workspace = pinRequired("workspace", resolved.workspace, workspaceKind, (real) => workspaceRefusal(real, resolved));
@@ -101,23 +103,26 @@ export class SandboxPlan {
         pinned.push(pinRequired("checkpoint dir", resolved.checkpointDir, "rw", outside));
       }
       pinned.push(...scratchDirs(places, resolved));
-      const guarded = workspaceKind === "rw" ? protectedEntries(resolved, notes) : [];
+      const guarded = workspaceKind === "rw" ? protectedEntries(resolved, notes, created) : [];
       for (const request of [...guarded, ...requests]) {
         const pin = pinRequest(request, resolved, notes, pinned);
         if (pin !== undefined) pinned.push(pin);
       }
     } catch (error) {
       for (const pin of pinned) closeSync(pin.fd);
+      removeUnused(created);
       throw error;
     }
-    return new SandboxPlan(resolved, pinned, notes);
+    return new SandboxPlan(resolved, pinned, notes, created);
   }
 
   /** What the plan exposes beyond the session's own run dir, as one string: equal keys mean an equal sandbox (the warm pool compares them). */
   key(): string {
     const own = [this.places.runDir, ...(this.places.checkpointDir !== undefined ? [this.places.checkpointDir] : [])];
     const shared = this.pinned.filter((pin) => !own.some((dir) => within(pin.real, dir)));
-    return JSON.stringify(shared.map((pin) => [pin.kind, pin.dests, String(pin.dev), String(pin.ino)]));
+    // A protected entry albedo made is an empty directory like any other it would make: which one is no difference.
+    const made = (pin: PinnedDir) => this.created.some((entry) => entry.dev === pin.dev && entry.ino === pin.ino);
+    return JSON.stringify(shared.map((pin) => (made(pin) ? [pin.kind, pin.dests, "made"] : [pin.kind, pin.dests, String(pin.dev), String(pin.ino)])));
   }
 
   /** Real paths a kernel of this plan can see from the host, for the guard on runtime-served reads. */
@@ -125,11 +130,12 @@ export class SandboxPlan {
     return this.pinned.filter((pin) => pin.kind !== "scratch").map((pin) => pin.real);
   }
 
-  /** Closes every pinned descriptor. Idempotent. */
+  /** Closes every pinned descriptor, then removes the protected entries it made that are still empty and used by no other plan. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     for (const pin of this.pinned) closeSync(pin.fd);
+    removeUnused(this.created);
   }
 }
 
@@ -138,27 +144,6 @@ function resolvePlaces(places: SandboxPlaces): SandboxPlaces {
   const real = (path: string) => traceRealPath(path)?.real ?? normalize(path);
   const resolved = { workspace: real(places.workspace), runDir: real(places.runDir), stateDir: real(places.stateDir), home: real(places.home) };
   return places.checkpointDir === undefined ? resolved : { ...resolved, checkpointDir: real(places.checkpointDir) };
-}
-
-/**
- * Makes sure the protected top-level entries exist (a kernel could otherwise create one and
- * shadow the skills of another root) and asks for each to be bound read-only. An entry that is the
- * state dir (a workspace holding it, such as the home) is left to the state dir's hide.
- */
-function protectedEntries(places: SandboxPlaces, notes: PlanNote[]): ExposureRequest[] {
-  return PROTECTED_WORKSPACE_DIRS.flatMap((name) => {
-    const path = join(places.workspace, name);
-    if (traceRealPath(path)?.real === places.stateDir) return [];
-    try {
-      mkdirSync(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-        notes.push({ path, message: `could not create it to keep it read-only in the sandbox (${(error as Error).message}); a kernel can create it` });
-        return [];
-      }
-    }
-    return [{ path, kind: "ro" as const, what: "workspace skill directory" }];
-  });
 }
 
 /** The kernel's private /tmp and home: dirs in the run dir, bound over the host's (at the home's given and real path). */

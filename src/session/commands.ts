@@ -1,4 +1,5 @@
-import { resolveCall, unknownCommand, type Caller, type CommandContext } from "../commands/index.js";
+import { AppError } from "../errors/index.js";
+import { resolveCall, skillCommandName, unknownCommand, type Caller, type CommandContext } from "../commands/index.js";
 import { requireSkill, type SkillAccess } from "./skillAccess.js";
 import type { PreparedCommand, SessionCommands, SessionPort } from "./port.js";
 import type { SessionView } from "./view.js";
@@ -31,11 +32,31 @@ export function prepareCommand(context: CommandContext, name: string, input: unk
   return { command: call.command, run: () => call.command.run(context, call.args) };
 }
 
-/** Runs one command (C-4, C-5); rejects with AppError not_found for an unknown name, and with whatever resolving or running throws. */
-export async function invokeCommand(context: CommandContext, name: string, input: unknown, caller: Caller): Promise<unknown> {
+/** Runs one command (C-4, C-5) of `view`; rejects with AppError not_found for an unknown name (see commandNotFound), and with whatever resolving or running throws. */
+export async function invokeCommand(view: SessionView, context: CommandContext, name: string, input: unknown, caller: Caller): Promise<unknown> {
   const prepared = prepareCommand(context, name, input, caller);
-  if (prepared === undefined) throw unknownCommand(name, context.commands.commands.map((c) => c.name));
+  if (prepared === undefined) throw commandNotFound(view, name);
   return prepared.run();
+}
+
+/** Where a skill that is off was switched off, and how to turn it back on, by the scope that decided. */
+const OFF_BY: Readonly<Record<string, (skill: string) => string>> = {
+  session: () => "off for this session (switched off for it alone; its session switch in the web console's Skills panel turns it back on)",
+  project: (skill) => `off in this project's settings (.albedo/settings.json); \`albedo skills on ${skill} --project\` or \`albedo skills clear ${skill} --project\` turns it back on`,
+  global: (skill) => `off in the global settings; \`albedo skills on ${skill}\` turns it back on`,
+  default: (skill) => `off by default (the global skills.default is off); \`albedo skills on ${skill}\` turns it on`,
+};
+
+/**
+ * The error for a slash name no command of `view` has. When it names a skill of the workspace that
+ * is switched off, it says so and where (the scope that decided), instead of "no command".
+ */
+export function commandNotFound(view: SessionView, name: string): AppError {
+  const skill = view.discovered.skills.find((entry) => skillCommandName(entry.name) === name);
+  const enablement = skill === undefined ? undefined : view.effective[skill.name];
+  if (skill === undefined || enablement === undefined || enablement.enabled) return unknownCommand(name, view.commands.commands.map((c) => c.name));
+  const off = OFF_BY[enablement.decidedBy] ?? OFF_BY.default!;
+  return new AppError("not_found", `${name} is the skill ${skill.name}, which is ${off(skill.name)}`, { command: name, skill: skill.name, decided_by: enablement.decidedBy });
 }
 
 /** The session's commands, resolved against the view current at each call, with its guarded skill access. */
@@ -47,7 +68,11 @@ export class CommandSet implements SessionCommands {
   }
 
   invoke(name: string, input: unknown, caller: Caller = "user"): Promise<unknown> {
-    return invokeCommand(this.context(), name, input, caller);
+    return invokeCommand(this.currentView(), this.context(), name, input, caller);
+  }
+
+  notFound(name: string): AppError {
+    return commandNotFound(this.currentView(), name);
   }
 
   private context(): CommandContext {

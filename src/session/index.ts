@@ -4,7 +4,7 @@ export type { RelayTarget } from "./kernelSlot.js";
 
 export type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 export type { PreparedCommand } from "./port.js";
-export { MCP_CATALOG_WAIT_MS, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
+export { MCP_CATALOG_WAIT_MS, MCP_PROGRESS_NOTIFICATION, MCP_RELOADED_NOTIFICATION, RELOAD_ROUTE_TIMEOUT_MS, SESSION_METHODS } from "./rpcApi.js";
 export type { McpCallObserver, McpCallRecord } from "./mcpMethods.js";
 export { oneOffMcpPlaces } from "./mcp.js";
 export { NO_OUTPUT, runCell, type CellRun } from "./cells.js";

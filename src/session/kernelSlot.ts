@@ -19,7 +19,8 @@ export interface RelayTarget {
 export interface KernelBoot {
   readonly plan: KernelPlan;
   readonly install: string;
-  readonly workspace: string;
+  /** The kernel's working directory. */
+  readonly cwd: string;
   readonly runDir: string;
   readonly env: NodeJS.ProcessEnv;
   readonly rpc: RpcServer;
@@ -80,7 +81,7 @@ export class KernelSlot {
     const kernel = await startKernel({
       spec: launch,
       runDir: boot.runDir,
-      cwd: boot.workspace,
+      cwd: boot.cwd,
       extraArgv: SESSION_KERNEL_ARGV,
       extraEnv: () => ({ ...bridgeEnv(boot.bridge()), PYTHONPATH: pythonPath, ...boot.startEnv() }),
       // Model-written code must not find the model's key (it would print it into the transcript), nor a server's secrets.

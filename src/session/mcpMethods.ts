@@ -4,8 +4,8 @@
  * into `notifications/cancelled` to the server.
  */
 import { route } from "../rpc/index.js";
-import type { McpCallResult } from "../mcp/index.js";
-import { MCP_CATALOG_WAIT_MS, MCP_METHODS, type McpCatalogServer } from "./rpcApi.js";
+import type { McpCallResult, McpProgress } from "../mcp/index.js";
+import { MCP_CATALOG_WAIT_MS, MCP_METHODS, MCP_PROGRESS_INTERVAL_MS, type McpCatalogServer } from "./rpcApi.js";
 import type { SessionMcp } from "./mcp.js";
 
 /**
@@ -27,14 +27,21 @@ export interface McpCallRecord {
 
 export type McpCallObserver = (record: McpCallRecord) => void;
 
+/** A progress notification of a cell's call, as the kernel gets it (MCP_PROGRESS_NOTIFICATION). */
+export interface McpProgressNotice extends McpProgress {
+  readonly cell: string | null;
+  readonly name: string;
+}
+
 /** Calls `name` through the hub and tells `observers` what it came to; failures reach them too, then rethrow. */
 export async function observedCall(
   mcp: SessionMcp, name: string, input: Record<string, unknown>, via: McpCallRecord["via"], signal: AbortSignal, observers: ReadonlySet<McpCallObserver>,
+  onProgress?: (progress: McpProgress) => void,
 ): Promise<McpCallResult> {
   const [server = "", tool = ""] = splitName(name);
   const started = performance.now();
   try {
-    const result = await mcp.hub.call(name, input, { signal, via });
+    const result = await mcp.hub.call(name, input, { signal, via, ...(onProgress ? { onProgress } : {}) });
     for (const observer of observers) observer({ server, tool, via, ms: result.ms, bytes: result.bytes, is_error: result.is_error });
     return result;
   } catch (error) {
@@ -95,13 +102,25 @@ function mcpTurnServers(mcp: SessionMcp) {
   }));
 }
 
-/** The `mcp.*` route specs over `mcp`; `observers` hear of every call the kernel makes. */
-export function mcpRoutes(mcp: SessionMcp, observers: ReadonlySet<McpCallObserver>) {
+/** Passes on one call's progress at most once per MCP_PROGRESS_INTERVAL_MS: a server may report far more often than a person reads. */
+function throttled(name: string, cell: string | undefined, progress: (notice: McpProgressNotice) => void): (update: McpProgress) => void {
+  let last = -Infinity;
+  return (update) => {
+    const now = performance.now();
+    if (now - last < MCP_PROGRESS_INTERVAL_MS) return;
+    last = now;
+    progress({ cell: cell ?? null, name, ...update });
+  };
+}
+
+/** The `mcp.*` route specs over `mcp`; `observers` hear of every call the kernel makes, `progress` of its servers' progress notifications. */
+export function mcpRoutes(mcp: SessionMcp, observers: ReadonlySet<McpCallObserver>, progress: (notice: McpProgressNotice) => void) {
   return [
     route(MCP_METHODS.servers, async () => ({ servers: mcp.hub.servers() })),
     route(MCP_METHODS.tools, async ({ server }) => ({ tools: mcp.hub.tools(server) })),
     route(MCP_METHODS.describe, async ({ name }) => mcp.hub.describe(name)),
-    route(MCP_METHODS.call, ({ name, arguments: input }, context) => observedCall(mcp, name, input ?? {}, "python", context.signal, observers)),
+    route(MCP_METHODS.call, ({ name, arguments: input }, context) =>
+      observedCall(mcp, name, input ?? {}, "python", context.signal, observers, throttled(name, context.cell, progress))),
     route(MCP_METHODS.catalog, ({ server }) => catalog(mcp, server)),
   ];
 }

@@ -100,6 +100,8 @@ export interface SessionCommands {
   prepare(name: string, input: unknown, caller?: Caller): PreparedCommand | undefined;
   /** Runs a command for a caller; rejects with AppError not_found for an unknown one. */
   invoke(name: string, input: unknown, caller?: Caller): Promise<unknown>;
+  /** The error for a slash name the current view has no command for: an unknown name, or a skill switched off (saying where). */
+  notFound(name: string): Error;
 }
 
 /** The session's MCP servers (M-2..M-4); absent, not empty, while none is configured. */

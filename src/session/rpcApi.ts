@@ -144,5 +144,14 @@ export const MCP_METHODS = {
  */
 export const MCP_RELOADED_NOTIFICATION = "albedo/mcp";
 
+/**
+ * Runtime -> kernel notification while a cell's `mcp.call` runs and its server reports progress
+ * (M-5): `{cell, name, progress, total?, message?}`, at most one per MCP_PROGRESS_INTERVAL_MS for
+ * one call. The kernel shows it as a line on that cell's stderr.
+ */
+export const MCP_PROGRESS_NOTIFICATION = "albedo/mcp_progress";
+/** The shortest time between two progress notifications of one call; the ones in between are dropped. */
+export const MCP_PROGRESS_INTERVAL_MS = 1_000;
+
 /** Every declared method, for the generated kernel contract and the docs; the handlers live in rpcMethods.ts. */
 export const SESSION_METHODS: readonly RpcMethod[] = [...Object.values(SKILL_METHODS), ...Object.values(COMMAND_METHODS), ...Object.values(MCP_METHODS)];

@@ -1,11 +1,11 @@
 import { AppError } from "../errors/index.js";
 import { RouteTable, route } from "../rpc/index.js";
-import { completeSlash, declarationOf, describeResult, findCommand, parseSlashLine, skillCommandName, unknownCommand } from "../commands/index.js";
-import { commandContext, invokeCommand, prepareCommand, type CommandHost } from "./commands.js";
+import { completeSlash, declarationOf, describeResult, findCommand, parseSlashLine, skillCommandName } from "../commands/index.js";
+import { commandContext, commandNotFound, invokeCommand, prepareCommand, type CommandHost } from "./commands.js";
 import { COMMAND_METHODS, SKILL_METHODS } from "./rpcApi.js";
 import { requireSkill, type SkillAccess } from "./skillAccess.js";
 import type { SessionView } from "./view.js";
-import { mcpRoutes, type McpCallObserver } from "./mcpMethods.js";
+import { mcpRoutes, type McpCallObserver, type McpProgressNotice } from "./mcpMethods.js";
 import type { SessionMcp } from "./mcp.js";
 
 function skillRoutes(view: SessionView, access: SkillAccess) {
@@ -24,12 +24,12 @@ function commandRoutes(view: SessionView, host: CommandHost, access: SkillAccess
   const context = commandContext(view, host, access.forKernel());
   return [
     route(COMMAND_METHODS.catalog, async () => ({ revision: view.commands.revision, commands: view.commands.commands.map(declarationOf) })),
-    route(COMMAND_METHODS.invoke, ({ name, arguments: input }) => invokeCommand(context, name, input, "model")),
+    route(COMMAND_METHODS.invoke, ({ name, arguments: input }) => invokeCommand(view, context, name, input, "model")),
     route(COMMAND_METHODS.slash, async ({ line }) => {
       const parsed = parseSlashLine(line);
       if (parsed === undefined) throw new AppError("invalid_params", "commands.slash takes a line that starts with a slash command, such as /help");
       const prepared = prepareCommand(context, parsed.name, parsed.text, "model");
-      if (prepared === undefined) throw unknownCommand(parsed.name, view.commands.commands.map((c) => c.name));
+      if (prepared === undefined) throw commandNotFound(view, parsed.name);
       const value = await prepared.run();
       const text = describeResult(findCommand(view.commands, prepared.command.name), value);
       return { command: prepared.command.name, submits_turn: prepared.command.submitsTurn, value, text };
@@ -45,11 +45,12 @@ function commandRoutes(view: SessionView, host: CommandHost, access: SkillAccess
  * session's, with its sandbox's or remote guard bound in.
  */
 export function buildRoutes(
-  view: SessionView, host: CommandHost, access: SkillAccess, mcp?: { readonly servers: SessionMcp; readonly observers: ReadonlySet<McpCallObserver> },
+  view: SessionView, host: CommandHost, access: SkillAccess,
+  mcp?: { readonly servers: SessionMcp; readonly observers: ReadonlySet<McpCallObserver>; readonly progress: (notice: McpProgressNotice) => void },
 ): RouteTable {
   return RouteTable.declared([
     ...(view.extensions.skills ? skillRoutes(view, access) : []),
     ...commandRoutes(view, host, access),
-    ...(mcp ? mcpRoutes(mcp.servers, mcp.observers) : []),
+    ...(mcp ? mcpRoutes(mcp.servers, mcp.observers, mcp.progress) : []),
   ]);
 }

@@ -9,7 +9,8 @@ import { KernelSlot, type RelayTarget } from "./kernelSlot.js";
 import { buildRoutes } from "./rpcMethods.js";
 import { mcpSecretEnvNames, type SessionMcpOptions } from "./mcp.js";
 import { McpServers } from "./mcpServers.js";
-import { MCP_RELOADED_NOTIFICATION } from "./rpcApi.js";
+import { MCP_PROGRESS_NOTIFICATION, MCP_RELOADED_NOTIFICATION } from "./rpcApi.js";
+import type { McpProgressNotice } from "./mcpMethods.js";
 import type { SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
@@ -60,6 +61,8 @@ export interface SessionOptions {
    * pass Jupyter's frames untouched, and is not restarted when it dies (Jupyter restarts it).
    */
   readonly relayKey?: string;
+  /** The own kernel's working directory: a directory inside the workspace (a notebook's, K-14); the workspace when absent. */
+  readonly kernelCwd?: string;
   /** Run the kernel on this Jupyter Server (`--remote URL`, `POST /sessions {"remote": …}`), over the global `kernel.remote` settings (K-12). */
   readonly remote?: RemoteOverride;
   /** The daemon's pool of MCP server processes for entries marked `"shared": true` (M-2). */
@@ -116,7 +119,9 @@ export class Session implements SessionPort {
   }
 
   private routesFor(view: SessionView) {
-    return buildRoutes(view, this, this.skills.access, this.mcp.current);
+    const mcp = this.mcp.current;
+    const progress = (notice: McpProgressNotice) => this.rpc.notify(MCP_PROGRESS_NOTIFICATION, notice);
+    return buildRoutes(view, this, this.skills.access, mcp && { ...mcp, progress });
   }
 
   /** Opens a session: discovers the catalog, plans its kernel, starts the RPC channel, boots the kernel. Cleans up on failure. */
@@ -169,7 +174,7 @@ export class Session implements SessionPort {
     return this.slot.boot({
       plan: this.plan,
       install: options.install ?? installDir(),
-      workspace: options.workspace,
+      cwd: options.kernelCwd ?? options.workspace,
       runDir: this.runDir,
       env: options.env,
       rpc: this.rpc,

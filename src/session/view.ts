@@ -1,3 +1,4 @@
+import { basename, dirname } from "node:path";
 import { buildCommandCatalog, type CommandCatalog } from "../commands/index.js";
 import {
   effectiveEnablement, globalSettingsTarget, projectSettingsTarget, readSettings,
@@ -50,7 +51,15 @@ export interface CatalogReload {
   readonly previousRevision: string;
   readonly added: readonly string[];
   readonly removed: readonly string[];
+  /** Skills this reload found that did not load (an error in their SKILL.md), with the first error each; one already broken before is not repeated. */
+  readonly failed: readonly FailedSkill[];
   readonly skills: number;
+}
+
+/** A skill directory whose SKILL.md did not load: its folder's name and the first error. */
+export interface FailedSkill {
+  readonly name: string;
+  readonly message: string;
 }
 
 /** What a reload changed: the catalog's skills (K-7) and the session's MCP servers (M-2). */
@@ -106,6 +115,20 @@ export function reloadResult(previous: SessionView, next: SessionView): CatalogR
     previousRevision: previous.snapshot.revision,
     added: [...after].filter((name) => !before.has(name)),
     removed: [...before].filter((name) => !after.has(name)),
+    failed: newlyFailed(previous.discovered, next.discovered),
     skills: after.size,
   };
+}
+
+/** The skills with an error in `next` that had none in `previous`, by SKILL.md path, first error each. */
+function newlyFailed(previous: CatalogSnapshot, next: CatalogSnapshot): FailedSkill[] {
+  const broken = (snapshot: CatalogSnapshot) => new Set(snapshot.diagnostics.filter((d) => d.severity === "error").map((d) => d.path));
+  const before = broken(previous);
+  const failed = new Map<string, FailedSkill>();
+  for (const diagnostic of next.diagnostics) {
+    if (diagnostic.severity !== "error" || before.has(diagnostic.path) || failed.has(diagnostic.path)) continue;
+    const folder = /^skill\.md$/i.test(basename(diagnostic.path)) ? basename(dirname(diagnostic.path)) : basename(diagnostic.path);
+    failed.set(diagnostic.path, { name: folder, message: diagnostic.message });
+  }
+  return [...failed.values()];
 }

@@ -35,13 +35,21 @@ export function globalOnlyMessage(key: string, scope: string): string {
 
 /**
  * The global-only keys `next` sets to a value other than `current` has: what a write to a project
- * file would change there and nobody would read. Removing one is not a change it names.
+ * file would change there and nobody would read. Removing one, or fields of one, is not a change it names.
  */
 export function globalOnlyChanges(current: Settings, next: Settings): string[] {
   return GLOBAL_ONLY_KEYS.filter((key) => {
     const after = settingAt(next, key);
-    return after !== undefined && JSON.stringify(after) !== JSON.stringify(settingAt(current, key));
+    return after !== undefined && !removesOnly(settingAt(current, key), after);
   });
+}
+
+/** Whether `after` is `before`, or `before` with some fields left out. */
+function removesOnly(before: unknown, after: unknown): boolean {
+  if (JSON.stringify(after) === JSON.stringify(before)) return true;
+  const isSection = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+  if (!isSection(before) || !isSection(after)) return false;
+  return Object.entries(after).every(([field, value]) => field in before && JSON.stringify(value) === JSON.stringify(before[field]));
 }
 
 /** The value at a dotted key (`kernel.pool`), or undefined. */

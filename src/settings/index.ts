@@ -26,4 +26,5 @@ export {
 } from "./store.js";
 export { effectiveEnablement, type Enablement, type ScopedSettings } from "./precedence.js";
 export { patchSkills, type SkillsPatch } from "./patch.js";
-export { GLOBAL_ONLY_KEYS, globalOnlyChanges, globalOnlyMessage, isGlobalOnly, settingAt } from "./globalOnly.js";
+export { globalOnlyChanges, globalOnlyMessage, isGlobalOnly, settingAt } from "./globalOnly.js";
+export { settingsKeys } from "./keys.js";

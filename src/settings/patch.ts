@@ -10,8 +10,9 @@ export interface SkillsPatch {
 
 /**
  * Returns a copy of `settings` with each name moved to the list the patch asks for (out of the
- * other), or out of both for `clear`; other fields are untouched. Throws AppError "invalid_params"
- * when a name is not a valid skill name or appears in two parts of the patch.
+ * other), or out of both for `clear`; an empty list, and a `skills` section left empty, go (a
+ * cleared name leaves no `{"on": []}` behind); other fields are untouched. Throws AppError
+ * "invalid_params" when a name is not a valid skill name or appears in two parts of the patch.
  */
 export function patchSkills(settings: Settings, patch: SkillsPatch): Settings {
   checkPatch(patch);
@@ -35,12 +36,16 @@ export function patchSkills(settings: Settings, patch: SkillsPatch): Settings {
   const skills: Record<string, unknown> = { ...settings.skills };
   setList(skills, "on", on);
   setList(skills, "off", off);
-  return { ...settings, skills };
+  // Spread first so that the section keeps its place among the file's keys.
+  const next: Record<string, unknown> = { ...settings, skills };
+  if (Object.keys(skills).length === 0) delete next.skills;
+  return next as Settings;
 }
 
-/** Keeps an emptied list only if the file already had it, so a patch adds no noise. */
+/** An empty list says nothing: it is left out. */
 function setList(skills: Record<string, unknown>, key: "on" | "off", list: string[]): void {
-  if (list.length > 0 || key in skills) skills[key] = list;
+  if (list.length > 0) skills[key] = list;
+  else delete skills[key];
 }
 
 function checkPatch(patch: SkillsPatch): void {

@@ -116,7 +116,7 @@ function statPinnedSource(entry: SkillEntry): BigIntStats {
   }
   if (real !== entry.resolvedSource) throw reloadRequired(entry, `SKILL.md now resolves to ${real} instead of ${entry.resolvedSource}`);
   if (!sameIdentity({ dev: stats.dev.toString(), ino: stats.ino.toString() }, entry.sourceIdentity)) {
-    throw reloadRequired(entry, "SKILL.md was replaced by another file");
+    throw reloadRequired(entry, SKILL_FILE_REPLACED);
   }
   return stats;
 }
@@ -131,7 +131,7 @@ export async function readPinnedDocument(entry: SkillEntry): Promise<ParsedSkill
   if (file.resolvedPath !== entry.resolvedSource) {
     throw reloadRequired(entry, `SKILL.md now resolves to ${file.resolvedPath} instead of ${entry.resolvedSource}`);
   }
-  if (!sameIdentity(file.identity, entry.sourceIdentity)) throw reloadRequired(entry, "SKILL.md was replaced by another file");
+  if (!sameIdentity(file.identity, entry.sourceIdentity)) throw reloadRequired(entry, SKILL_FILE_REPLACED);
   if (file.truncated) throw skillFileTooLarge(entry, file.size);
   const text = decodeUtf8(file.bytes);
   if (text === undefined) throw reloadRequired(entry, "SKILL.md is no longer valid UTF-8");
@@ -188,8 +188,14 @@ export function skillFileTooLarge(entry: SkillEntry, size: number): AppError {
   );
 }
 
+/**
+ * Why a SKILL.md with a new inode is refused: many editors save by writing a new file and renaming
+ * it over the old one, which the pins (rightly) see as another file, where a write in place is not.
+ */
+export const SKILL_FILE_REPLACED = "SKILL.md was replaced by a new file in its place, as editors that save by replacement do; an edit in place needs no reload";
+
 export function reloadRequired(entry: SkillEntry, reason: string): AppError {
-  return new AppError("reload_required", `skill "${entry.name}" changed on disk (${reason}); reload the session to use it`, {
+  return new AppError("reload_required", `skill "${entry.name}" changed on disk (${reason}); run \`/reload session\` to use it`, {
     skill: entry.name,
   });
 }

@@ -4,7 +4,7 @@ import { AppError } from "../errors/index.js";
 import { completeUtf8Length, decodeUtf8 } from "../json/index.js";
 import { identityOf } from "./files.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
-import { checkGuard, checkPinned, reloadRequired, sameIdentity, skillFileTooLarge } from "./pinning.js";
+import { checkGuard, checkPinned, reloadRequired, sameIdentity, SKILL_FILE_REPLACED, skillFileTooLarge } from "./pinning.js";
 import { SettledFiles } from "./settledFiles.js";
 import { closeQuietly, FileMovedError, readAt, readSteady, type OpenedFile } from "../platform/index.js";
 import { NotRegularFileError, openRegular } from "./regularFile.js";
@@ -97,7 +97,7 @@ function readSkillFile(entry: SkillEntry, source: BigIntStats, offset: number, l
   const opened = openResource(entry, SKILL_FILE, entry.source);
   if (!sameIdentity(identityOf(opened.stats), entry.sourceIdentity)) {
     closeQuietly(opened.fd);
-    throw reloadRequired(entry, "SKILL.md was replaced by another file");
+    throw reloadRequired(entry, SKILL_FILE_REPLACED);
   }
   const read = readUnmoved(entry, SKILL_FILE, opened, (stats) => {
     const size = Number(stats.size);

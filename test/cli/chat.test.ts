@@ -199,6 +199,15 @@ describe("I-2 I-3 albedo chat and a cell's images", () => {
     expect(run.stdout).toMatch(/^Saw the dot\.$/m);
   });
 
+  it("O-7 a turn that needs more replies than the stub script has fails as the stub docs say: no reply left, naming the call", async () => {
+    const script = join(dirs.stateDir, "stub-short.json");
+    await writeFile(script, JSON.stringify({ replies: [{ tool_calls: [{ name: "python", arguments: { code: "print('ran')" } }] }] }));
+    await globalSettings({ model: { provider: "stub", script, mode: "code" } });
+    const run = await chat(["go"], {});
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain(`the stub script ${script} has no reply left: its 1 replies were all used, and this is call 2`);
+  });
+
   it("--json rows carry the images' references", async () => {
     await globalSettings(openaiModel({ images: false }));
     server.enqueue(pythonCall, answer("Noted."));

@@ -1,5 +1,6 @@
 /** How the `albedo` binary behaves as a command-line program: versions, help, mistakes, colour, completion, progress, doctor. */
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -89,6 +90,38 @@ describe("X albedo help TOPIC", () => {
     const unknown = await albedo(["help", "enviroment"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no help topic "enviroment"; did you mean environment?');
+  });
+});
+
+describe("X albedo help settings and environment say what the docs use", () => {
+  const docs = (dir: string): string[] => readdirSync(join(ROOT, dir)).filter((name) => name.endsWith(".md")).map((name) => readFileSync(join(ROOT, dir, name), "utf8"));
+  /** Dotted keys as `help settings` lists them, one a row ("  kernel.pool *   integer"). */
+  const listed = (help: string) => [...help.slice(help.indexOf("Every key")).matchAll(/^ {2}([a-z]+(?:\.[A-Za-z_]+)?)(?: \*)? {2,}/gm)].map((match) => match[1]!);
+
+  it("help settings lists every key of the settings reference's tables, and no other", async () => {
+    const help = (await albedo(["help", "settings"])).stdout;
+    const rows = readFileSync(join(ROOT, "docs", "settings.md"), "utf8").split("\n").filter((line) => line.startsWith("| `"));
+    const documented = rows.flatMap((row) => [...row.split("|")[1]!.matchAll(/`([a-z]+(?:\.[A-Za-z_]+)?)`/g)].map((match) => match[1]!));
+    expect(documented.length).toBeGreaterThan(20);
+    expect(new Set(listed(help))).toEqual(new Set(documented));
+  });
+
+  it("every key the guides set or unset is one help settings lists", async () => {
+    const keys = new Set(listed((await albedo(["help", "settings"])).stdout));
+    const used = [...docs("docs/guide"), readFileSync(join(ROOT, "README.md"), "utf8")].flatMap((text) => [...text.matchAll(/albedo settings (?:set|unset|get) ([a-z][\w.]*)/g)].map((match) => match[1]!));
+    expect(used.length).toBeGreaterThan(0);
+    // `settings get` also takes a whole section.
+    expect(used.filter((key) => !keys.has(key) && ![...keys].some((one) => one.startsWith(`${key}.`)))).toEqual([]);
+  });
+
+  it("help environment names every variable the docs name", async () => {
+    const help = (await albedo(["help", "environment"])).stdout;
+    // Test-only variables (the README's testing section) and a deadline constant are not albedo's environment.
+    const notVariables = new Set(["PIP_INSTALL_TIMEOUT_MS"]);
+    const named = [...docs("docs"), ...docs("docs/guide"), readFileSync(join(ROOT, "README.md"), "utf8")].flatMap((text) => [...text.matchAll(/\b(ALBEDO_[A-Z_]+|JUPYTER_[A-Z_]+|PIP_[A-Z_]+|XDG_[A-Z_]+|NO_COLOR)\b/g)].map((match) => match[1]!));
+    const variables = [...new Set(named)].filter((name) => !name.startsWith("ALBEDO_TEST_") && !notVariables.has(name));
+    expect(variables.length).toBeGreaterThan(10);
+    expect(variables.filter((name) => !new RegExp(`\\b${name}\\b`).test(help))).toEqual([]);
   });
 });
 

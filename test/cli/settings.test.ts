@@ -56,8 +56,22 @@ describe("D-4 X albedo skills on|off|clear through the daemon", () => {
 
     const cleared = await albedo(["skills", "clear", "pdf-processing", "--project"]);
     expect(cleared.stdout).toContain("pdf-processing: off here (global)");
-    expect(json(projectFile())).toEqual({ skills: { on: [] } });
+    expect(json(projectFile())).toEqual({});
     expect((await albedo(["skills", "prompt"])).stdout).not.toContain("<name>pdf-processing</name>");
+  });
+
+  it("clear says plainly what it did with a name: not named in the scope (nothing written), or named though no skill has it", async () => {
+    await fixture.start();
+    await albedo(["skills", "off", "reserch"]);
+    const before = readFileSync(globalFile(), "utf8");
+    const nothing = await albedo(["skills", "clear", "reserchh"]);
+    expect(nothing).toMatchObject({ code: 0, stdout: "" });
+    expect(nothing.stderr).toBe('albedo skills clear: "reserchh" is not named in the global settings, so there was nothing to clear; did you mean reserch?\n');
+    expect(readFileSync(globalFile(), "utf8")).toBe(before);
+    const cleared = await albedo(["skills", "clear", "reserch"]);
+    expect(cleared.stderr).toBe("");
+    expect(cleared.stdout).toBe(`albedo skills clear: wrote ${globalFile()} (global)\n  reserch: on here (default) — cleared a name no skill of this workspace's catalog has\n`);
+    expect(json(globalFile())).toEqual({});
   });
 
   it("starts a daemon for the call when none runs, which `albedo daemon stop` ends", async () => {
@@ -104,6 +118,36 @@ describe("D-4 X albedo settings get|set through the daemon", () => {
     const got = await albedo(["settings", "get", "model.name"]);
     expect(got.stdout).toBe('global: model.name = (not set)\nproject: model.name = "qwen"\n');
     expect(JSON.parse((await albedo(["settings", "get", "--global", "--json"])).stdout).global).toMatchObject({ file: globalFile(), settings: { sandbox: "required" } });
+  });
+
+  it("unset removes a key, a section's field (the section goes with its last one) or a section, and says when there was nothing to remove", async () => {
+    await fixture.start();
+    await albedo(["settings", "set", "kernel.pool", "0"]);
+    await albedo(["settings", "set", "kernel.python", "/usr/bin/python3"]);
+    await albedo(["settings", "set", "sandbox", "off"]);
+    await albedo(["settings", "set", "skills.default", "off"]);
+    expect((await albedo(["settings", "unset", "kernel.pool"])).stdout).toBe(`albedo settings unset: removed kernel.pool from ${globalFile()} (global)\n`);
+    expect(json(globalFile())).toEqual({ kernel: { python: "/usr/bin/python3" }, sandbox: "off", skills: { default: "off" } });
+    await albedo(["settings", "unset", "kernel.python"]);
+    await albedo(["settings", "unset", "skills.default"]);
+    const sandbox = await albedo(["settings", "unset", "sandbox"]);
+    expect(sandbox.stdout).toBe(`albedo settings unset: removed sandbox from ${globalFile()} (global)\neffective: sandbox = "auto" (the default; only the global settings may set it)\n`);
+    expect(json(globalFile())).toEqual({});
+    const again = await albedo(["settings", "unset", "kernel.pool", "--json"]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ scope: "global", key: "kernel.pool", removed: false });
+    expect((await albedo(["settings", "unset", "model"])).stdout).toBe(`albedo settings unset: model is not set in ${globalFile()} (global); nothing to remove\n`);
+    const unknown = await albedo(["settings", "unset", "kernel.pol"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.split("\n")[0]).toBe("albedo settings unset: no setting kernel.pol; did you mean kernel, kernel.pool?");
+  });
+
+  it("unset --project clears what a project file holds, a global-only key it should never have had included", async () => {
+    await fixture.start();
+    await mkdir(join(fixture.dirs.workspace, ".albedo"), { recursive: true });
+    await writeFile(projectFile(), JSON.stringify({ kernel: { pool: 1, python: "/usr/bin/python3" }, model: { name: "qwen" } }));
+    expect((await albedo(["settings", "unset", "kernel.pool", "--project"])).code).toBe(0);
+    expect((await albedo(["settings", "unset", "model.name", "--project"])).code).toBe(0);
+    expect(json(projectFile())).toEqual({ kernel: { python: "/usr/bin/python3" } });
   });
 
   it("refuses an unknown key with the closest one, and a value the key does not take, before any daemon is asked", async () => {

@@ -138,6 +138,20 @@ describe("D-4 preferences through /settings", () => {
     expect(row).toMatchObject({ global_preference: "off", project_preference: "on", session_override: null, effective: { enabled: true, decided_by: "project" } });
   });
 
+  it("skills.clear returns a switch to not set in each scope: the name leaves the file's lists, and no emptied list or section stays", async () => {
+    const project = (await call(daemon, "GET", `/settings?workspace=${encodeURIComponent(dirs.workspace)}`)).body.project;
+    expect(project.settings).toEqual({ skills: { on: ["demo"] } });
+    const cleared = await call(daemon, "PATCH", "/settings", { scope: "project", workspace: dirs.workspace, skills: { clear: ["demo"] } }, { "if-match": `"${project.revision}"` });
+    expect(cleared.status).toBe(200);
+    expect(JSON.parse(readFileSync(join(dirs.workspace, ".albedo", "settings.json"), "utf8"))).toEqual({});
+    expect(rowsNamed(await catalog(), "demo")[0]).toMatchObject({ project_preference: null, effective: { enabled: false, decided_by: "global" } });
+    const current = await catalog();
+    const on = await call(daemon, "PATCH", `/sessions/${sessionId}/catalog`, { on: ["demo"] }, { "if-match": `"${current.revision}"` });
+    const back = await call(daemon, "PATCH", `/sessions/${sessionId}/catalog`, { clear: ["demo"] }, { "if-match": on.headers.get("etag")! });
+    expect(rowsNamed(back.body, "demo")[0]).toMatchObject({ session_override: null, effective: { enabled: false, decided_by: "global" } });
+    expect((await call(daemon, "GET", `/sessions/${sessionId}`)).body.selection.scopes.session?.skills?.on).toBeUndefined();
+  });
+
   it("validates PATCH bodies before touching a file", async () => {
     const global = (await call(daemon, "GET", "/settings")).body.global;
     const ifMatch = { "if-match": `"${global.revision}"` };

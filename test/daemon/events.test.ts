@@ -61,6 +61,26 @@ describe("O-1 operation ids and receipts", () => {
     expect((await call(shared.daemon, "GET", `/operations/${newOperationId(Date.now() - 8 * DAY_MS)}`)).body).toMatchObject({ status: 410, code: "operation_expired" });
   });
 
+  it("a command for a skill that is switched off says it is off and where, not \"no command\"", async () => {
+    const catalog = `/sessions/${shared.sessionId}/catalog`;
+    const revision = async () => `"${(await call(shared.daemon, "GET", catalog)).body.revision}"`;
+    expect((await call(shared.daemon, "PATCH", catalog, { off: ["demo"] }, { "if-match": await revision() })).status).toBe(200);
+    const session = await post({ operation_id: newOperationId(), type: "command", command: "/demo", arguments: "" });
+    expect(session.body).toMatchObject({ status: 404, code: "command_not_found" });
+    expect(session.body.detail).toMatch(/^\/demo is the skill demo, which is off for this session \(.*Skills panel turns it back on\) \(session \w+\)$/);
+    expect((await call(shared.daemon, "PATCH", catalog, { clear: ["demo"] }, { "if-match": await revision() })).status).toBe(200);
+    const settings = await call(shared.daemon, "GET", "/settings");
+    expect((await call(shared.daemon, "PATCH", "/settings", { scope: "global", skills: { off: ["demo"] } }, { "if-match": `"${settings.body.global.revision}"` })).status).toBe(200);
+    try {
+      const global = await post({ operation_id: newOperationId(), type: "command", command: "/demo", arguments: "" });
+      expect(global.body.detail).toContain("/demo is the skill demo, which is off in the global settings; `albedo skills on demo` turns it back on");
+    } finally {
+      const now = await call(shared.daemon, "GET", "/settings");
+      await call(shared.daemon, "PATCH", "/settings", { scope: "global", skills: { clear: ["demo"] } }, { "if-match": `"${now.body.global.revision}"` });
+    }
+    expect((await post({ operation_id: newOperationId(), type: "command", command: "/nope", arguments: "" })).body.detail).toMatch(/^no command \/nope in this session; see \/help \(session \w+\)$/);
+  });
+
   it("mints the operation id when the client sends none (the answer carries it); a command's arguments may be left out", async () => {
     const minted = await post({ type: "message", text: "no id" });
     expect(minted.status).toBe(202);

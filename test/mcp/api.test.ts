@@ -6,7 +6,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_STARTUP_TIMEOUT_MS, MAX_MCP_CALL_TIMEOUT_MS, MCP_MAX_RESULT_BYTES, McpHub,
-  type McpCallOptions, type McpCallResult, type McpClientInfo, type McpDiagnostic, type McpHttpEntry, type McpImage,
+  type McpCallOptions, type McpCallResult, type McpClientInfo, type McpDiagnostic, type McpHttpEntry, type McpImage, type McpProgress,
   type McpServerStatus, type McpStdioEntry, type McpToolDetail, type McpToolInfo, type McpToolsChanged, type ResolvedServer,
 } from "../../src/mcp/index.js";
 import { RPC_MAX_MESSAGE_BYTES } from "../../src/rpc/index.js";
@@ -47,7 +47,8 @@ describe("M-2 the shapes other layers use", () => {
     expectTypeOf<McpToolInfo>().toEqualTypeOf<{ readonly name: string; readonly server: string; readonly tool: string; readonly description: string }>();
     expectTypeOf<McpToolDetail>().toHaveProperty("input_schema").toEqualTypeOf<Record<string, unknown>>();
     expectTypeOf<McpToolsChanged>().toEqualTypeOf<{ readonly server: string }>();
-    expectTypeOf<McpCallOptions>().toEqualTypeOf<{ readonly signal: AbortSignal; readonly via?: string }>();
+    expectTypeOf<McpCallOptions>().toEqualTypeOf<{ readonly signal: AbortSignal; readonly via?: string; readonly onProgress?: (progress: McpProgress) => void }>();
+    expectTypeOf<McpProgress>().toEqualTypeOf<{ readonly progress: number; readonly total?: number; readonly message?: string }>();
     expectTypeOf<McpClientInfo>().toEqualTypeOf<{ readonly name: string; readonly version: string }>();
     expectTypeOf<McpDiagnostic>().toEqualTypeOf<{ readonly server?: string; readonly message: string }>();
     expectTypeOf<ResolvedServer["origin"]>().toEqualTypeOf<"global" | "project">();

@@ -26,6 +26,32 @@ describe("X P-1 albedo mcp config", () => {
     else expect(() => JSON.parse(ran.stdout)).not.toThrow();
   });
 
+  it("claude-code --scope user|project prints the whole line with the scope in its place, serving the project Claude Code runs it in", async () => {
+    const local = await config(["claude-code"]);
+    expect(local.stderr).toContain("`albedo mcp config claude-code --scope user` prints the line for every project");
+    for (const scope of ["user", "project"]) {
+      const ran = await config(["claude-code", "--scope", scope]);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stdout).toBe(`claude mcp add --scope ${scope} albedo -- ${process.execPath} ${realpathSync(ALBEDO_BIN)} mcp serve\n`);
+    }
+    const refused = await config(["cursor", "--scope", "user"]);
+    expect(refused.code).toBe(2);
+    expect((await config(["claude-code", "--scope", "global"])).stderr).toContain("--scope takes local, user, project");
+  });
+
+  it("the user-scope server, started in a project as Claude Code starts it, serves that project", async () => {
+    const ran = await config(["claude-code", "--scope", "user"]);
+    const [command, ...args] = ran.stdout.trim().split(" -- ")[1]!.split(" ");
+    const client = new Client({ name: "entry-test", version: "1" });
+    await client.connect(new StdioClientTransport({ command: command!, args, cwd: dirs.workspace, env: serveEnv(dirs) as Record<string, string>, stderr: "ignore" }));
+    try {
+      const result = await client.callTool({ name: "python", arguments: { code: "import os; print(os.getcwd())" } });
+      expect(result.content).toEqual([{ type: "text", text: `${realpathSync(dirs.workspace)}\n` }]);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
   it("refuses an unknown client or none, listing the clients", async () => {
     for (const args of [["emacs"], []]) {
       const ran = await config(args);

@@ -98,7 +98,9 @@ describe("X P-1 P-2 albedo mcp serve: the python tool", () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^Timed out after 1\.5 s \(timeout_s\) and interrupted/);
     expect(text(result)).toContain("started");
-    await expect(python("print(1)", { timeout_s: MAX_PYTHON_TIMEOUT_S + 1 })).rejects.toThrow(/python: timeout_s:/);
+    const refused = await python("print(1)", { timeout_s: MAX_PYTHON_TIMEOUT_S + 1 });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^python: timeout_s:/);
   });
 
   it("a cell printing 100 MB answers with a bounded text that says how much was left out", async () => {
@@ -152,21 +154,31 @@ describe("X P-1 P-2 albedo mcp serve: the python tool", () => {
 });
 
 describe("X P-2 P-3 P-4 albedo mcp serve: skills, prompts, resources and reload", () => {
-  it("the skill tool returns the activation wrapped with the skill's dir and files; an unknown one is invalid params", async () => {
+  it("the skill tool returns the activation wrapped with the skill's dir and files; an unknown skill or bad arguments are an isError result the model reads", async () => {
     const result = (await served.client.callTool({ name: "skill", arguments: { name: "demo" } })) as CallToolResult;
     expect(text(result)).toMatch(/^<skill name="demo" dir="[^"]+demo"># Demo\n\nTidy up\.\n\nresources:\n- big\.txt\n- logo\.png<\/skill>$/);
-    await expect(served.client.callTool({ name: "skill", arguments: { name: "nope" } })).rejects.toThrow(/no enabled skill named "nope"/);
-    await expect(served.client.callTool({ name: "python", arguments: { code: 5 } })).rejects.toThrow(/python: code:/);
+    const unknown = (await served.client.callTool({ name: "skill", arguments: { name: "nope" } })) as CallToolResult;
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(/^no enabled skill named "nope"; enabled: .*demo/);
+    const badCode = (await served.client.callTool({ name: "python", arguments: { code: 5 } })) as CallToolResult;
+    expect(badCode.isError).toBe(true);
+    expect(text(badCode)).toMatch(/^python: code: /);
+    // An unknown tool stays a protocol error: the client asked for something albedo does not offer.
     await expect(served.client.callTool({ name: "shell", arguments: {} })).rejects.toThrow(/no tool named "shell"/);
   });
 
-  it("each user-invocable skill is a prompt whose get returns the activation with the arguments", async () => {
+  it("each user-invocable skill is a prompt whose get returns readable text: the request, the skill's source and its instructions", async () => {
     const { prompts } = await served.client.listPrompts();
     const demo = prompts.find((prompt) => prompt.name === "demo");
     expect(demo).toMatchObject({ description: "Tidy up the files of a folder.", arguments: [{ name: "arguments", required: false }] });
     const got = await served.client.getPrompt({ name: "demo", arguments: { arguments: "the downloads folder" } });
-    const activation = JSON.parse((got.messages[0]!.content as { text: string }).text) as { skill_activation: Record<string, string> };
-    expect(activation.skill_activation).toMatchObject({ command: "/demo", name: "demo", arguments: "the downloads folder", instructions: "# Demo\n\nTidy up." });
+    const source = join(roots.wsAgents(dirs.workspace), "demo", "SKILL.md");
+    expect(got.messages).toEqual([{
+      role: "user",
+      content: { type: "text", text: `/demo the downloads folder\n\nFollow the instructions of the skill "demo" (${source}) for: the downloads folder.\n\n# Demo\n\nTidy up.\n` },
+    }]);
+    const bare = await served.client.getPrompt({ name: "demo" });
+    expect((bare.messages[0]!.content as { text: string }).text).toBe(`/demo\n\nFollow the instructions of the skill "demo" (${source}).\n\n# Demo\n\nTidy up.\n`);
   });
 
   it("lists skill files as skill:// resources, reads them in pages, binary as a blob, and refuses what is not a skill file", async () => {
@@ -266,6 +278,6 @@ describe.skipIf(!HAVE_TEST_VENV)("X P-1 P-2 P-3 P-4 albedo mcp serve with the of
     expect(run.code, run.stderr).toBe(0);
     const seen = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(seen).toMatchObject({ tools: ["python", "skill", "reload"], first: ["42\n"], second: ["43\n"], images: ["image/png"], resource: expect.stringContaining("# Demo") });
-    expect(JSON.parse(seen.prompt as string)).toMatchObject({ skill_activation: { name: "demo", arguments: "from python" } });
+    expect(seen.prompt).toMatch(/^\/demo from python\n\nFollow the instructions of the skill "demo" \(.*SKILL\.md\) for: from python\.\n\n# Demo/);
   }, 150_000);
 });

@@ -60,6 +60,17 @@ describe("K-13 albedo kernelspec install", () => {
     expect(JSON.parse(await readFile(file, "utf8")).display_name).toBe("Notebook albedo");
   });
 
+  it("--workspace DIR pins every notebook of the kernelspec to DIR (ALBEDO_WORKSPACE in its env); a missing DIR is a usage error", async () => {
+    const root = await tempRoot();
+    const env = { ...process.env, JUPYTER_DATA_DIR: join(root, "data") };
+    const result = albedo(["kernelspec", "install", "--name", "proj", "--workspace", root], env);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(await readFile(join(root, "data", "kernels", "proj", "kernel.json"), "utf8")).env.ALBEDO_WORKSPACE).toBe(root);
+    const missing = albedo(["kernelspec", "install", "--name", "other", "--workspace", join(root, "nowhere")], env);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain("--workspace");
+  });
+
   it("refuses --user with --prefix and a bad name (exit 2), and documents itself in --help", async () => {
     const root = await tempRoot();
     expect(albedo(["kernelspec", "install", "--user", "--prefix", root]).status).toBe(2);
@@ -128,6 +139,10 @@ describe("K-13 K-14 a kernel started from the kernelspec is a daemon session's k
       [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-sha256" } }, "relay.launcher_pid"],
       [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: 2 ** 22 + 7 } }, "relay.launcher_pid"],
       [{ kernel: "relay", kernel_pid: process.pid, relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: process.pid } }, "kernel_pid"],
+      [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: process.pid, cwd: "notebooks" } }, "relay.cwd"],
+      [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: process.pid, cwd: join(dirs.workspace, "missing") } }, "relay.cwd"],
+      // The kernel's working directory must lie inside the workspace it may write.
+      [{ kernel: "relay", relay: { key: "k", signature_scheme: "hmac-sha256", launcher_pid: process.pid, cwd: dirs.root } }, "relay.cwd"],
     ] as const) {
       const answer = await post(extra);
       expect(answer.status, JSON.stringify(extra)).toBe(400);

@@ -28,7 +28,7 @@ describe("K-13 %load_ext albedo with no daemon, then again once one runs", () =>
     cleanups.push(() => killDaemon(daemon));
     const loaded = await runCell(kernel, "%load_ext albedo");
     expect(loaded.text).not.toContain("already loaded");
-    expect(loaded.text).toMatch(/^albedo: joined session [0-9a-f]+ · \d+ skills · `skills` and `commands` are defined\n$/);
+    expect(loaded.text).toMatch(new RegExp(`^albedo: joined session [0-9a-f]+ on ${dirs.workspace} \\(it holds \\.agents\\) · \\d+ skills · \`skills\` and \`commands\` are defined\n$`));
     expect((await runCell(kernel, "print([s['name'] for s in (await skills.list())['skills'] if s['name'] == 'demo'])")).text).toBe("['demo']\n");
     expect((await call(daemon, "GET", "/sessions")).body.sessions).toEqual([expect.objectContaining({ client: "notebook", workspace: dirs.workspace, kernel: expect.objectContaining({ status: "external" }) })]);
   });

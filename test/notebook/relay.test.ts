@@ -48,6 +48,13 @@ async function driver(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
+/** Runs a notebook of `cells` with nbclient in `cwd`; what each cell showed. */
+async function notebookCells(dirs: Dirs, cells: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string[]> {
+  const file = join(dirs.root, "cells.json");
+  await writeFile(file, JSON.stringify(cells));
+  return (await driver(["notebook", file], env, cwd)).cells as string[];
+}
+
 /** What Jupyter's environment says of the user: their home and albedo's state dir. */
 const jupyterEnv = (dirs: Dirs) => ({ HOME: dirs.home, ALBEDO_HOME: dirs.state });
 
@@ -98,9 +105,7 @@ describe.skipIf(!HAVE_TEST_VENV)("K-14 a notebook on the albedo kernelspec runs 
       "c = await commands.catalog()\nprint('/reload' in [x['name'] for x in c['commands']])",
       "import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE))",
     ];
-    const file = join(dirs.root, "cells.json");
-    await writeFile(file, JSON.stringify(cells));
-    const shown = (await driver(["notebook", file], env, dirs.workspace)).cells as string[];
+    const shown = await notebookCells(dirs, cells, env, dirs.workspace);
     expect(shown[0]).toBe(`${dirs.workspace}\n`);
     expect(shown[1]).toMatch(/^REFUSED (FileNotFoundError|PermissionError)/);
     expect(shown[2]).toMatch(/^REFUSED (FileNotFoundError|PermissionError|OSError)/);
@@ -120,6 +125,50 @@ describe.skipIf(!HAVE_TEST_VENV)("K-14 a notebook on the albedo kernelspec runs 
     expect(shown[9]).toBe("(321, 321)\n");
     // The notebook's session was the daemon's own sandboxed kernel; it closed when nbclient shut the kernel down.
     await poll(async () => (await sessions(daemon)).length === 0, { what: "the notebook's session to close" });
+  });
+});
+
+describe.skipIf(!HAVE_TEST_VENV)("K-14 a notebook in a project's subfolder works in the project", () => {
+  /** A project holding a skill and data, and its notebooks/ folder (with an empty .albedo: no marker). */
+  async function project(dirs: Dirs): Promise<{ project: string; notebooks: string }> {
+    const project = join(dirs.workspace, "project");
+    const notebooks = join(project, "notebooks");
+    writeSkill(join(project, ".agents", "skills"), "demo", { body: "Demo instructions here.\n" });
+    await mkdir(join(project, "data"), { recursive: true });
+    await writeFile(join(project, "data", "table.csv"), "a,b\n1,2\n");
+    await mkdir(join(notebooks, ".albedo"), { recursive: true });
+    return { project, notebooks };
+  }
+
+  it("nbclient: the kernel works in the notebook's folder with the project's skills, slash commands and ../data", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dirs = await dirsFor();
+    const { notebooks } = await project(dirs);
+    const { env } = await setUp(dirs);
+    const cells = [
+      "import os\nprint(os.getcwd())",
+      "print(open('../data/table.csv').read(), end='')",
+      "print([s['name'] for s in (await skills.list())['skills'] if s['name'] == 'demo'])",
+      "/demo go",
+      "open('result.txt', 'w').write('kept')",
+    ];
+    const shown = await notebookCells(dirs, cells, env, notebooks);
+    expect(shown.slice(0, 3)).toEqual([`${notebooks}\n`, "a,b\n1,2\n", "['demo']\n"]);
+    expect(shown[3]).toContain("Demo instructions here.");
+    expect(existsSync(join(notebooks, "result.txt"))).toBe(true);
+  });
+
+  it("the launcher's line names the project and the marker that decided it; ALBEDO_WORKSPACE pins another", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dirs = await dirsFor();
+    const { project: root, notebooks } = await project(dirs);
+    const { daemon, env } = await setUp(dirs);
+    const found = await startSpecKernel(env, notebooks, join(dirs.root, "k1"), jupyterEnv(dirs), cleanups);
+    expect(await run(found.kernel, "import os\nprint(os.getcwd())")).toEqual({ status: "ok", text: `${notebooks}\n` });
+    expect(found.stderr()).toMatch(new RegExp(`^albedo: kernel sandboxed \\(bubblewrap\\), session \\w+ on ${root} \\(it holds \\.agents\\)$`, "m"));
+    expect((await sessions(daemon)).map((s) => s.workspace)).toEqual([root]);
+    const pinned = await startSpecKernel(env, notebooks, join(dirs.root, "k2"), { ...jupyterEnv(dirs), ALBEDO_WORKSPACE: dirs.workspace }, cleanups);
+    expect(await run(pinned.kernel, "import os\nprint(os.getcwd(), os.path.exists('../data/table.csv'))")).toEqual({ status: "ok", text: `${notebooks} True\n` });
+    expect(pinned.stderr()).toMatch(new RegExp(`session \\w+ on ${dirs.workspace} \\(ALBEDO_WORKSPACE\\)$`, "m"));
+    expect((await sessions(daemon)).map((s) => s.workspace).sort()).toEqual([dirs.workspace, root].sort());
   });
 });
 
@@ -191,6 +240,16 @@ describe("K-14 no process outlives its partner", () => {
     await poll(async () => (await sessions(daemon)).every((session) => session.kernel.pid !== kernelPid), { what: "the dead kernel's session to close" });
   });
 
+  it("a kernel shut down as its client asks (jupyter console's exit) ends its launcher without a stray line", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dirs = await dirsFor();
+    const { daemon, env } = await setUp(dirs);
+    const { kernel, launcher, kernelPid, stderr } = await started(dirs, env, daemon);
+    await kernel.shutdown();
+    await poll(() => !alive(launcher) && !alive(kernelPid), { what: "the launcher and its kernel to end" });
+    expect(stderr()).toMatch(/^albedo: kernel sandboxed \(bubblewrap\), session \w+ on /m);
+    expect(stderr()).not.toContain("relay ended");
+  });
+
   it("a killed daemon takes the kernel with it, and the launcher ends", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dirs = await dirsFor();
     const { daemon, env } = await setUp(dirs);
@@ -207,9 +266,7 @@ describe.skipIf(!HAVE_TEST_VENV)("K-14 the sandbox setting decides", () => {
     const bin = join(dirs.root, "bin-without-bwrap");
     await mkdir(bin);
     const { daemon, env } = await setUp(dirs, { sandbox: "required" }, { PATH: bin });
-    const file = join(dirs.root, "cells.json");
-    await writeFile(file, JSON.stringify(["open('ran.txt', 'w').write('ran')", "print(1)"]));
-    const shown = (await driver(["notebook", file], env, dirs.workspace)).cells as string[];
+    const shown = await notebookCells(dirs, ["open('ran.txt', 'w').write('ran')", "print(1)"], env, dirs.workspace);
     for (const text of shown) expect(text).toMatch(/^AlbedoKernelRefused: albedo: this kernel runs no code: the albedo daemon refused a session .*bubblewrap/);
     expect(existsSync(join(dirs.workspace, "ran.txt"))).toBe(false);
     expect(await sessions(daemon)).toEqual([]);

@@ -120,4 +120,20 @@ describe("X npm install runs setup", () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toContain("ALBEDO_SKIP_SETUP=1: skipping the Python setup");
   });
+
+  it("says what it does on the terminal though npm keeps the script's stderr to itself, setup's own lines included", () => {
+    // `script` gives the run a terminal of its own; stderr goes to /dev/null, as npm's pipe hides it.
+    const state = temps.make("albedo-postinstall-");
+    writeFileSync(join(state, "settings.json"), "{ not json");
+    const run = spawnSync("script", ["-qec", `${JSON.stringify(process.execPath)} scripts/postinstall.mjs 2>/dev/null`, "/dev/null"], {
+      cwd: REPO_ROOT,
+      env: cleanEnv({ ALBEDO_HOME: state }),
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(0);
+    const terminal = run.stdout.replace(/\r\n/g, "\n");
+    expect(terminal).toMatch(/^albedo: preparing the Python environment kernels run in \(albedo setup: .*\) \.\.\.\n/);
+    expect(terminal).toMatch(/^albedo setup: settings file .*settings\.json: not valid JSON/m);
+    expect(terminal).toMatch(/^albedo: the Python environment for kernels is not ready; the JavaScript part is installed\.\n/m);
+  });
 });

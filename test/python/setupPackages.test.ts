@@ -62,6 +62,17 @@ describe("X D-4 albedo setup --with and python.packages install packages to draw
     const piped = await albedo(["setup", "--venv", venv, "--with", "iniconfig"], env);
     expect(piped.stderr).toBe("");
     expect(piped.stdout).toMatch(/^albedo setup: already set up: .* iniconfig \S+, tabulate \S+; to use it, set ALBEDO_PYTHON=.*\n$/);
+
+    // Piped (a log, npm's install script): a line as each phase starts and ends, and pip's steps under it.
+    const more = await albedo(["setup", "--venv", venv, "--with", "termcolor"], env);
+    expect(more.code).toBe(0);
+    expect(more.stderr).toMatch(/^albedo setup: installing termcolor with pip \.\.\.\n(  pip: .*\n)*  pip: (Collecting|Processing|Using cached) .*termcolor.*\n(  pip: .*\n)*albedo setup: installing termcolor with pip \.\.\. done \(\d+\.\d s\)\nalbedo setup: verifying/);
+    expect(more.stderr).toMatch(/  pip: Successfully installed termcolor-\S+\n/);
+
+    // doctor lists what setup --with installed into the venv, though no settings file names it.
+    const doctor = await albedo(["doctor", "--json"], cleanEnv({ ALBEDO_HOME: stateWith(temps.make(), {}), ALBEDO_PYTHON: join(venv, "bin", "python") }));
+    const listed = (JSON.parse(doctor.stdout) as DoctorReport).checks.find((check) => check.name === "packages");
+    expect(listed).toMatchObject({ status: "ok", detail: expect.stringMatching(/^termcolor \S+ \(setup --with\), tabulate \S+ \(setup --with\), iniconfig \S+ \(setup --with\)$/) });
   }, INSTALL_TEST_TIMEOUT_MS);
 
   it("refuses a --with that is not a plain requirement before running pip (exit 2), and a broken python.packages (exit 1)", async () => {
@@ -86,7 +97,7 @@ describe("X D-4 albedo setup --with and python.packages install packages to draw
     const { code, stdout, stderr } = await albedo(["setup", "--venv", venv, "--with", "albedo-no-such-package-xyz"], env);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toMatch(/^albedo setup: pip could not download albedo-no-such-package-xyz: /);
+    expect(stderr).toMatch(/^albedo setup: installing albedo-no-such-package-xyz with pip \.\.\.\n(  pip: .*\n)*albedo setup: installing albedo-no-such-package-xyz with pip \.\.\. failed \(\d+\.\d s\)\nalbedo setup: pip could not download albedo-no-such-package-xyz: /m);
   }, INSTALL_TEST_TIMEOUT_MS);
 });
 
@@ -97,7 +108,7 @@ describe("X D-4 albedo doctor lists the packages python.packages names", () => {
   }
 
   it("each with its version, a warning naming the missing ones, and a warning for a settings file it cannot read", async () => {
-    expect(await packagesCheck(stateWith(temps.make(), {}))).toEqual({ name: "packages", status: "ok", detail: "none named in python.packages (global settings)", fix: null });
+    expect(await packagesCheck(stateWith(temps.make(), {}))).toEqual({ name: "packages", status: "ok", detail: "none named in python.packages (global settings) or added by albedo setup --with", fix: null });
     expect(await packagesCheck(stateWith(temps.make(), { python: { packages: ["six", "traitlets>=5"] } }))).toMatchObject({ status: "ok", detail: expect.stringMatching(/^six \S+, traitlets \S+$/) });
     const missing = await packagesCheck(stateWith(temps.make(), { python: { packages: ["six", "albedo-no-such-package-xyz", "traitlets>=99"] } }));
     expect(missing).toMatchObject({ status: "warn", detail: expect.stringMatching(/^six \S+, albedo-no-such-package-xyz not installed, traitlets>=99 wanted, \S+ installed$/) });

@@ -117,8 +117,9 @@ describe("K-10 the sandbox plan decides what is exposed from where a link really
 
   it("its key follows what it binds: a new workspace link outside changes nothing, a new user root does", () => {
     const requests = [ro(join(places.workspace, ".agents", "skills")), ro(join(places.home, ".agents", "skills"), { userRoot: join(places.home, ".agents", "skills") })];
-    const before = planKey(places, requests);
+    // The user's own .agents (a plan removes the empty one it made when it closes).
     mkdirSync(join(places.workspace, ".agents"), { recursive: true });
+    const before = planKey(places, requests);
     symlinkSync(join(base, "shared"), join(places.workspace, ".agents", "skills"));
     expect(planKey(places, requests)).toBe(before);
     mkdirSync(join(places.home, ".agents", "skills"), { recursive: true });

@@ -12,6 +12,7 @@ import { resolve } from "node:path";
 import { EVERYTHING, raw } from "../mcp/support.js";
 import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 import { run, sessionsPerTest, type SessionDirs } from "./fixtures.js";
+import type { Session } from "../../src/session/index.js";
 import { reloadText } from "../../src/commands/text.js";
 
 const sessions = sessionsPerTest();
@@ -19,6 +20,18 @@ const HOST_SECRET = "mcp-host-secret-7f3a";
 
 function configure(dirs: SessionDirs, servers: Record<string, McpServerEntry>): void {
   writeFileSync(join(dirs.stateDir, "settings.json"), JSON.stringify({ mcp: { servers } }));
+}
+
+/** How a cell that fails ends: its error's name and its traceback as a person reads it (colours removed). */
+async function failure(session: Session, code: string): Promise<{ ename: string; traceback: string }> {
+  const future = session.kernel.execute(code);
+  let traceback = "";
+  future.onOutput((output) => {
+    // eslint-disable-next-line no-control-regex
+    if (output.header.msg_type === "error") traceback = ((output.content as { traceback: string[] }).traceback ?? []).join("\n").replace(/\u001b\[[0-9;]*m/g, "");
+  });
+  const reply = (await future.done) as { ename?: string };
+  return { ename: reply.ename ?? "", traceback };
 }
 
 function twoServers(dirs: SessionDirs): void {
@@ -107,7 +120,32 @@ describe("M-3 the mcp namespace in a sandboxed kernel", () => {
     expect(lines[0]).toMatch(/^InvalidParams \| .*\/message: must be string/);
     expect(lines[1]).toBe("McpToolError | [mcp_tool_error] raw.fail failed: it went wrong");
     expect(lines[2]).toMatch(/^NotFound \| /);
-    expect(lines[3]).toMatch(/^AttributeError \| mcp\.everything has no tool method 'nothing'/);
+    expect(lines[3]).toMatch(/^McpNameError \| mcp\.everything has no tool method 'nothing'/);
+  });
+
+  it("an unknown tool, server or argument shows the cell and the error, with none of albedo's source", async () => {
+    const { session } = await sessions.open(twoServers);
+    for (const [code, error] of [
+      ["await mcp.everything.nothing()", /^McpNameError: mcp\.everything has no tool method 'nothing'/m],
+      ["await mcp.nowhere.x()", /^McpNameError: no MCP server object mcp\.nowhere/m],
+      ["await mcp.everything.echo(msg='x')", /^McpArgumentError: mcp\.everything\.echo\(message: str\): missing a required argument: 'message'/m],
+      ["await mcp.call('everything.nothing', {})", /^NotFound: \[not_found\]/m],
+    ] as const) {
+      const failed = await failure(session, code);
+      expect(failed.traceback, code).toMatch(error);
+      expect(failed.traceback, code).toContain(code);
+      expect(failed.traceback, code).not.toMatch(/_mcp\.py|_transport\.py|inspect\.py|skipping hidden/);
+    }
+  });
+
+  it("shows a long call's progress notifications as lines on the cell's stderr while it runs", async () => {
+    const { session } = await sessions.open(twoServers);
+    const future = session.kernel.execute("r = await mcp.everything.trigger_long_running_operation(duration=3, steps=2)\nprint(r)");
+    const seen: { name: string; text: string }[] = [];
+    future.onOutput((output) => output.header.msg_type === "stream" && seen.push(output.content as { name: string; text: string }));
+    expect((await future.done).status).toBe("ok");
+    expect(seen[0]).toEqual({ name: "stderr", text: "mcp everything.trigger-long-running-operation: 1/2\n" });
+    expect(seen.at(-1)).toEqual({ name: "stdout", text: expect.stringMatching(/^Long running operation completed/) });
   });
 
   it("cancels the call on the server when the cell is interrupted, and the session goes on", async () => {
@@ -117,8 +155,9 @@ describe("M-3 the mcp namespace in a sandboxed kernel", () => {
     await poll(() => readFileSync(record, { encoding: "utf8", flag: "a+" }).includes("call "), { what: "the server to get the call" });
     await session.kernel.interrupt();
     const reply = await future.done;
-    // An interrupted await ends the cell as asyncio's cancellation, as for any awaited albedo call.
-    expect(reply).toMatchObject({ status: "error", ename: "CancelledError" });
+    // An interrupted await of an albedo call ends the cell as an interrupt does a synchronous one.
+    expect(reply).toMatchObject({ status: "error", ename: "KeyboardInterrupt" });
+    expect((reply as { traceback?: string[] }).traceback?.join("\n")).not.toMatch(/_mcp\.py|_transport\.py|CancelledError/);
     await poll(() => readFileSync(record, "utf8").includes("cancelled "), { what: "notifications/cancelled to reach the server" });
     expect(await run(session, "print(await mcp.raw.ok('still'))")).toBe("ok still\n");
   });
@@ -155,7 +194,7 @@ describe.skipIf(!HAVE_TEST_VENV)("M-3 M-5 a server written with the official Pyt
     const future = session.kernel.execute("await mcp.sdk.nap(100)");
     await poll(() => readFileSync(record(dirs), { encoding: "utf8", flag: "a+" }).includes("napping"), { what: "the SDK server to start the nap" });
     await session.kernel.interrupt();
-    expect(await future.done).toMatchObject({ status: "error", ename: "CancelledError" });
+    expect(await future.done).toMatchObject({ status: "error", ename: "KeyboardInterrupt" });
     await poll(() => readFileSync(record(dirs), { encoding: "utf8", flag: "a+" }).includes("cancelled"), { what: "the SDK server to record the cancellation" });
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELOAD_ROUTE_TIMEOUT_MS, type Session } from "../../src/session/index.js";
 import { openSession, run, sessionDirs, type SessionDirs } from "./fixtures.js";
 import { roots, writeSkill } from "../support/skills.js";
+import { reloadText } from "../../src/commands/text.js";
 
 let dirs: SessionDirs;
 let session: Session;
@@ -129,6 +130,17 @@ describe("K-7 reload swaps snapshot and routes in one step", () => {
       "print((await commands.invoke('/added-later', 'go'))['name'])",
     ].join("\n"));
     expect(out.trim().split("\n")).toEqual([result.revision, "42 True True", "False", "added-later"]);
+  });
+
+  it("names a new skill that did not load, with its error, and not again on the next reload", async () => {
+    writeSkill(roots.wsAgents(dirs.workspace), "half-written", "---\nname: half-written\n---\nNo description yet.\n");
+    const result = await session.reload();
+    expect(result.failed).toEqual([{ name: "half-written", message: expect.stringContaining("description") }]);
+    expect(reloadText(result, 200)).toMatch(/^reloaded: 1 skill did not load \(half-written: .*description.*; see \/skills\), \d+ skills\n$/);
+    const again = await session.reload();
+    expect(again.failed).toEqual([]);
+    expect(reloadText(again)).toMatch(/^reloaded: no change, \d+ skills\n$/);
+    await rm(join(dirs.workspace, ".agents", "skills", "half-written"), { recursive: true });
   });
 
   it("fails a typed method whose skill disappeared with a clear not_found error", async () => {

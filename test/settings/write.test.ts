@@ -64,7 +64,7 @@ describe("D-4 settings writes", () => {
     writeFileSync(target.file, JSON.stringify(original));
     await updateSettings(target, (current) => patchSkills(current, { on: ["old", "new"] }));
     const after = JSON.parse(readFileSync(target.file, "utf8")) as Record<string, unknown>;
-    expect(after).toEqual({ ...original, skills: { default: "on", off: [], on: ["old", "new"] } });
+    expect(after).toEqual({ ...original, skills: { default: "on", on: ["old", "new"] } });
     expect(Object.keys(after)).toEqual(["theme", "skills", "zeta", "sandbox"]);
   });
 
@@ -123,9 +123,16 @@ describe("D-4 patchSkills", () => {
   it("moves a name between on and off, and clear removes it from both", () => {
     const start: Settings = { network: true, skills: { default: "off", on: ["a", "b"], off: ["c"] } };
     expect(patchSkills(start, { off: ["a"], on: ["c"] })).toEqual({ network: true, skills: { default: "off", on: ["b", "c"], off: ["a"] } });
-    expect(patchSkills(start, { clear: ["a", "c"] })).toEqual({ network: true, skills: { default: "off", on: ["b"], off: [] } });
+    expect(patchSkills(start, { clear: ["a", "c"] })).toEqual({ network: true, skills: { default: "off", on: ["b"] } });
     expect(patchSkills({}, { off: ["x"] })).toEqual({ skills: { off: ["x"] } });
     expect(start.skills?.on).toEqual(["a", "b"]);
+  });
+
+  it("leaves no emptied list behind, nor a skills section with nothing in it", () => {
+    expect(patchSkills({ network: true, skills: { on: ["a"] } }, { clear: ["a"] })).toEqual({ network: true });
+    expect(patchSkills({ skills: { on: ["a"], off: [] } }, { off: ["a"] })).toEqual({ skills: { off: ["a"] } });
+    expect(patchSkills({ skills: { default: "off", off: ["a"] } }, { clear: ["a"] })).toEqual({ skills: { default: "off" } });
+    expect(patchSkills({}, { clear: ["a"] })).toEqual({});
   });
 
   it("refuses a name in two parts of one patch, and invalid names", () => {

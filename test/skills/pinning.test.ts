@@ -89,7 +89,7 @@ describe("R-4 pinning", () => {
     await expectReloadRequired(entry);
   });
 
-  it("requires reload when SKILL.md is replaced by renaming a new file over it", async () => {
+  it("requires reload when SKILL.md is replaced by renaming a new file over it (an editor's save), and says that an edit in place would not", async () => {
     const box = sandbox();
     const dir = writeSkill(box.skills, "demo");
     writeFile(join(dir, "references", "a.md"), "a");
@@ -97,6 +97,11 @@ describe("R-4 pinning", () => {
     writeFileSync(join(dir, "SKILL.md.tmp"), readFileSync(join(dir, "SKILL.md")));
     renameSync(join(dir, "SKILL.md.tmp"), join(dir, "SKILL.md"));
     await expectReloadRequired(entry);
+    for (const attempt of [checkPinned(entry), readResource(entry), readResource(entry, "SKILL.md", 0, 64, undefined, {})]) {
+      await expect(attempt).rejects.toThrow(
+        'skill "demo" changed on disk (SKILL.md was replaced by a new file in its place, as editors that save by replacement do; an edit in place needs no reload); run `/reload session` to use it',
+      );
+    }
   });
 
   it("requires reload when SKILL.md is moved away and a link to the same file takes its place", async () => {
@@ -253,7 +258,7 @@ describe("R-4 calls that arrived together share a pin check", () => {
     renameSync(join(dir, "SKILL.md.tmp"), join(dir, "SKILL.md"));
     expect(checkPinned(entry, first)).toBe(stats);
     // The page itself is still read through a descriptor whose identity must be the pinned file's.
-    await expect(readResource(entry, "SKILL.md", 0, 64, undefined, first)).rejects.toThrow(/replaced by another file/);
+    await expect(readResource(entry, "SKILL.md", 0, 64, undefined, first)).rejects.toThrow(/replaced by a new file/);
     await expect(checkPinned(entry, {})).rejects.toThrow(/changed on disk/);
     await expect(checkPinned(entry)).rejects.toThrow(/changed on disk/);
   });

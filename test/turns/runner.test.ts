@@ -226,12 +226,13 @@ describe("O-3 the python tool", () => {
 
 describe("O-3 bad model output", () => {
   it("malformed arguments, an unknown tool and a skill outside the enum each get an error result and an error row; the turn goes on", async () => {
-    const { end, rows } = await turn("x", [call("python", "{not json"), call("shell", { cmd: "ls" }), call("skill", { name: "nope" }), prose("gave up")]);
+    const { end, rows } = await turn("x", [call("python", "{not json"), call("shell", { cmd: "ls" }), call("skill", { name: "nope" }), call("python", { cod: "x" }), prose("gave up")]);
     expect(end).toEqual({ result: "completed", reply: "gave up" });
     expect(rows.filter((r) => r.kind === "error").map((r) => (r as { text: string }).text)).toEqual([
       expect.stringMatching(/arguments of python are not valid JSON/),
       expect.stringMatching(/there is no tool "shell"/),
-      expect.stringMatching(/invalid arguments for skill: .*name/),
+      expect.stringMatching(/^invalid arguments for skill: name must be one of "[^"]+"(, "[^"]+")* \(got "nope"\)$/),
+      "invalid arguments for python: code is missing (a string); unknown field \"cod\"",
     ]);
   });
 

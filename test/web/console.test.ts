@@ -321,6 +321,23 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await expect.poll(() => global.isChecked(), { timeout: SHOWN_MS }).toBe(true);
   });
 
+  it("reset takes a scope's word back: the global file no longer names the skill, the switch says (not set), and the session's override goes", async () => {
+    const label = page.getByRole("listitem").filter({ has: page.getByRole("switch", { name: "pdf-processing (global)" }) });
+    await page.getByRole("button", { name: "Reset pdf-processing (global)" }).click();
+    await page.getByText("pdf-processing is not set for every workspace any more: the default decides").waitFor({ timeout: SHOWN_MS });
+    const file = await call(daemon, "GET", "/settings");
+    expect(file.body.global.settings.skills.on).toEqual(["elsewhere"]);
+    await label.getByText("global (not set)").waitFor({ timeout: SHOWN_MS });
+    expect(await page.getByRole("button", { name: "Reset pdf-processing (global)" }).count()).toBe(0);
+    // The session's override (on, from the test before) goes too: the session follows the settings again.
+    const sessionId = (await call(daemon, "GET", "/sessions")).body.sessions[0].id as string;
+    const skill = async () => ((await call(daemon, "GET", `/sessions/${sessionId}/catalog`)).body.skills as { name: string; session_override: string | null }[]).find((one) => one.name === "pdf-processing")!;
+    expect((await skill()).session_override).toBe("on");
+    await page.getByRole("button", { name: "Reset pdf-processing (session)" }).click();
+    await page.getByText("pdf-processing is not set for this session any more: the settings files decide").waitFor({ timeout: SHOWN_MS });
+    expect((await skill()).session_override).toBeNull();
+  });
+
   it("lists the session's MCP servers with their status", async () => {
     await page.getByLabel("MCP servers").getByText(/everything · running · \d+ tools · global/).waitFor({ timeout: SHOWN_MS });
   });

@@ -57,9 +57,10 @@ export function SkillsPanel({ session, reloads, onError }: { session: Session; r
     }
   };
   useEffect(() => void load(), [session.id, reloads]);
-  const write = async (skill: Skill, scope: Scope, on: boolean): Promise<void> => {
+  /** on, off, or "clear": the scope no longer names the skill, so a wider scope (or the default) decides. */
+  const write = async (skill: Skill, scope: Scope, on: boolean | "clear"): Promise<void> => {
     const key = skill.preference_key!;
-    const change = on ? { on: [key] } : { off: [key] };
+    const change = on === "clear" ? { clear: [key] } : on ? { on: [key] } : { off: [key] };
     if (scope === "session") {
       setCatalog(await call("patchCatalog", { params: { id: session.id }, body: change, ifMatch: catalog!.revision }));
       return;
@@ -69,12 +70,13 @@ export function SkillsPanel({ session, reloads, onError }: { session: Session; r
     await call("patchSettings", { body, ifMatch: file?.revision ?? "absent" });
     await load();
   };
-  const toggle = async (skill: Skill, scope: Scope, on: boolean) => {
+  const toggle = async (skill: Skill, scope: Scope, on: boolean | "clear") => {
     if (catalog === undefined || settings === undefined || skill.preference_key === null) return;
     try {
       await write(skill, scope, on);
       const where = scope === "session" ? "for this session" : scope === "project" ? "for this project" : "for every workspace";
-      setNote(`${skill.name} is ${on ? "on" : "off"} ${where} from the next turn.`);
+      const wider = scope === "session" ? "the settings files decide" : scope === "project" ? "the global settings or the default decide" : "the default decides";
+      setNote(on === "clear" ? `${skill.name} is not set ${where} any more: ${wider}, from the next turn.` : `${skill.name} is ${on ? "on" : "off"} ${where} from the next turn.`);
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) {
         setNote(`The skills changed since this list was read (${error.message}); here they are again: switch once more if you still want to.`);
@@ -108,18 +110,31 @@ export function SkillsPanel({ session, reloads, onError }: { session: Session; r
                     // The session switch shows what the session gets; a settings scope's shows what that file says (unset: off, "not set").
                     const said = preference(skill, scope);
                     const checked = scope === "session" ? skill.effective.enabled : said === "on";
+                    const fixed = skill.preference_key === null || skill.status !== "valid";
                     return h(
-                      "label",
-                      { key: scope },
-                      h("input", {
-                        type: "checkbox",
-                        role: "switch",
-                        "aria-label": `${skill.name} (${scope})`,
-                        checked,
-                        disabled: skill.preference_key === null || skill.status !== "valid",
-                        onChange: (event: Event) => void toggle(skill, scope, (event.target as HTMLInputElement).checked),
-                      }),
-                      ` ${scope}${scope !== "session" && said === null ? " (not set)" : ""}`,
+                      "span",
+                      { key: scope, class: "switch" },
+                      h(
+                        "label",
+                        null,
+                        h("input", {
+                          type: "checkbox",
+                          role: "switch",
+                          "aria-label": `${skill.name} (${scope})`,
+                          checked,
+                          disabled: fixed,
+                          onChange: (event: Event) => void toggle(skill, scope, (event.target as HTMLInputElement).checked),
+                        }),
+                        ` ${scope}${scope !== "session" && said === null ? " (not set)" : ""}`,
+                      ),
+                      // A scope that names the skill can stop naming it: back to "not set".
+                      said === null || fixed
+                        ? null
+                        : h(
+                            "button",
+                            { type: "button", class: "reset", "aria-label": `Reset ${skill.name} (${scope})`, title: `remove ${skill.name} from the ${scope} ${scope === "session" ? "overrides" : "settings"}`, onClick: () => void toggle(skill, scope, "clear") },
+                            "reset",
+                          ),
                     );
                   }),
                 ),

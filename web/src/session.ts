@@ -262,7 +262,11 @@ export function SessionView({ session, onError }: Props): ComponentChild {
   const reload = async () => {
     try {
       const body = await call("reload", { params: { id: session.id } });
-      const changes = [body.added.length > 0 ? `added ${body.added.join(", ")}` : "", body.removed.length > 0 ? `removed ${body.removed.join(", ")}` : ""].filter(Boolean);
+      const changes = [
+        body.added.length > 0 ? `added ${body.added.join(", ")}` : "",
+        body.removed.length > 0 ? `removed ${body.removed.join(", ")}` : "",
+        ...body.failed.map((skill) => `${skill.name} did not load: ${skill.message}`),
+      ].filter(Boolean);
       setSaid(`Reloaded: ${body.skills} skills${changes.length > 0 ? `; ${changes.join("; ")}` : ", nothing changed"}.`);
       setReloads((count) => count + 1);
     } catch (error) {

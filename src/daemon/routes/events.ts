@@ -36,7 +36,7 @@ async function resolve(live: HostedSession, body: EventBody): Promise<Resolved> 
   // The schema admits one slash name and nothing after it; the arguments come apart.
   const name = body.command.trim();
   const command = live.session.commands.prepare(name, body.arguments, "user");
-  if (command === undefined) throw new HttpProblem("command_not_found", `no command ${name} in session ${live.id}; see /help`, { command: name });
+  if (command === undefined) throw new HttpProblem("command_not_found", `${live.session.commands.notFound(name).message} (session ${live.id})`, { command: name });
   if (!command.command.submitsTurn) return { kind: "run", command };
   return { kind: "turn", activation: (await command.run()) as Activation };
 }

@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import { API, MAX_TRANSCRIPT_PAGE_ROWS } from "../../api/index.js";
 import type { DaemonContext } from "../context.js";
@@ -7,7 +7,7 @@ import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import { storedRows } from "../turns.js";
 import { createdSession, executeAnswer, imageUrl, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
-import { isProcessAlive } from "../../platform/index.js";
+import { isProcessAlive, within } from "../../platform/index.js";
 import { outputPayloadBytes } from "../../kernel/index.js";
 import type { ImageStore } from "../../images/index.js";
 import { runCell, type CellRun } from "../../session/index.js";
@@ -25,9 +25,10 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
   if (body.relay !== undefined && !isProcessAlive(body.relay.launcher_pid)) {
     throw new HttpProblem("invalid_body", `relay.launcher_pid: no process ${body.relay.launcher_pid} is running`, { field: "relay.launcher_pid" });
   }
+  const cwd = body.relay?.cwd === undefined ? undefined : await kernelCwd(body.workspace, body.relay.cwd);
   const join: KernelJoin | undefined =
     body.kernel_pid !== undefined ? { kind: "external", pid: body.kernel_pid }
-    : body.relay !== undefined ? { kind: "relay", key: body.relay.key, pid: body.relay.launcher_pid }
+    : body.relay !== undefined ? { kind: "relay", key: body.relay.key, pid: body.relay.launcher_pid, ...(cwd !== undefined ? { cwd } : {}) }
     : undefined;
   const live = await ctx.registry.open(body.workspace, body.extensions ?? {}, {
     ...(join ? { join } : {}),
@@ -46,6 +47,15 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
     await ctx.registry.close(live.id).catch(() => undefined);
     throw error;
   }
+}
+
+/** A relayed kernel's working directory as a real path: a directory inside the workspace (the kernel sees nothing else writable). Throws 400 invalid_body. */
+async function kernelCwd(workspace: string, cwd: string): Promise<string> {
+  const [base, real] = await Promise.all([realpath(workspace), realpath(cwd).catch(() => undefined)]);
+  const found = real === undefined ? undefined : await stat(real).catch(() => undefined);
+  if (real === undefined || !found?.isDirectory()) throw new HttpProblem("invalid_body", `relay.cwd ${cwd} is not a directory`, { field: "relay.cwd" });
+  if (!within(real, base)) throw new HttpProblem("invalid_body", `relay.cwd ${cwd} lies outside the workspace ${workspace}`, { field: "relay.cwd" });
+  return real;
 }
 
 /** Where the relay reaches the session's kernel; a session opened for a relay always has it once booted. */

@@ -1,10 +1,10 @@
 /** The tools a turn offers (O-3, O-5) and how one call is checked and run. */
-import { z } from "zod";
 import { jsonTextNestingDepth, parseJsonWellFormed } from "../../json/index.js";
 import { MAX_TOOL_ARGUMENT_DEPTH, TOOL_ERROR_PREFIX, type ResultImages, type ToolCall, type ToolSpec } from "../../model/index.js";
 import type { SessionView } from "../../session/index.js";
 import type { ToolMode } from "../context.js";
 import type { ConversationImage } from "../conversation.js";
+import { readableIssues } from "./issues.js";
 import { pythonTool } from "./python.js";
 import { readTool } from "./read.js";
 import { skillTool } from "./skill.js";
@@ -80,7 +80,7 @@ export async function runToolCall(
   }
   const checked = tool.schema.safeParse(value);
   if (!checked.success) {
-    const problem = `invalid arguments for ${call.name}: ${z.prettifyError(checked.error).replace(/\s*\n\s*/g, " ")}`;
+    const problem = `invalid arguments for ${call.name}: ${readableIssues(checked.error.issues, value)}`;
     return { result: `${TOOL_ERROR_PREFIX}${problem}.`, problem };
   }
   const answer = await tool.run(checked.data, context);

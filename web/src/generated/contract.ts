@@ -505,6 +505,13 @@ export type ReloadAnswer = {
   readonly added: readonly string[];
   /** skills the reload removed */
   readonly removed: readonly string[];
+  /** skills the reload found that did not load (one broken before the reload is not repeated) */
+  readonly failed: readonly {
+    /** the skill's folder */
+    readonly name: string;
+    /** the first error in its SKILL.md */
+    readonly message: string;
+  }[];
   readonly skills: number;
   /** what the reload did to the session's MCP servers; the first servers of a session opened without any start here too */
   readonly mcp: {
@@ -857,6 +864,8 @@ export type OpenSessionBody = {
     readonly signature_scheme: "hmac-sha256";
     /** the launcher's pid: the session (and its kernel) closes when that process is gone */
     readonly launcher_pid: number;
+    /** the kernel's working directory: the notebook's directory, inside the workspace (default the workspace) */
+    readonly cwd?: string;
   };
   /** run this session's kernel on that Jupyter Server (K-12), over the global kernel.remote settings */
   readonly remote?: {
