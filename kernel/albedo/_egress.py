@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Dict, Optional, Set, Tuple, Union
+from typing import Callable, Dict, Optional, Set
 
 # Connections the relay carries at once; one more is answered with a 503 line and closed.
 MAX_RELAY_CONNECTIONS = 256
-# Bytes read from one side before they are written to the other.
+# Bytes a side may have waiting to be written before its peer stops reading (a quarter of the high mark).
 RELAY_CHUNK_BYTES = 64 * 1024
 # How long reaching the proxy's socket may take, retries of a full listen queue included.
 RELAY_CONNECT_TIMEOUT_S = 5.0
 # Pause between two tries when the proxy's listen queue is full (EAGAIN on a Unix socket).
 RELAY_RETRY_PAUSE_S = 0.02
+# How long a refused client's connection stays open after its answer, for the client to read it.
+RELAY_REFUSED_LINGER_S = 1.0
 # How long starting or stopping the relay's loop may take.
 RELAY_START_TIMEOUT_S = 5.0
 # What NO_PROXY names: the kernel's own loopback (its RPC and the relay itself) never goes out.
@@ -49,6 +51,78 @@ def proxy_env(port: int, ca_bundle: Optional[str] = None) -> Dict[str, str]:
     return env
 
 
+class _Side(asyncio.Protocol):
+    """One end of a carried connection: what it receives is written to its peer, and a peer whose
+    buffer is full stops it reading (flow control both ways, no copy into a stream's buffer)."""
+
+    def __init__(self, relay: "EgressRelay") -> None:
+        self.relay = relay
+        self.transport: Optional[asyncio.Transport] = None
+        self.peer: Optional["_Side"] = None
+        self.ended = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.transport.set_write_buffer_limits(high=RELAY_CHUNK_BYTES * 4)
+
+    def data_received(self, data: bytes) -> None:
+        if self.peer is not None and self.peer.transport is not None:
+            self.peer.transport.write(data)
+
+    def eof_received(self) -> bool:
+        self.ended = True
+        peer = self.peer.transport if self.peer is not None else None
+        if peer is not None and peer.can_write_eof() and not peer.is_closing():
+            peer.write_eof()
+        if self.peer is not None and self.peer.ended:
+            # Both ways are done: close both (close() sends what is still buffered first).
+            self.transport.close()
+            if peer is not None:
+                peer.close()
+            return False
+        # Keep this side open to write the peer's last bytes; it closes when the peer's side ends or is lost.
+        return True
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        self.relay._carried.discard(self)
+        if self.peer is not None and self.peer.transport is not None:
+            self.peer.transport.close()
+
+    def pause_writing(self) -> None:
+        if self.peer is not None and self.peer.transport is not None:
+            self.peer.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.peer is not None and self.peer.transport is not None:
+            self.peer.transport.resume_reading()
+
+
+class _Client(_Side):
+    """The kernel's side: accepted, refused past MAX_RELAY_CONNECTIONS, else joined to a new connection to the proxy."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        if len(self.relay._carried) >= MAX_RELAY_CONNECTIONS:
+            _answer(self.transport, f"503 albedo: the egress relay carries {MAX_RELAY_CONNECTIONS} connections already (MAX_RELAY_CONNECTIONS)")
+            return
+        self.relay._carried.add(self)
+        self.transport.pause_reading()
+        asyncio.ensure_future(self._join())
+
+    async def _join(self) -> None:
+        proxy = _Side(self.relay)
+        why = await self.relay._reach_proxy(lambda: proxy)
+        if self.transport.is_closing():
+            if proxy.transport is not None:
+                proxy.transport.close()
+            return
+        if why is not None:
+            _answer(self.transport, f"502 albedo: the egress proxy cannot be reached ({why})")
+            return
+        self.peer, proxy.peer = proxy, self
+        self.transport.resume_reading()
+
+
 class EgressRelay:
     """A relay listening on 127.0.0.1:`port`, carrying connections to `socket_path`. Start with start_relay()."""
 
@@ -58,7 +132,7 @@ class EgressRelay:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="albedo-egress", daemon=True)
         self._server: Optional[asyncio.AbstractServer] = None
-        self._carried: Set[asyncio.StreamWriter] = set()
+        self._carried: Set[_Side] = set()
 
     def connections(self) -> int:
         """Client connections carried now."""
@@ -75,42 +149,26 @@ class EgressRelay:
     def _start(self) -> None:
         self._thread.start()
         self._server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(self._carry, "127.0.0.1", 0, limit=RELAY_CHUNK_BYTES), self._loop
+            self._loop.create_server(lambda: _Client(self), "127.0.0.1", 0), self._loop
         ).result(RELAY_START_TIMEOUT_S)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
         if self._server is not None:
             self._server.close()
-        for writer in list(self._carried):
-            writer.transport.abort()
+        for side in list(self._carried):
+            for transport in (side.transport, side.peer.transport if side.peer else None):
+                if transport is not None:
+                    transport.abort()
 
-    async def _carry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if len(self._carried) >= MAX_RELAY_CONNECTIONS:
-            await _answer(writer, f"503 albedo: the egress relay carries {MAX_RELAY_CONNECTIONS} connections already (MAX_RELAY_CONNECTIONS)")
-            return
-        self._carried.add(writer)
-        try:
-            upstream = await self._reach_proxy()
-            if isinstance(upstream, str):
-                await _answer(writer, f"502 albedo: the egress proxy cannot be reached ({upstream})")
-                return
-            proxy_reader, proxy_writer = upstream
-            try:
-                await asyncio.gather(_pump(reader, proxy_writer), _pump(proxy_reader, writer))
-            finally:
-                proxy_writer.close()
-        finally:
-            self._carried.discard(writer)
-            writer.close()
-
-    async def _reach_proxy(self) -> Union[Tuple[asyncio.StreamReader, asyncio.StreamWriter], str]:
-        """The proxy's streams, or why they could not be had within RELAY_CONNECT_TIMEOUT_S."""
+    async def _reach_proxy(self, protocol: Callable[[], _Side]) -> Optional[str]:
+        """Connects `protocol` to the proxy's socket; None, or why it could not within RELAY_CONNECT_TIMEOUT_S."""
         deadline = self._loop.time() + RELAY_CONNECT_TIMEOUT_S
         while True:
             try:
                 left = max(deadline - self._loop.time(), 0.001)
-                return await asyncio.wait_for(asyncio.open_unix_connection(self.socket_path, limit=RELAY_CHUNK_BYTES), left)
+                await asyncio.wait_for(self._loop.create_unix_connection(protocol, self.socket_path), left)
+                return None
             except BlockingIOError:
                 # The proxy's listen queue is full: it is busy, not gone.
                 if self._loop.time() + RELAY_RETRY_PAUSE_S >= deadline:
@@ -122,32 +180,19 @@ class EgressRelay:
                 return error.strerror or str(error)
 
 
-async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Copies `reader` into `writer` until its end, then half-closes `writer`; a reset ends it quietly."""
-    try:
-        while True:
-            chunk = await reader.read(RELAY_CHUNK_BYTES)
-            if not chunk:
-                break
-            writer.write(chunk)
-            await writer.drain()
-        if writer.can_write_eof() and not writer.is_closing():
-            writer.write_eof()
-    except (ConnectionError, OSError):
-        writer.transport.abort()
+def _answer(transport: asyncio.Transport, status_and_line: str) -> None:
+    """Answers a client the relay cannot carry with a status whose reason and body are one line.
 
-
-async def _answer(writer: asyncio.StreamWriter, status_and_line: str) -> None:
-    """Answers a client the relay cannot carry with a status whose reason and body are one line, then closes it."""
+    The write side is shut and the socket closed RELAY_REFUSED_LINGER_S later, reading meanwhile:
+    closing at once with the client's request unread would reset the connection, and a reset may
+    take the answer with it."""
     line = status_and_line.split(" ", 1)[1]
     body = (line + "\n").encode()
     head = f"HTTP/1.1 {status_and_line}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n"
-    try:
-        writer.write(head.encode() + body)
-        writer.close()
-        await writer.wait_closed()
-    except (ConnectionError, OSError):
-        writer.transport.abort()
+    transport.write(head.encode() + body)
+    if transport.can_write_eof():
+        transport.write_eof()
+    asyncio.get_running_loop().call_later(RELAY_REFUSED_LINGER_S, transport.close)
 
 
 def start_relay(socket_path: str) -> EgressRelay:

@@ -2,14 +2,23 @@
  * The client connections one proxy holds (N-6): at most `maxConnections`, each closed when idle
  * or past its lifetime by one sweep per proxy, the one idle longest dropped to make room for a
  * new one. A connection owns the upstream sockets opened for it: closing either end closes all.
+ * Activity is read from the sockets' byte counters when the sweep or an admission looks, so bytes
+ * on their way cost no listener per chunk.
  */
 import type { Duplex } from "node:stream";
 import type { ProxyBounds } from "./bounds.js";
+
+/** A socket's byte counters (net.Socket's; a plain Duplex has none). */
+interface Counted {
+  readonly bytesRead?: number;
+  readonly bytesWritten?: number;
+}
 
 /** One client connection and the upstream sockets it uses. */
 export class TrackedConnection {
   readonly startedAt = Date.now();
   private lastActivity = this.startedAt;
+  private bytesMoved = 0;
   private readonly sockets = new Set<Duplex>();
   private readonly onClose: Array<() => void> = [];
   private closed = false;
@@ -23,8 +32,14 @@ export class TrackedConnection {
     this.lastActivity = Date.now();
   }
 
-  /** How long nothing has moved, at `now`. */
+  /** How long nothing has moved, at `now` (traffic since the last look counts as moving now). */
   idleFor(now: number): number {
+    let total = 0;
+    for (const socket of this.sockets) total += ((socket as Counted).bytesRead ?? 0) + ((socket as Counted).bytesWritten ?? 0);
+    if (total !== this.bytesMoved) {
+      this.bytesMoved = total;
+      this.lastActivity = now;
+    }
     return now - this.lastActivity;
   }
 

@@ -1,7 +1,7 @@
 /**
  * One HTTP exchange relayed through the proxy, for a forwarded plain-HTTP request and for a
  * request inside an intercepted tunnel alike: the client's body up, the upstream's head and body
- * down, bytes counted and the connection kept awake while they move, the record finished once.
+ * down, the bodies' bytes counted, the record finished once.
  */
 import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { answer } from "./answers.js";
@@ -12,10 +12,7 @@ import type { Exchange } from "./record.js";
 /** Pipes `req` into `outgoing` and the response back into `res`; `failure` words an upstream error as a 502 line. */
 export function relayExchange(req: IncomingMessage, res: ServerResponse, outgoing: ClientRequest, exchange: Exchange, tracked: TrackedConnection, failure: (why: string) => string): void {
   outgoing.on("socket", (socket) => tracked.own(socket));
-  req.on("data", (chunk: Buffer) => {
-    exchange.bytesUp += chunk.length;
-    tracked.touch();
-  });
+  req.on("data", (chunk: Buffer) => (exchange.bytesUp += chunk.length));
   req.pipe(outgoing);
   outgoing.on("response", (incoming: IncomingMessage) => {
     tracked.touch();
@@ -27,10 +24,7 @@ export function relayExchange(req: IncomingMessage, res: ServerResponse, outgoin
       answer(res, 502, failure("its response head cannot be forwarded"));
       return;
     }
-    incoming.on("data", (chunk: Buffer) => {
-      exchange.bytesDown += chunk.length;
-      tracked.touch();
-    });
+    incoming.on("data", (chunk: Buffer) => (exchange.bytesDown += chunk.length));
     incoming.on("aborted", () => res.destroy());
     incoming.on("error", () => res.destroy());
     incoming.pipe(res);

@@ -34,26 +34,20 @@ export async function openTunnel(context: ProxyContext, req: IncomingMessage, cl
   if (secrets) return intercept(context, { tracked, client, head, route, secrets, upstreamCa: policy.upstreamCa, exchange });
   const upstream = await connectOrFail(route, context, exchange, reply);
   if (!upstream) return;
-  tracked.whenClosed(() => exchange.finish());
+  tracked.whenClosed(() => {
+    // The upstream socket's own counters: what went up (the head read with the CONNECT included) and came down.
+    exchange.bytesUp = upstream.bytesWritten;
+    exchange.bytesDown = upstream.bytesRead;
+    exchange.finish();
+  });
   tracked.own(upstream);
   client.write(ESTABLISHED);
-  if (head.length > 0) {
-    exchange.bytesUp += head.length;
-    upstream.write(head);
-  }
-  splice(client, upstream, exchange, tracked);
+  if (head.length > 0) upstream.write(head);
+  splice(client, upstream, tracked);
 }
 
-/** Pipes bytes both ways, counting them and keeping the connection awake while they move; ends when the upstream has closed and the client has its last byte. */
-function splice(client: Duplex, upstream: Duplex, exchange: Exchange, tracked: TrackedConnection): void {
-  client.on("data", (chunk: Buffer) => {
-    exchange.bytesUp += chunk.length;
-    tracked.touch();
-  });
-  upstream.on("data", (chunk: Buffer) => {
-    exchange.bytesDown += chunk.length;
-    tracked.touch();
-  });
+/** Pipes bytes both ways; ends when the upstream has closed and the client has its last byte. */
+function splice(client: Duplex, upstream: Duplex, tracked: TrackedConnection): void {
   client.pipe(upstream);
   upstream.pipe(client);
   // Once the upstream is gone, the client gets what is left and the connection ends: an unpiped

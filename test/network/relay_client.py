@@ -46,6 +46,13 @@ def fetch_requests(url):
         return {"url": url, "error": str(error)}
 
 
+def wait_until_idle(relay, seconds=10):
+    """Waits (bounded) until the relay carries nothing: a closed client is noticed on its loop, a moment later."""
+    deadline = time.monotonic() + seconds
+    while relay.connections() > 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def build_wheel(directory):
     name = "albedo_probe-1.0-py3-none-any.whl"
     files = {
@@ -97,10 +104,10 @@ def main():
         refused = fetch(url)
         for sock in held:
             sock.close()
-        deadline = time.monotonic() + 10
-        while relay.connections() > 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        say(while_full=refused, after=fetch(url), carried=relay.connections())
+        wait_until_idle(relay)
+        after = fetch(url)
+        wait_until_idle(relay)
+        say(while_full=refused, after=after, carried=relay.connections())
     relay.close()
     say(closed=True)
 
