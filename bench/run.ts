@@ -17,6 +17,7 @@ import { benchScale } from "./scale.js";
 import { benchImageConversation, benchImages } from "./images.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
+import { benchNetwork } from "./network.js";
 import { benchNotebook } from "./notebook.js";
 import { benchWeb } from "./web.js";
 
@@ -36,6 +37,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["remote_kernel", benchRemote],
   ["notebook", benchNotebook],
   ["web", benchWeb],
+  ["network", benchNetwork],
 ];
 
 /** Where a full run draws its goals. */
