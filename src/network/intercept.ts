@@ -39,6 +39,8 @@ export interface Interception {
 interface TunnelState extends Interception {
   readonly agent: Agent;
   requests: number;
+  /** Starts the wait for the next request head (HEADERS_TIMEOUT_MS), or stops it while one is served. */
+  awaiting(waiting: boolean): void;
 }
 
 const tunnels = new WeakMap<Duplex, TunnelState>();
@@ -63,19 +65,25 @@ export async function intercept(context: ProxyContext, interception: Interceptio
   client.write(ESTABLISHED);
   if (interception.head.length > 0) client.unshift(interception.head);
   const tls = new TLSSocket(client as never, { isServer: true, secureContext, ALPNProtocols: ["http/1.1"] });
-  const state: TunnelState = { ...interception, agent: new Agent({ keepAlive: true, maxSockets: UPSTREAM_SOCKETS_PER_TUNNEL }), requests: 0 };
+  // The handshake, and each request head after it, must come within HEADERS_TIMEOUT_MS: this server
+  // never listens, so Node's own check of its headersTimeout never runs for it.
+  let deadline: NodeJS.Timeout | undefined = setTimeout(() => tls.destroy(), context.bounds.headersTimeoutMs);
+  const awaiting = (waiting: boolean) => {
+    clearTimeout(deadline);
+    deadline = waiting ? setTimeout(() => tls.destroy(), context.bounds.headersTimeoutMs) : undefined;
+  };
+  const state: TunnelState = { ...interception, agent: new Agent({ keepAlive: true, maxSockets: UPSTREAM_SOCKETS_PER_TUNNEL }), requests: 0, awaiting };
   tunnels.set(tls, state);
   tracked.own(tls);
   let secured = false;
   let failure: string | undefined;
-  const handshake = setTimeout(() => tls.destroy(), context.bounds.headersTimeoutMs);
   tls.once("secure", () => {
     secured = true;
-    clearTimeout(handshake);
+    awaiting(true);
   });
   tls.once("error", (error) => (failure = error.message));
   tracked.whenClosed(() => {
-    clearTimeout(handshake);
+    awaiting(false);
     state.agent.destroy();
     if (state.requests > 0) return;
     if (failure !== undefined) exchange.fail(`TLS with the client failed (${failure}); it must trust the local CA`);
@@ -93,6 +101,8 @@ export async function interceptedRequest(context: ProxyContext, req: IncomingMes
   if (!state) return void res.destroy();
   const { route, tracked } = state;
   state.requests += 1;
+  state.awaiting(false);
+  res.on("close", () => state.awaiting(true));
   tracked.touch();
   const method = req.method ?? "GET";
   const path = req.url ?? "";

@@ -49,7 +49,7 @@ const secrets = (extra: Partial<Exclude<NetworkSetting, boolean>> = {}): Network
   ...extra,
 });
 
-async function proxyWith(setting: NetworkSetting, options: { env?: NodeJS.ProcessEnv; authority?: LocalCa | undefined } = {}) {
+async function proxyWith(setting: NetworkSetting, options: { env?: NodeJS.ProcessEnv; authority?: LocalCa | undefined; headersTimeoutMs?: number } = {}) {
   const records: ConnectionRecord[] = [];
   const policy = compilePolicy(setting);
   const proxy = await startEgressProxy({
@@ -59,6 +59,7 @@ async function proxyWith(setting: NetworkSetting, options: { env?: NodeJS.Proces
     resolver: mapResolver({ "api.test": "127.0.0.3", "plain.test": "127.0.0.3" }),
     env: options.env ?? { API_TOKEN: SECRET, API_KEY: KEY },
     ...("authority" in options ? (options.authority ? { authority: options.authority } : {}) : { authority }),
+    ...(options.headersTimeoutMs ? { bounds: { headersTimeoutMs: options.headersTimeoutMs } } : {}),
   });
   proxies.push(proxy);
   return { proxy, records, socketPath: proxy.socketPath };
@@ -193,5 +194,19 @@ describe("N-3 secrets are added by the proxy for their host only, replacing what
     const bare = await proxyWith(secrets(), { authority: undefined });
     const { statusLine } = await connectThrough(bare.socketPath, `api.test:${api.port}`);
     expect(statusLine).toBe(`HTTP/1.1 502 albedo: cannot reach api.test:${api.port} (it carries secrets, and the proxy was given no local CA to speak TLS for it)`);
+  });
+
+  it("closes an intercepted tunnel whose client sends no whole request head within the headers deadline", async () => {
+    const { socketPath, records } = await proxyWith(secrets(), { headersTimeoutMs: 400 });
+    const { socket } = await connectThrough(socketPath, `api.test:${api.port}`);
+    const secure = tlsConnect({ socket, servername: "api.test", ca: bundle });
+    await once(secure, "secureConnect");
+    secure.on("error", () => undefined);
+    secure.write(`GET /slow HTTP/1.1\r\nHost: api.test:${api.port}\r\nX-Half: `);
+    const started = Date.now();
+    await once(secure, "close");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    await poll(() => records.length === 1);
+    expect(records[0]).toMatchObject({ method: "CONNECT", intercepted: true, decision: "failed" });
   });
 });
