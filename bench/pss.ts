@@ -47,3 +47,10 @@ export function processTree(pid: number): number[] {
 export function treePssMb(pid: number): number {
   return processTree(pid).reduce((sum, member) => sum + (pssKb(member) ?? 0), 0) / 1024;
 }
+
+/** Resident memory of `pid` now and at its peak (VmRSS, VmHWM), in MiB, whole. */
+export function processMemoryMb(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const mib = (field: string) => Math.round(Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1]) / 1024);
+  return { rss: mib("VmRSS"), peak: mib("VmHWM") };
+}

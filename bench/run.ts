@@ -15,6 +15,7 @@ import { benchTurns } from "./turns.js";
 import { benchRemote } from "./remote.js";
 import { benchScale } from "./scale.js";
 import { benchImageConversation, benchImages } from "./images.js";
+import { benchDaemonImageMemory } from "./daemonImages.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
 import { benchNetwork } from "./network.js";
@@ -31,6 +32,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["turns", benchTurns],
   ["images", benchImages],
   ["images_conversation", benchImageConversation],
+  ["images_daemon_memory", benchDaemonImageMemory],
   ["mcp", benchMcp],
   ["mcp_server", benchMcpServer],
   ["scale", benchScale],

@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SESSION_METHODS } from "../src/session/rpcApi.js";
 import {
-  boundsOutsideLimits, domainCycles, domainGraph, importsOf, indexExports, internalImports, methodNamesOutside, scanImports, stringLiteralsOf,
-  typeScriptFiles, unusedExports, type ImportEdge,
+  boundsOutsideLimits, contractImports, domainCycles, domainGraph, importsOf, indexExports, internalImports, methodNamesOutside, scanImports,
+  stringLiteralsOf, typeScriptFiles, unusedExports, wholeIndexImports, type ImportEdge,
 } from "./support/architecture.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -31,6 +31,16 @@ describe("X architecture: domains", () => {
       .filter((entry) => entry.isDirectory() && readdirSync(new URL(`../src/${entry.name}/`, import.meta.url)).includes("index.ts"))
       .map((entry) => entry.name);
     expect(unusedExports(indexExports(ROOT, domains), edges)).toEqual([]);
+  });
+
+  it("takes another domain's index by name, never whole, so the unused-export rule sees every index", () => {
+    expect(wholeIndexImports(edges)).toEqual([]);
+  });
+
+  it("keeps the HTTP contract in src/api/: the page takes its generated copy, the CLI takes it from api, never from the daemon", () => {
+    expect(contractImports([...edges, ...scanImports(ROOT, ["web/src"])])).toEqual([]);
+    const exports = indexExports(ROOT, ["api", "daemon"]);
+    expect(exports.get("daemon")!.filter((name) => exports.get("api")!.includes(name))).toEqual([]);
   });
 
   it("keeps the bounds and deadlines of the kernel, rpc and skills domains in their limits.ts", () => {
@@ -100,6 +110,24 @@ describe("X architecture: the checks catch violations", () => {
     ]);
     const used = [edge("src/cli/a.ts", "src/kernel/index.ts", ["startKernel"]), edge("src/kernel/remote/b.ts", "src/kernel/index.ts", ["unused"]), edge("test/json/x.test.ts", "src/json/index.ts", ["*"])];
     expect(unusedExports(exports, used)).toEqual(["src/kernel/index.ts exports unused, which no other domain, test, bench or script imports"]);
+  });
+
+  it("names an import that takes another domain's index whole, and allows one inside the domain or by name", () => {
+    const text = ['import type * as skills from "../../src/skills/index.js";', 'import { readSettings } from "../../src/settings/index.js";'].join("\n");
+    const found = [...importsOf("test/support/x.ts", text), edge("src/kernel/remote/index.ts", "src/kernel/index.ts", ["*"]), edge("src/cli/a.ts", "src/kernel/index.ts", ["*"])];
+    expect(wholeIndexImports(found)).toEqual([
+      'test/support/x.ts takes "../../src/skills/index.js" whole: import the names it uses, so the unused-export rule still sees that index',
+      'src/cli/a.ts takes "src/kernel/index.ts" whole: import the names it uses, so the unused-export rule still sees that index',
+    ]);
+  });
+
+  it("names a page import of src/ and a contract import of the daemon or the CLI, and allows the rest", () => {
+    const page = importsOf("web/src/login.ts", ['import { A } from "./generated/contract.js";', 'import { B } from "../../src/api/webProtocol.js";'].join("\n"));
+    const found = [...page, edge("src/api/client.ts", "src/daemon/state.ts"), edge("src/api/a.ts", "src/platform/index.ts"), edge("src/cli/a.ts", "src/api/index.ts"), edge("src/daemon/a.ts", "src/api/index.ts")];
+    expect(contractImports(found)).toEqual([
+      'web/src/login.ts imports "../../src/api/webProtocol.js": the page takes the contract from web/src/generated/contract.ts (npm run openapi), nothing of src/',
+      'src/api/client.ts imports "src/daemon/state.ts": the contract is below the daemon domain, which imports it',
+    ]);
   });
 
   it("names a bound declared outside a limits.ts, and leaves other constants alone", () => {

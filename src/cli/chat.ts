@@ -15,7 +15,7 @@ import { daemonChat, embeddedChat, type ChatBackend, type ChatResult } from "./c
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine } from "./lineEditor.js";
 import { JSON_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "./command.js";
-import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
+import { findRunningDaemon, RemoteSession } from "../api/index.js";
 import { startProgress, type ProgressDone } from "./progress.js";
 import { openEmbeddedSession } from "./session.js";
 import { workspaceOf } from "./workspace.js";

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { BUILTIN_COMMANDS, describeResult, findCommand, parseSlashLine, unknownCommand } from "../commands/index.js";
-import type { ReceiptResource, RemoteSession, StreamMessage, TurnResource } from "../daemon/index.js";
+import type { ReceiptResource, RemoteSession, StreamMessage, TurnResource } from "../api/index.js";
 import type { ModelMode } from "../model/index.js";
 import type { Session } from "../session/index.js";
 import { activationBlock, type Activation } from "../skills/index.js";

@@ -9,6 +9,8 @@ export interface CliIO {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** Ends the process with `code` (main gives process.exit; tests none). For a command whose process must not outlive its run, whatever is left pending. */
+  readonly exit?: (code: number) => void;
 }
 
 /** A subcommand as the registry declares it, light: what the overview, a group's help and did-you-mean need, and how to load the rest. */

@@ -3,7 +3,7 @@
  * so the console reads the same whichever it got.
  */
 import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand, unknownCommand } from "../commands/index.js";
-import { findRunningDaemon, RemoteSession } from "../daemon/index.js";
+import { findRunningDaemon, RemoteSession } from "../api/index.js";
 import type { ExecuteOutput, InputHandler } from "../kernel/index.js";
 import type { Session } from "../session/index.js";
 import type { ParsedArgs } from "./args.js";

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DaemonClient, findRunningDaemon } from "../daemon/index.js";
+import { DaemonClient, findRunningDaemon } from "../api/index.js";
 import { CliFailure } from "./args.js";
 import type { CliIO } from "./command.js";
 import { startProgress } from "./progress.js";

@@ -1,5 +1,6 @@
 /** `albedo daemon status|stop`: the daemon for the state dir, as a person asks about it. */
-import { API, findRunningDaemon, SHUTDOWN_TIMEOUT_MS, type DaemonClient } from "../daemon/index.js";
+import { API, findRunningDaemon, type DaemonClient } from "../api/index.js";
+import { SHUTDOWN_TIMEOUT_MS } from "../daemon/index.js";
 import { hangingRow } from "../text/index.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { startProgress } from "./progress.js";

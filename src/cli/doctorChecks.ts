@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
-import { findRunningDaemon } from "../daemon/index.js";
+import { findRunningDaemon } from "../api/index.js";
 import { findKernelSpec } from "../kernel/index.js";
 import type { McpSection } from "../mcp/index.js";
 import { withServersOnce } from "./mcpCommands.js";

@@ -117,7 +117,7 @@ if (isMain) {
     if (error.code === "EPIPE") process.exit(0);
     throw error;
   });
-  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), exit: (code) => process.exit(code) };
   runCli(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code;

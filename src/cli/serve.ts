@@ -1,7 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
 import type { RequestEntry } from "../daemon/index.js";
 import { join } from "node:path";
-import { Daemon, DAEMON_TOKEN_FILE, DaemonLockedError, DaemonLog, findRunningDaemon, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, MAX_MCP_IDLE_S, MAX_SESSIONS, MCP_IDLE_TIMEOUT_MS, type DaemonInfo, type ListenTarget } from "../daemon/index.js";
+import { DAEMON_TOKEN_FILE, findRunningDaemon, type DaemonInfo } from "../api/index.js";
+import { Daemon, DaemonLockedError, DaemonLog, LOG_ROTATIONS_KEPT, MAX_LOG_FILE_BYTES, MAX_MCP_IDLE_S, MAX_SESSIONS, MCP_IDLE_TIMEOUT_MS, type ListenTarget } from "../daemon/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
 import { MAX_KERNEL_POOL, MAX_SESSIONS_LIMIT } from "../settings/index.js";
 import { stringOption, UsageError, type ParsedArgs } from "./args.js";
@@ -219,5 +220,11 @@ export const serveCommand: CliCommand = {
       help: `append the log here, rotated at ${MAX_LOG_FILE_BYTES / 1024 / 1024} MiB keeping ${LOG_ROTATIONS_KEPT} old files (default: warnings and errors to stderr)`,
     },
   ],
-  run: serve,
+  async run(args, io) {
+    const code = await serve(args, io);
+    // Closed means done: a model server's retry wait or a remote server's trickling answer must
+    // not keep the process alive once its lock is released and another daemon may start.
+    io.exit?.(code);
+    return code;
+  },
 };

@@ -1,5 +1,5 @@
 /** `albedo sessions`: the sessions the daemon for the state dir holds, whoever opened them. */
-import { API, findRunningDaemon, type SessionResource } from "../daemon/index.js";
+import { API, findRunningDaemon, type SessionResource } from "../api/index.js";
 import { table, textColumns, visibleControls } from "../text/index.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "./command.js";
 import { formatUptime } from "./daemonCommands.js";

@@ -3,7 +3,7 @@
  * allows, through the daemon's settings API (`GET /settings`, `PATCH /settings` with If-Match),
  * starting a daemon for the call when none runs. The CLI never writes a settings file itself.
  */
-import { API, DaemonError, type DaemonClient, type SettingsDocument, type SettingsFileResource } from "../daemon/index.js";
+import { API, DaemonError, type DaemonClient, type SettingsDocument, type SettingsFileResource } from "../api/index.js";
 import { discoverCatalog } from "../skills/index.js";
 import { effectiveEnablement, globalOnlyMessage, isGlobalOnly, settingAt, type Settings } from "../settings/index.js";
 import { didYouMean, visibleControls } from "../text/index.js";

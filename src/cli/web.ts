@@ -4,7 +4,7 @@
  * and a cookie); the daemon's token never leaves this machine's files.
  */
 import { spawn } from "node:child_process";
-import { API } from "../daemon/index.js";
+import { API } from "../api/index.js";
 import { CliFailure, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { daemonFor } from "./daemonAccess.js";

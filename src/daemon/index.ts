@@ -1,15 +1,9 @@
-/** The daemon domain's public surface: the server, its client, and the files that name a running daemon. */
+/** The daemon domain's public surface: the server, its log, its pool of spares, and the bounds callers show. Its HTTP contract and client are the api domain's. */
 export { Daemon, type ListenTarget, type RequestEntry } from "./server.js";
-export { DaemonClient, DaemonError, findRunningDaemon } from "./client.js";
-export { API } from "./api.js";
-export type { ReceiptResource, SessionClient, SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TurnResource } from "./resources.js";
-export { DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, DaemonLockedError, MAX_DAEMON_FILE_BYTES, readDaemonInfo, type DaemonInfo } from "./state.js";
+export { DaemonLockedError } from "./state.js";
 export { DaemonLog } from "./log.js";
-export { PROBLEMS, type ProblemCode } from "./problem.js";
-export { openApiDocument, OPENAPI_COMMAND, OPENAPI_FILE } from "./openapi.js";
 export {
   MAX_SESSIONS,
-  HEALTH_TIMEOUT_MS,
   MAX_EXECUTE_OUTPUT_BYTES,
   SHUTDOWN_TIMEOUT_MS,
   MAX_STREAM_MESSAGE_BYTES,
@@ -28,4 +22,3 @@ export {
 } from "./limits.js";
 export { MCP_PATH } from "./mcpEndpoint.js";
 export { WarmPool } from "./pool.js";
-export { RemoteSession } from "./remoteSession.js";

@@ -1,7 +1,5 @@
 /** Bounds and deadlines of the daemon (D-1). */
 
-/** Bytes of one request body; a larger body is refused with 413 before it is parsed. */
-export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 /**
  * Levels of arrays and objects in one request body (the body object is 1). Our bodies need a few;
  * a deeper one is refused before any handler copies, hashes or stores it (B: deep nesting).
@@ -15,14 +13,6 @@ export const MAX_STREAM_CLIENTS = 16;
 export const MAX_EXECUTE_OUTPUTS = 1_000;
 /** Bytes of output (content JSON) one `execute` response carries, and so the daemon keeps per execution; later outputs still reach the stream. */
 export const MAX_EXECUTE_OUTPUT_BYTES = 16 * 1024 * 1024;
-/** Characters of a client-chosen execution id. */
-export const MAX_EXECUTION_ID_LENGTH = 64;
-/** Characters of a workspace path in a request. */
-export const MAX_PATH_LENGTH = 4_096;
-/** The longest HMAC key a notebook's relay may give (K-14); Jupyter's are 36-character UUIDs. */
-export const MAX_RELAY_KEY_LENGTH = 256;
-/** How long `GET /health` may take before a client counts the daemon as gone. */
-export const HEALTH_TIMEOUT_MS = 2_000;
 /** How long a clean shutdown may take closing sessions before the process exits anyway. */
 export const SHUTDOWN_TIMEOUT_MS = 20_000;
 /** Bytes a stream client may have queued, counting the message about to be sent, before it is dropped as too slow. */
@@ -53,8 +43,6 @@ export const MAX_CONNECTIONS_PER_PEER = 384;
 export const UNTRUSTED_CONNECTION_TIMEOUT_MS = 5_000;
 /** How long a refusal written to a socket may take to flush before the socket is destroyed anyway. */
 export const REFUSAL_FLUSH_TIMEOUT_MS = 1_000;
-/** Transcript rows one `GET /sessions/{id}/transcript` answers at most; `after` pages on. */
-export const MAX_TRANSCRIPT_PAGE_ROWS = 1_000;
 /** Seconds a `503 storage_busy` answer asks the client to wait (Retry-After) before sending the request again. */
 export const STORAGE_BUSY_RETRY_AFTER_S = 1;
 /** Descriptors the daemon holds with no session open and no client connected (measured: 24), with room for its log, database and a request's files. */

@@ -1,5 +1,5 @@
 import type { Session } from "../session/index.js";
-import type { SessionClient } from "./resources.js";
+import type { SessionClient } from "../api/index.js";
 import { NO_TURNS, type SessionTurns, type StreamEvent } from "./sessionPort.js";
 import { Emitter, type Disposable } from "../platform/index.js";
 

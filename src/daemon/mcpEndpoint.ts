@@ -12,7 +12,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { AlbedoMcpServer } from "../mcpServer/index.js";
 import type { Log } from "../platform/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
-import { MAX_MCP_BODY_BYTES, MAX_PATH_LENGTH, MCP_IDLE_TIMEOUT_MS } from "./limits.js";
+import { MAX_PATH_LENGTH } from "../api/index.js";
+import { MAX_MCP_BODY_BYTES, MCP_IDLE_TIMEOUT_MS } from "./limits.js";
 import type { LiveSession } from "./live.js";
 import { checkLocalOrigin } from "./origins.js";
 import { HttpProblem, problemOf, sendProblem } from "./problem.js";

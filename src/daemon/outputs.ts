@@ -1,6 +1,6 @@
 import { humanSize, jsonBytes } from "../json/index.js";
 import { MAX_EXECUTE_OUTPUT_BYTES, MAX_EXECUTE_OUTPUTS } from "./limits.js";
-import type { OutputResource } from "./resources.js";
+import type { OutputResource } from "../api/index.js";
 
 /** The answer's fields about outputs. */
 export interface OutputsAnswer {

@@ -7,7 +7,7 @@ import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
 import type { KernelJoin, OpenOptions, SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
-import type { SessionClient } from "./resources.js";
+import type { SessionClient } from "../api/index.js";
 import { globalSettingsTarget, readSettings } from "../settings/index.js";
 import { isSameProcessAlive, type Log, processIdentity } from "../platform/index.js";
 

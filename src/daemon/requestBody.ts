@@ -2,7 +2,8 @@ import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
 import { decodeUtf8Strict, isWellFormedJson, jsonNestingDepth, problemsOfIssues } from "../json/index.js";
 import { HttpProblem } from "./problem.js";
-import { MAX_BODY_DEPTH, MAX_REQUEST_BODY_BYTES } from "./limits.js";
+import { MAX_REQUEST_BODY_BYTES } from "../api/index.js";
+import { MAX_BODY_DEPTH } from "./limits.js";
 
 /** The most bytes a body may have, and the constant that says so (named in the 413). */
 export interface BodyLimit {

@@ -12,7 +12,7 @@ import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import type { UsageTotals } from "../model/index.js";
-import type { SessionClient } from "./resources.js";
+import type { SessionClient } from "../api/index.js";
 
 /** One event on a session's stream (D-2): domain objects as they happened; views.ts makes each one's message. */
 export type StreamEvent =

@@ -1,26 +1,15 @@
 import { chmod, lstat, mkdir, opendir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, readDaemonInfo, type DaemonInfo } from "../api/index.js";
 import { MAX_STATE_DIR_ENTRIES } from "./limits.js";
-import { clearPidLock, PRIVATE_FILE_MODE, readFileBounded, tryLockFile, writeFileAtomic, type ProcessIdentity } from "../platform/index.js";
+import { clearPidLock, PRIVATE_FILE_MODE, tryLockFile, writeFileAtomic } from "../platform/index.js";
 
-/** File in the state dir naming the running daemon: `{"url", "pid", "start_time"}`. */
-export const DAEMON_INFO_FILE = "daemon.json";
-/** File in the state dir holding the bearer token (mode 0600). */
-export const DAEMON_TOKEN_FILE = "daemon.token";
 /** The operations database in the state dir (O-1). */
 export const DAEMON_DB_FILE = "albedo.db";
 /** File in the state dir that the running daemon holds a kernel lock on, for its life; it stays, empty, when the daemon ends. */
 export const DAEMON_LOCK_FILE = "daemon.lock";
-/** Bytes read from daemon.json or daemon.token; they are tiny, a larger file is not ours. */
-export const MAX_DAEMON_FILE_BYTES = 4096;
 /** Mode of the state dir and of every directory albedo makes in it. */
 export const PRIVATE_DIR_MODE = 0o700;
-
-/** What daemon.json says about a daemon: its process, its URL, and `socket` when it listens on a Unix socket. */
-export interface DaemonInfo extends ProcessIdentity {
-  readonly url: string;
-  readonly socket?: string;
-}
 
 /**
  * Creates the state dir if needed and makes it private whoever made it and whatever the umask:
@@ -66,35 +55,6 @@ export async function writeDaemonInfo(stateDir: string, info: DaemonInfo): Promi
 /** Removes daemon.json (a clean exit); absence is fine. */
 export async function removeDaemonInfo(stateDir: string): Promise<void> {
   await rm(join(stateDir, DAEMON_INFO_FILE), { force: true });
-}
-
-/** daemon.json as written, or undefined when it is missing or not ours. Says nothing about liveness. */
-export async function readDaemonInfo(stateDir: string): Promise<DaemonInfo | undefined> {
-  const text = await readSmall(join(stateDir, DAEMON_INFO_FILE));
-  if (text === undefined) return undefined;
-  try {
-    const value = JSON.parse(text) as Partial<DaemonInfo>;
-    if (typeof value.url !== "string" || !Number.isInteger(value.pid)) return undefined;
-    return {
-      url: value.url,
-      pid: value.pid!,
-      ...(typeof value.start_time === "string" ? { start_time: value.start_time } : {}),
-      ...(typeof value.socket === "string" ? { socket: value.socket } : {}),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The token from daemon.token, or undefined when there is none. */
-export async function readToken(stateDir: string): Promise<string | undefined> {
-  const text = (await readSmall(join(stateDir, DAEMON_TOKEN_FILE)))?.trim();
-  return text ? text : undefined;
-}
-
-async function readSmall(file: string): Promise<string | undefined> {
-  const found = await readFileBounded(file, MAX_DAEMON_FILE_BYTES).catch(() => undefined);
-  return found?.kind === "file" ? found.bytes.toString("utf8") : undefined;
 }
 
 /** Thrown when another live process holds the state dir's daemon.lock. */

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { outputDropMarker } from "../kernel/index.js";
 import { boundJson } from "../json/index.js";
-import { API } from "./api.js";
+import { API, WEB_STREAM_PROTOCOL } from "../api/index.js";
 import { authenticate, type ApiAuth } from "./http.js";
 import { refuseSocket } from "./connections.js";
 import { MAX_STREAM_BUFFER_BYTES, MAX_STREAM_CLIENTS, MAX_STREAM_MESSAGE_BYTES } from "./limits.js";
@@ -11,7 +11,6 @@ import { HttpProblem, problemOf } from "./problem.js";
 import type { Router } from "./router.js";
 import type { HostedSession, SessionDirectory, StreamEvent } from "./sessionPort.js";
 import { streamMessage } from "./views.js";
-import { WEB_STREAM_PROTOCOL } from "./webProtocol.js";
 import type { Log } from "../platform/index.js";
 
 /** WebSocket close code sent when the session closes. */

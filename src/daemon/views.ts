@@ -1,6 +1,7 @@
 /**
  * The view layer: every resource the daemon sends is built here from domain objects, in the one
- * shape resources.ts describes. Domain types keep their own casing; the wire's is snake_case.
+ * shape the api domain's resources.ts describes. Domain types keep their own casing; the wire's is
+ * snake_case.
  */
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import type { ExecuteReply } from "../kernel/index.js";
@@ -16,7 +17,7 @@ import type { SpareStatus } from "./pool.js";
 import type {
   BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, OperationResource, OutputResource,
   ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
-} from "./resources.js";
+} from "../api/index.js";
 import type { HostedSession, RelayTarget, StreamEvent } from "./sessionPort.js";
 
 /** The session's kernel; `status` overrides the current one (a status event reports the state it is about). */

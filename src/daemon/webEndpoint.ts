@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkLocalOrigin } from "./origins.js";
 import { HttpProblem, problemOf, sendBytes, sendProblem } from "./problem.js";
 import { WEB_CONTENT_SECURITY_POLICY, type WebAssets } from "./webAssets.js";
-import { WEB_LOGIN_PATH } from "./webProtocol.js";
+import { WEB_LOGIN_PATH } from "../api/index.js";
 
 /** The paths that serve the page itself. */
 const PAGE_PATHS: ReadonlySet<string> = new Set(["/", WEB_LOGIN_PATH]);

@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LOGIN_CODE_TTL_MS, MAX_PENDING_LOGIN_CODES, MAX_WEB_SESSIONS, WEB_SESSION_IDLE_MS } from "./limits.js";
-import { WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX } from "./webProtocol.js";
+import { WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX } from "../api/index.js";
 
 /** Random bytes in a login code, a page secret and a cookie value (hex, so twice as many characters). */
 const SECRET_BYTES = 32;

@@ -85,8 +85,10 @@ type Input = { readonly ok: true; readonly mime: ImageMime; readonly bytes: Buff
 function readInput(mime: string, data: string | Buffer): Input {
   if (mime === SVG_MIME) return refuse("unsupported", "SVG is not kept as an image (it is a document that can script and link; PNG, JPEG, GIF and WebP are)");
   if (!isImageMime(mime)) return refuse("unsupported", `${mime.slice(0, 80)} is not an image type albedo keeps (PNG, JPEG, GIF, WebP)`);
+  const dropped = typeof data === "string" ? DROPPED_IMAGE.exec(data) : null;
+  if (dropped !== null) return tooLarge(Number(dropped[1]));
   // Padding makes the estimate up to 2 bytes high: decode anything that could still fit, then judge exactly.
-  if (typeof data === "string" && base64DecodedLength(data) > MAX_IMAGE_BYTES + 2) return tooLarge(base64DecodedLength(data));
+  if (typeof data === "string" && !mayBeImage(data)) return tooLarge(base64DecodedLength(data));
   const bytes = typeof data === "string" ? decodeBase64(data) : data;
   if (bytes === undefined) return refuse("not_base64", `the ${formatName(mime)} data is not base64`);
   if (bytes.length > MAX_IMAGE_BYTES) return tooLarge(bytes.length);
@@ -96,6 +98,28 @@ function readInput(mime: string, data: string | Buffer): Input {
     return refuse("bad_magic", `bad magic bytes: claimed ${mime} but the bytes are ${seen}`);
   }
   return { ok: true, mime, bytes };
+}
+
+/** How an output holds an image representation dropped for passing MAX_IMAGE_BYTES before it was checked (see droppedImage). */
+const DROPPED_IMAGE = /^\[albedo: an image of (\d{1,15}) bytes dropped: over MAX_IMAGE_BYTES\]$/;
+
+/**
+ * Whether base64 `text` can still decode to an image within MAX_IMAGE_BYTES: a bound on a
+ * kernel's outputs leaves such a representation whole, so the image is judged, and kept or
+ * refused, by its own bound.
+ */
+export function mayBeImage(text: string): boolean {
+  // Counted only as far as the bound: a kernel may send hundreds of megabytes.
+  const maxChars = Math.ceil(((MAX_IMAGE_BYTES + 2) * 4) / 3);
+  if (text.length <= maxChars) return true;
+  let chars = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x20 && ++chars > maxChars) return false;
+  return true;
+}
+
+/** What stands in an output for an image representation that failed mayBeImage (its size as its length tells it): the check refuses it naming MAX_IMAGE_BYTES. */
+export function droppedImage(text: string): string {
+  return `[albedo: an image of ${Math.floor((text.length * 3) / 4)} bytes dropped: over MAX_IMAGE_BYTES]`;
 }
 
 function tooLarge(bytes: number): RefusedImage {

@@ -17,3 +17,34 @@ export function jsonNestingDepth(value: unknown, limit: number): number {
   }
   return deepest;
 }
+
+/**
+ * Returns how deeply arrays and objects nest in JSON text, read without parsing it (brackets
+ * inside strings do not count), or `limit + 1` as soon as it passes `limit`. For text that may
+ * not parse at all, or that should not be built into a value before its depth is known.
+ */
+export function jsonTextNestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === BACKSLASH) i += 1;
+      else if (char === QUOTE) inString = false;
+    } else if (char === QUOTE) inString = true;
+    else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
+      depth += 1;
+      if (depth > limit) return depth;
+      deepest = Math.max(deepest, depth);
+    } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) depth = Math.max(0, depth - 1);
+  }
+  return deepest;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;

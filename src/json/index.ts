@@ -1,6 +1,6 @@
 /** JSON helpers shared by the catalog revision, the operation receipts, request bodies, settings files and the bounds on kernel outputs. */
 export { canonicalJson } from "./canonical.js";
-export { jsonNestingDepth } from "./depth.js";
+export { jsonNestingDepth, jsonTextNestingDepth } from "./depth.js";
 export { boundJson, jsonBytes, MAX_BOUNDED_DEPTH, MIN_BOUND_BYTES, type DropMarker } from "./bounded.js";
 export { humanSize } from "./size.js";
 

@@ -6,21 +6,29 @@ import type { KernelMessage } from "@jupyterlab/services";
 import { zeromq, type Zeromq as zmq } from "../platform/index.js";
 import { channelAddress, type ConnectionInfo } from "./connection.js";
 import type { Signer } from "./signing.js";
+import { KERNEL_RECONNECT_CHECK_MS, MAX_KERNEL_MESSAGE_BYTES } from "./limits.js";
 import { deserialize, serialize } from "./wire.js";
 
 export type SendChannel = "shell" | "control" | "stdin";
-type ReceiveChannel = SendChannel | "iopub";
+export type ReceiveChannel = SendChannel | "iopub";
 
 export interface ChannelHandlers {
   onMessage(message: KernelMessage.IMessage): void;
   /** A received message that failed framing or signature checks; it was not delivered. */
   onDropped(channel: ReceiveChannel, reason: string): void;
+  /**
+   * ZeroMQ dropped `channel`'s connection for a message over MAX_KERNEL_MESSAGE_BYTES; it is
+   * connected again, and what the kernel sent on it meanwhile is lost.
+   */
+  onConnectionLost(channel: ReceiveChannel): void;
 }
 
 export class KernelChannels {
   private readonly dealers: Record<SendChannel, zmq.Dealer>;
   private readonly iopub: zmq.Subscriber;
   private readonly sendChains: Record<SendChannel, Promise<void>>;
+  /** Pending reconnect checks, cleared on close. */
+  private readonly checks = new Set<NodeJS.Timeout>();
   private closed = false;
 
   /**
@@ -30,15 +38,15 @@ export class KernelChannels {
    */
   constructor(info: ConnectionInfo, private readonly signer: Signer, sessionId: string, welcomeTopic: string, private readonly handlers: ChannelHandlers) {
     const dealer = (channel: SendChannel): zmq.Dealer => {
-      const socket = new (zeromq().Dealer)({ linger: 0, routingId: sessionId });
-      socket.connect(channelAddress(info, channel));
+      const socket = new (zeromq().Dealer)({ linger: 0, routingId: sessionId, maxMessageSize: MAX_KERNEL_MESSAGE_BYTES });
+      this.connect(channel, socket, channelAddress(info, channel));
       return socket;
     };
     this.dealers = { shell: dealer("shell"), control: dealer("control"), stdin: dealer("stdin") };
-    this.iopub = new (zeromq().Subscriber)({ linger: 0 });
+    this.iopub = new (zeromq().Subscriber)({ linger: 0, maxMessageSize: MAX_KERNEL_MESSAGE_BYTES });
     this.iopub.subscribe("");
     this.iopub.subscribe(welcomeTopic);
-    this.iopub.connect(channelAddress(info, "iopub"));
+    this.connect("iopub", this.iopub, channelAddress(info, "iopub"));
     this.sendChains = { shell: Promise.resolve(), control: Promise.resolve(), stdin: Promise.resolve() };
     for (const channel of ["shell", "control", "stdin"] as const) void this.readLoop(channel, this.dealers[channel]);
     void this.readLoop("iopub", this.iopub);
@@ -58,7 +66,36 @@ export class KernelChannels {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const check of this.checks) clearTimeout(check);
     for (const socket of [...Object.values(this.dealers), this.iopub]) socket.close();
+  }
+
+  /**
+   * Connects `socket` and keeps it connected: a disconnect ZeroMQ does not follow with a retry of
+   * its own within KERNEL_RECONNECT_CHECK_MS is one it made for a message over
+   * MAX_KERNEL_MESSAGE_BYTES (it never reconnects after that), so it is connected again here.
+   */
+  private connect(channel: ReceiveChannel, socket: zmq.Dealer | zmq.Subscriber, address: string): void {
+    let check: NodeJS.Timeout | undefined;
+    const events = socket.events;
+    events.on("disconnect", () => {
+      if (this.closed) return;
+      this.checks.delete(check!);
+      clearTimeout(check);
+      check = setTimeout(() => {
+        this.checks.delete(check!);
+        if (this.closed) return;
+        socket.disconnect(address);
+        socket.connect(address);
+        this.handlers.onConnectionLost(channel);
+      }, KERNEL_RECONNECT_CHECK_MS);
+      this.checks.add(check);
+    });
+    events.on("connect:retry", () => {
+      this.checks.delete(check!);
+      clearTimeout(check);
+    });
+    socket.connect(address);
   }
 
   private async readLoop(channel: ReceiveChannel, socket: zmq.Dealer | zmq.Subscriber): Promise<void> {

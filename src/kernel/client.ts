@@ -153,6 +153,7 @@ export class KernelClient extends KernelBase implements Kernel {
         log: this.log,
         onMessage: (message) => current() && this.route(message),
         onDeath: (reason) => current() && this.handleDeath(reason),
+        onConnectionLost: (channel) => current() && this.current?.connectionLost(channel),
       });
     } catch (error) {
       this.setStatus({ status: "dead", reason: `start failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` });

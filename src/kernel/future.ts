@@ -4,8 +4,10 @@
  */
 import type { KernelMessage } from "@jupyterlab/services";
 import type { ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
+import { humanSize } from "../json/index.js";
 import { boundOutput, boundReply } from "./outputs.js";
-import { MAX_PENDING_OUTPUTS, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GRACE_MS } from "./limits.js";
+import { LOST_IDLE_GRACE_MS, MAX_KERNEL_MESSAGE_BYTES, MAX_PENDING_OUTPUTS, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GRACE_MS } from "./limits.js";
+import { noteOutput } from "./messages.js";
 import { ExecuteTimeline } from "./timeline.js";
 import { type Disposable, Emitter } from "../platform/index.js";
 
@@ -48,6 +50,9 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   private iterating = false;
   private wake: (() => void) | undefined;
   private replyTimer: NodeJS.Timeout | undefined;
+  /** What a dropped connection during this execution may have lost: its idle (iopub), its reply (shell). */
+  private readonly lost = { idle: false, reply: false };
+  private lostIdleTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly request: KernelMessage.IExecuteRequestMsg, readonly options: ExecuteOptions = {}) {
     this.msgId = request.header.msg_id;
@@ -89,6 +94,37 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.timeline.reply(message.header.date);
     this.reply = boundReply(message.content);
     this.settleIfComplete();
+    if (this.lost.idle) this.awaitLostIdle();
+  }
+
+  /**
+   * With the idle lost: once the reply is in (or lost too), counts the idle as come after
+   * LOST_IDLE_GRACE_MS, unless it comes first.
+   */
+  private awaitLostIdle(): void {
+    if (!this.lost.idle || this.settled || (this.reply === undefined && !this.lost.reply)) return;
+    clearTimeout(this.lostIdleTimer);
+    this.lostIdleTimer = setTimeout(() => {
+      this.idle = true;
+      this.reply ??= missingReply();
+      this.settleIfComplete();
+    }, LOST_IDLE_GRACE_MS);
+  }
+
+  /**
+   * The kernel's connection on `channel` was dropped for a message over MAX_KERNEL_MESSAGE_BYTES
+   * and made again: a note among the outputs says what was lost. An idle lost on iopub no longer
+   * holds the execution past LOST_IDLE_GRACE_MS after its reply (a reply lost on shell is missed
+   * REPLY_AFTER_IDLE_GRACE_MS after its idle, as always); with both lost, it ends
+   * LOST_IDLE_GRACE_MS after the second loss, as a missing reply.
+   */
+  connectionLost(channel: string): void {
+    if (this.settled) return;
+    const limit = `MAX_KERNEL_MESSAGE_BYTES (${humanSize(MAX_KERNEL_MESSAGE_BYTES)})`;
+    this.push(noteOutput(this.request, `[albedo: the kernel sent a message over ${limit} on ${channel}; it was dropped, with what the kernel sent on ${channel} until albedo connected again]\n`) as ExecuteOutput);
+    if (channel === "iopub") this.lost.idle = true;
+    if (channel === "shell") this.lost.reply = true;
+    this.awaitLostIdle();
   }
 
   /** Fails the execution (kernel death, restart, shutdown); no effect once settled. */
@@ -96,6 +132,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.replyTimer);
+    clearTimeout(this.lostIdleTimer);
     this.failure = error;
     this.rejectDone(error);
     this.wakeIterator();
@@ -138,6 +175,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     if (this.settled || this.reply === undefined || !this.idle) return;
     this.settled = true;
     clearTimeout(this.replyTimer);
+    clearTimeout(this.lostIdleTimer);
     this.timeline.settled();
     this.resolveDone(this.reply);
     this.wakeIterator();

@@ -4,7 +4,7 @@
  * cannot send again, so a miss replaces the socket.
  */
 import { zeromq, type Zeromq as zmq } from "../platform/index.js";
-import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_MISSES } from "./limits.js";
+import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_MISSES, MAX_HEARTBEAT_REPLY_BYTES } from "./limits.js";
 
 
 export class Heartbeat {
@@ -55,7 +55,7 @@ export class Heartbeat {
   }
 
   private openSocket(): zmq.Request {
-    const socket = new (zeromq().Request)({ linger: 0, receiveTimeout: HEARTBEAT_INTERVAL_MS, sendTimeout: HEARTBEAT_INTERVAL_MS });
+    const socket = new (zeromq().Request)({ linger: 0, receiveTimeout: HEARTBEAT_INTERVAL_MS, sendTimeout: HEARTBEAT_INTERVAL_MS, maxMessageSize: MAX_HEARTBEAT_REPLY_BYTES });
     socket.connect(this.address);
     this.socket = socket;
     return socket;

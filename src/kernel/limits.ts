@@ -40,6 +40,29 @@ export const MAX_STDERR_TAIL_LINES = 20;
 export const MAX_AUTO_RESTARTS = 3;
 /** The window MAX_AUTO_RESTARTS counts restarts in. */
 export const RESTART_WINDOW_MS = 60_000;
+/**
+ * Bytes of one message a kernel sends on shell, control, stdin or iopub, set as ZeroMQ's
+ * ZMQ_MAXMSGSIZE on the sockets that receive from it: a larger message is never received (nothing
+ * in the runtime allocates it, where a kernel writing on its own socket could otherwise hand the
+ * daemon hundreds of megabytes at a time). ZeroMQ then drops that connection; the client connects
+ * it again at once and says so on the execution running. Above any output a kernel sends in the
+ * normal way: a stream flush (STREAM_TEXT_BYTES), an image (MAX_IMAGE_BYTES as base64), a bundle
+ * or traceback cut on arrival to MAX_OUTPUT_MESSAGE_BYTES.
+ */
+export const MAX_KERNEL_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Bytes of a heartbeat's answer: the kernel echoes the few bytes of each ping. */
+export const MAX_HEARTBEAT_REPLY_BYTES = 1024;
+/**
+ * How long after a kernel socket's disconnect the client waits for ZeroMQ to say it reconnects
+ * (it does at once when the kernel closed the connection); without that word, ZeroMQ dropped the
+ * connection for a message over MAX_KERNEL_MESSAGE_BYTES and will not reconnect it by itself.
+ */
+export const KERNEL_RECONNECT_CHECK_MS = 100;
+/**
+ * How long an execution whose iopub connection was dropped (see MAX_KERNEL_MESSAGE_BYTES) waits,
+ * once its execute_reply came, for the idle status that may have been lost with the connection.
+ */
+export const LOST_IDLE_GRACE_MS = 5_000;
 /** Bytes of one output's content as JSON (a stream chunk, a display bundle, a traceback); a larger one is cut with a marker. */
 export const MAX_OUTPUT_MESSAGE_BYTES = 2 * 1024 * 1024;
 /** Bytes of outputs a future keeps for an iterator that has not read them; the oldest go first past it. */

@@ -54,3 +54,10 @@ export function shutdownRequest(session: string, restart: boolean): KernelMessag
   (message as { content: unknown }).content = { restart };
   return message;
 }
+
+/** A stream message on iopub that albedo writes itself into `parent`'s outputs (to stderr): a note about the execution, never from the kernel. */
+export function noteOutput(parent: KernelMessage.IExecuteRequestMsg, text: string): KernelMessage.IStreamMsg {
+  return stamp(jupyterServices().KernelMessage.createMessage<KernelMessage.IStreamMsg>({
+    msgId: randomUUID(), session: parent.header.session, channel: "iopub", msgType: "stream", parentHeader: parent.header, content: { name: "stderr", text },
+  }));
+}

@@ -1,8 +1,10 @@
 /**
  * Bounds on what a kernel sends back for an execution (B). A kernel can print gigabytes in one
  * message; each output is cut to MAX_OUTPUT_MESSAGE_BYTES as it arrives, before anything else in
- * the runtime holds it, so no consumer (daemon, stream, console) keeps more than that per message.
+ * the runtime holds it, so no consumer (daemon, stream, console) keeps more than that per message,
+ * besides the images of a display bundle, each within its own bound (MAX_IMAGE_BYTES).
  */
+import { droppedImage, isImageMime, mayBeImage } from "../images/index.js";
 import { boundJson, humanSize, jsonBytes, type DropMarker } from "../json/index.js";
 import type { ExecuteOutput, ExecuteReply } from "./kernel.js";
 import { MAX_OUTPUT_MESSAGE_BYTES } from "./limits.js";
@@ -27,12 +29,44 @@ export interface BoundedOutput {
   readonly droppedBytes: number;
 }
 
+/** Outputs whose content carries a display bundle (`data`), where images are. */
+const BUNDLE_TYPES: ReadonlySet<string> = new Set(["display_data", "execute_result", "update_display_data"]);
+
 /**
  * `output` itself when its content fits MAX_OUTPUT_MESSAGE_BYTES and the kernel left nothing out,
  * else a copy whose content is cut, or whose text ends with a marker for what the kernel left out
- * (header and parent kept).
+ * (header and parent kept). A display bundle's raster image representations are not part of
+ * that bound: each is judged before any cut (a cut image is no image), kept whole while it can be
+ * an image within MAX_IMAGE_BYTES, else replaced by a note the image check reports as over it.
  */
 export function boundOutput(output: ExecuteOutput): BoundedOutput {
+  const data = BUNDLE_TYPES.has(output.header.msg_type) ? (output.content as { data?: unknown }).data : undefined;
+  const images = isRecord(data) ? Object.keys(data).filter((key) => isImageMime(key) && typeof data[key] === "string") : [];
+  if (images.length === 0) return boundContent(output);
+  const bundle = data as Record<string, unknown>;
+  const others = Object.fromEntries(Object.entries(bundle).filter(([key]) => !images.includes(key)));
+  const rest = boundContent({ ...output, content: { ...output.content, data: others } } as ExecuteOutput);
+  const cutData = (rest.output.content as { data?: unknown }).data;
+  const kept = isRecord(cutData) ? cutData : {};
+  let droppedBytes = rest.droppedBytes;
+  const fitted = Object.fromEntries(Object.keys(bundle).flatMap((key): [string, unknown][] => {
+    if (!images.includes(key)) return Object.hasOwn(kept, key) ? [[key, kept[key]]] : [];
+    const text = bundle[key] as string;
+    if (mayBeImage(text)) return [[key, text]];
+    droppedBytes += text.length;
+    return [[key, droppedImage(text)]];
+  }));
+  const content = { ...rest.output.content, data: fitted };
+  const bytes = jsonBytes(content);
+  return carrying({ output: { ...output, content } as ExecuteOutput, bytes, droppedBytes }, bytes);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** boundOutput for content bounded as a whole. */
+function boundContent(output: ExecuteOutput): BoundedOutput {
   const left = keptOutByKernel(output);
   const marker = left === 0 ? MESSAGE_MARKER : (dropped: number) => MESSAGE_MARKER(dropped + left);
   const bounded = boundJson(output.content, MAX_OUTPUT_MESSAGE_BYTES, marker);

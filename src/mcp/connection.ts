@@ -82,6 +82,11 @@ export class Connection {
     return connection;
   }
 
+  /** Whether the connection ended: closed by us, or by the server (then onClosed was called, unless it closed while opening). */
+  get isClosed(): boolean {
+    return this.closing;
+  }
+
   get tools(): ToolList {
     return this.list;
   }

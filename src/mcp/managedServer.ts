@@ -72,17 +72,23 @@ export class ManagedServer {
     // The SDK comes with the connection, loaded by the first server that starts: a process that only reads settings never loads it.
     const { Connection, McpStartError } = await import("./connection.js");
     for (;;) {
+      // A close while the connection opens is the open's own failure, retried by this loop: only
+      // one that ran may start a restart of its own, or two loops would restart side by side.
+      let opened: Connection | undefined;
       try {
         const connection = await Connection.open(this.resolved, {
           log: this.options.log,
           clientInfo: this.options.clientInfo,
-          onClosed: () => this.closedByItself(),
+          onClosed: () => opened !== undefined && opened === this.connection && this.closedByItself(),
           onToolsChanged: () => this.changed.fire(),
         }, this.stopping.signal);
         if (this.current === "stopped") return await connection.close();
+        opened = connection;
         this.connection = connection;
         this.current = "running";
         this.problem = [];
+        // Closed between its tool list and now: its close was not heard, so it is handled here.
+        if (connection.isClosed) this.closedByItself();
         return;
       } catch (error) {
         if (this.current === "stopped") return;
@@ -92,11 +98,11 @@ export class ManagedServer {
     }
   }
 
-  /** Waits before the next restart; false when restarts are used up or the server was stopped meanwhile. */
+  /** Counts the next restart and waits before it; false when restarts are used up or the server was stopped meanwhile. */
   private async backoff(): Promise<boolean> {
     if (this.restarts >= MAX_MCP_RESTARTS) return false;
-    await sleep(MCP_RESTART_BACKOFF_MS * 2 ** this.restarts, undefined, { signal: this.stopping.signal }).catch(() => undefined);
     this.restarts += 1;
+    await sleep(MCP_RESTART_BACKOFF_MS * 2 ** (this.restarts - 1), undefined, { signal: this.stopping.signal }).catch(() => undefined);
     return this.current !== "stopped";
   }
 

@@ -8,7 +8,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { visibleControls } from "../text/index.js";
 import type { ToolPolicy } from "./glob.js";
 import { MAX_MCP_ARGUMENT_ERRORS, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_SCHEMA_BYTES, MAX_MCP_SUMMARY_CHARS, MAX_MCP_TOOLS_PER_SERVER } from "./limits.js";
-import { toolNameProblem } from "./names.js";
+import { toolNameProblem, visibleToolName } from "./names.js";
 import type { Redactor } from "./redact.js";
 
 /** One tool as listed: the qualified name and a one-line description. */
@@ -73,7 +73,7 @@ export function readToolList(server: string, raw: readonly unknown[], policy: To
     }
     const problem = toolNameProblem(name);
     if (problem) {
-      diagnostics.push(`tool ${JSON.stringify(redactor.quote(name, 80))} ${problem}; left out`);
+      diagnostics.push(`tool "${visibleToolName(redactor.quote(name, 80))}" ${problem}; left out`);
       continue;
     }
     if (!policy.allows(name)) continue;

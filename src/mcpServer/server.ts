@@ -24,13 +24,29 @@ import { parseSkillUri, resourceMime, skillUri } from "./uris.js";
 /** The name albedo answers `initialize` with, beside the install's version. */
 export const SERVER_NAME = "albedo";
 
+/** Each tool's input, declared once: tools/list shows its JSON Schema, and a call is parsed with it. */
 const pythonArguments = z
   .object({
-    code: z.string().min(1, "code is empty"),
-    timeout_s: z.number().positive().max(MAX_PYTHON_TIMEOUT_S).optional(),
+    code: z.string().min(1, "code is empty").describe("Python to run"),
+    timeout_s: z.number().positive().max(MAX_PYTHON_TIMEOUT_S).optional().describe(`seconds before the cell is interrupted (default ${DEFAULT_PYTHON_TIMEOUT_S})`),
   })
   .strict();
-const skillArguments = z.object({ name: z.string().min(1), arguments: z.string().optional() }).strict();
+/**
+ * The skill tool's input. Listed, `name` names the session's enabled skills as its enum; a call is
+ * checked against the view current when it arrives (enabledSkill), which says which are enabled.
+ */
+const skillArguments = (skills: readonly SkillEntry[] = []) =>
+  z
+    .object({
+      name: z
+        .string()
+        .min(1)
+        .meta(skills.length === 0 ? {} : { enum: skills.map((skill) => skill.name), description: skills.map((skill) => `${skill.name}: ${skill.description}`).join("\n").slice(0, 8192) }),
+      arguments: z.string().optional().describe("what you are about to do with it (optional)"),
+    })
+    .strict();
+/** reload takes nothing (arguments a call sends anyway are not looked at). */
+const reloadArguments = z.object({}).strict();
 
 export class AlbedoMcpServer {
   readonly server: Server;
@@ -106,7 +122,7 @@ export class AlbedoMcpServer {
           }
         }
         case "skill": {
-          const { name, arguments: text } = parsed(skillArguments, args, "skill");
+          const { name, arguments: text } = parsed(skillArguments(), args, "skill");
           const entry = enabledSkill(session, name);
           const activation = await session.activate(entry.name, text ?? "");
           return { content: [{ type: "text", text: skillText(entry, activation, await session.resources(entry.name)) }] };
@@ -185,33 +201,17 @@ function toolsOf(session: ServedSession): Tool[] {
         "`skills` (list, load and read the workspace's skills), `commands` (the slash commands) and, when MCP servers are configured, `mcp` are defined. " +
         "Returns what the cell printed (stdout and stderr in order), the value of its last expression, the traceback if it failed, and its images (plots) as image content. " +
         `A cell runs at most timeout_s seconds (default ${DEFAULT_PYTHON_TIMEOUT_S}); cancelling the call interrupts it.`,
-      inputSchema: {
-        type: "object",
-        properties: {
-          code: { type: "string", description: "Python to run" },
-          timeout_s: { type: "number", exclusiveMinimum: 0, maximum: MAX_PYTHON_TIMEOUT_S, description: `seconds before the cell is interrupted (default ${DEFAULT_PYTHON_TIMEOUT_S})` },
-        },
-        required: ["code"],
-        additionalProperties: false,
-      },
+      inputSchema: inputSchema(pythonArguments),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: !sandboxed },
     },
   ];
-  const names = session.view.snapshot.skills.map((skill) => skill.name);
-  if (names.length > 0) {
+  const { skills } = session.view.snapshot;
+  if (skills.length > 0) {
     tools.push({
       name: "skill",
       title: "Load a skill",
       description: "Load one of this workspace's skills: returns its instructions and the files it bundles. Load the skill whose description fits the task before doing it.",
-      inputSchema: {
-        type: "object",
-        properties: {
-          name: { type: "string", enum: names, description: session.view.snapshot.skills.map((s) => `${s.name}: ${s.description}`).join("\n").slice(0, 8192) },
-          arguments: { type: "string", description: "what you are about to do with it (optional)" },
-        },
-        required: ["name"],
-        additionalProperties: false,
-      },
+      inputSchema: inputSchema(skillArguments(skills)),
       annotations: { readOnlyHint: true, openWorldHint: false },
     });
   }
@@ -219,10 +219,16 @@ function toolsOf(session: ServedSession): Tool[] {
     name: "reload",
     title: "Reload skills",
     description: "Re-read the workspace's skills and settings (/reload session) without restarting the kernel: its state stays. Answers what changed.",
-    inputSchema: { type: "object", properties: {}, additionalProperties: false },
+    inputSchema: inputSchema(reloadArguments),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   });
   return tools;
+}
+
+/** A tool's input as tools/list shows it: its declaration's JSON Schema, without the dialect marker. */
+function inputSchema(schema: z.ZodType): Tool["inputSchema"] {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema) as Tool["inputSchema"];
+  return rest;
 }
 
 /** The skills a person may invoke as commands: the prompts (P-3). */

@@ -62,6 +62,8 @@ export interface ModelRequest {
   readonly signal: AbortSignal;
   /** Called with each piece of prose as it arrives, in order; the pieces join to the reply's `text`. */
   readonly onText?: (delta: string) => void;
+  /** Told, in a sentence for people, of a wait the call makes on the server's request (a rate limit's `retry-after`). */
+  readonly onNotice?: (text: string) => void;
 }
 
 /**
@@ -121,6 +123,8 @@ export interface AdapterOptions {
   readonly maxRetries?: number;
   readonly maxReplyBytes?: number;
   readonly maxResponseBytes?: number;
+  readonly maxSseEventBytes?: number;
+  readonly maxRetryWaitMs?: number;
   /** The SDK logs nothing unless given a logger and level here (never to the console by default). */
   readonly log?: { readonly logger: ModelLogger; readonly level: "debug" | "info" | "warn" | "error" };
 }

@@ -5,7 +5,9 @@
  */
 import { z } from "zod";
 import type { ModelUsage } from "./adapter.js";
+import { jsonNestingDepth } from "../json/index.js";
 import { ModelError } from "./errors.js";
+import { MAX_TOOL_ARGUMENT_DEPTH } from "./limits.js";
 import type { ReplyBuilder } from "./replyBuilder.js";
 import { parseShape } from "./shape.js";
 
@@ -80,7 +82,7 @@ export class MessageReader {
   /** Hands the builder what only the end tells: inputs that came whole, the stop reason, the usage. Throws ModelError `malformed` for a reply cut in a tool call. */
   finish(): void {
     for (const [index, block] of this.#toolBlocks) {
-      if (!block.streamed && isNonEmptyObject(block.input)) this.builder.toolCall(index, { arguments: JSON.stringify(block.input) });
+      if (!block.streamed && isNonEmptyObject(block.input)) this.builder.toolCall(index, { arguments: inputText(block.input, index) });
     }
     if (this.#stop === "max_tokens" && this.#toolBlocks.size > 0) {
       throw new ModelError("malformed", `the model's reply reached max_tokens (${this.maxTokens}, model.max_tokens) in the middle of a tool call, so the call is incomplete: raise model.max_tokens`);
@@ -121,6 +123,15 @@ function usageOf(raw: RawUsage): ModelUsage | undefined {
   const cacheReadTokens = raw.cache_read_input_tokens ?? 0;
   const cacheWriteTokens = raw.cache_creation_input_tokens ?? 0;
   return { promptTokens: raw.input_tokens + cacheReadTokens + cacheWriteTokens, completionTokens: raw.output_tokens, cacheReadTokens, cacheWriteTokens };
+}
+
+/** A whole tool input as JSON text; throws ModelError `malformed` past MAX_TOOL_ARGUMENT_DEPTH, before JSON.stringify could overflow on it. */
+function inputText(input: Record<string, unknown>, index: number): string {
+  const depth = jsonNestingDepth(input, MAX_TOOL_ARGUMENT_DEPTH);
+  if (depth > MAX_TOOL_ARGUMENT_DEPTH) {
+    throw new ModelError("malformed", `the model's tool call at index ${index} has input nesting deeper than MAX_TOOL_ARGUMENT_DEPTH (${MAX_TOOL_ARGUMENT_DEPTH} levels)`);
+  }
+  return JSON.stringify(input);
 }
 
 function isNonEmptyObject(value: unknown): value is Record<string, unknown> {

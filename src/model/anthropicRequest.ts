@@ -15,6 +15,8 @@ import type {
   Tool,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import { jsonTextNestingDepth } from "../json/index.js";
+import { MAX_TOOL_ARGUMENT_DEPTH } from "./limits.js";
 import { IMAGES_OF_CALL_PREFIX, TOOL_ERROR_PREFIX, type ChatMessage, type MessageImage, type ModelRequest, type ToolCall, type ToolSpec } from "./adapter.js";
 
 /** The API's limit on `cache_control` marks in one request; albedo sets three. */
@@ -87,9 +89,13 @@ function toolUse(call: ToolCall): ContentBlockParam {
   return { type: "tool_use", id: call.id, name: call.name, input: inputOf(call.arguments) };
 }
 
-/** The call's arguments as the object the API wants back; malformed ones (which the runner refused) kept as text under UNPARSED_INPUT_KEY. */
+/**
+ * The call's arguments as the object the API wants back; malformed ones, and ones nesting deeper
+ * than MAX_TOOL_ARGUMENT_DEPTH (the runner refused both), kept as text under UNPARSED_INPUT_KEY.
+ */
 function inputOf(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
+  if (jsonTextNestingDepth(text, MAX_TOOL_ARGUMENT_DEPTH) > MAX_TOOL_ARGUMENT_DEPTH) return { [UNPARSED_INPUT_KEY]: text };
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;

@@ -11,16 +11,35 @@ export const MODEL_REQUEST_TIMEOUT_MS = 120_000;
 export const MODEL_STREAM_IDLE_TIMEOUT_MS = 120_000;
 /**
  * Longest one `complete` call may take in all: retries, the waits a `retry-after` header asks
- * for (the SDK obeys any length), and the stream. Generous, since a local model on a CPU is slow.
+ * for (up to MODEL_MAX_RETRY_WAIT_MS each), and the stream. Generous, since a local model on a CPU is slow.
  */
 export const MODEL_REPLY_TIMEOUT_MS = 30 * 60_000;
+/**
+ * Longest wait before a retry that albedo lets a server ask for (`retry-after`, `retry-after-ms`).
+ * A server asking for more (a rate limit of a day) ends the call at once with an error saying
+ * so, rather than holding the turn, and the daemon's shutdown, for the wait.
+ */
+export const MODEL_MAX_RETRY_WAIT_MS = 60_000;
 /** UTF-8 bytes of one reply's prose plus all its tool-call arguments; past it the reply fails as `malformed`. */
 export const MAX_MODEL_REPLY_BYTES = 1024 * 1024;
 /**
  * Bytes of one HTTP response body as it arrives. Streaming spends ~100 bytes of JSON per token, so
- * this is far above MAX_MODEL_REPLY_BYTES; it also caps what the SDK buffers for one SSE line.
+ * this is far above MAX_MODEL_REPLY_BYTES; it also caps a plain JSON reply, read whole.
  */
 export const MAX_MODEL_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes of one server-sent event (and so of any one line of it) in a streamed reply. A whole reply
+ * of MAX_MODEL_REPLY_BYTES in one event, JSON-escaped, fits; one event past it fails the call
+ * rather than being buffered whole.
+ */
+export const MAX_MODEL_SSE_EVENT_BYTES = 8 * 1024 * 1024;
+/**
+ * Levels of arrays and objects in one tool call's arguments. Deeper arguments are refused where
+ * they come in (the runner answers the model with an error) and sent back as text where a wire
+ * wants them as an object (Anthropic's `tool_use.input`): serialising them whole would overflow the
+ * call stack on every later request of the conversation.
+ */
+export const MAX_TOOL_ARGUMENT_DEPTH = 64;
 /** Tool calls in one reply (and the largest tool-call index + 1 a stream may use). */
 export const MAX_MODEL_TOOL_CALLS = 128;
 /** Bytes of an error response's body read for its message; the rest is never read. */

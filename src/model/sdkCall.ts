@@ -8,14 +8,17 @@ import { CallControl } from "./callControl.js";
 import {
   MAX_MODEL_REPLY_BYTES,
   MAX_MODEL_RESPONSE_BYTES,
+  MAX_MODEL_SSE_EVENT_BYTES,
   MODEL_MAX_RETRIES,
+  MODEL_MAX_RETRY_WAIT_MS,
   MODEL_REPLY_TIMEOUT_MS,
   MODEL_REQUEST_TIMEOUT_MS,
   MODEL_STREAM_IDLE_TIMEOUT_MS,
 } from "./limits.js";
 import { ModelError, quoteServerText } from "./errors.js";
 import { toModelError, type SdkErrorClasses } from "./sdkErrors.js";
-import { callTransport, withTransport } from "./transport.js";
+import { waitText } from "./retryWait.js";
+import { callTransport, mediaTypeOf, withTransport } from "./transport.js";
 
 /** The deadlines and bounds of one adapter, overrides applied. */
 export type AdapterLimits = Required<Omit<AdapterOptions, "log">>;
@@ -29,6 +32,8 @@ export function adapterLimits(options: AdapterOptions): AdapterLimits {
     maxRetries: options.maxRetries ?? MODEL_MAX_RETRIES,
     maxReplyBytes: options.maxReplyBytes ?? MAX_MODEL_REPLY_BYTES,
     maxResponseBytes: options.maxResponseBytes ?? MAX_MODEL_RESPONSE_BYTES,
+    maxSseEventBytes: options.maxSseEventBytes ?? MAX_MODEL_SSE_EVENT_BYTES,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? MODEL_MAX_RETRY_WAIT_MS,
   };
 }
 
@@ -51,7 +56,16 @@ export async function sdkCall<Client>(request: ModelRequest, setup: SdkCallSetup
     control.dispose();
     throw early;
   }
-  const transport = callTransport(limits.maxResponseBytes, () => control.progress());
+  const transport = callTransport({
+    maxBytes: limits.maxResponseBytes,
+    maxEventBytes: limits.maxSseEventBytes,
+    maxRetries: limits.maxRetries,
+    maxRetryWaitMs: limits.maxRetryWaitMs,
+    signal: control.signal,
+    onProgress: () => control.progress(),
+    onRetryWait: (waitMs, status) =>
+      request.onNotice?.(`the model server at ${baseUrl} answered HTTP ${status} and asked to wait ${waitText(waitMs)} before trying again; waiting (attempt ${transport.attempts() + 1} of ${limits.maxRetries + 1})`),
+  });
   const running = (async () => {
     const reply = await withTransport(transport, () => work(setup.client, control));
     // The SDKs end a stream quietly when it is aborted; the stop must not pass for a finished reply.
@@ -63,7 +77,10 @@ export async function sdkCall<Client>(request: ModelRequest, setup: SdkCallSetup
     // The race, because an SDK's wait before a retry cannot be cut short by the signal.
     return await Promise.race([running, control.stopped]);
   } catch (error) {
-    const context = { server: baseUrl, key: setup.key, requestTimeoutMs: limits.requestTimeoutMs, attempts: transport.attempts(), errorBody: transport.lastErrorBody() };
+    const context = {
+      server: baseUrl, key: setup.key, requestTimeoutMs: limits.requestTimeoutMs, attempts: transport.attempts(), errorBody: transport.lastErrorBody(),
+      refusedWaitMs: transport.refusedWaitMs(), maxRetryWaitMs: limits.maxRetryWaitMs,
+    };
     throw control.stopError() ?? toModelError(error, context, setup.errors);
   } finally {
     control.dispose();
@@ -77,7 +94,7 @@ export async function sdkCall<Client>(request: ModelRequest, setup: SdkCallSetup
  * ModelError `malformed`.
  */
 export async function readSdkReply<Event>(response: Response, stream: AsyncIterable<Event>, whole: (body: unknown) => void, each: (event: Event, count: number) => void): Promise<void> {
-  const type = contentTypeOf(response);
+  const type = mediaTypeOf(response);
   if (type === "application/json") {
     whole(JSON.parse(await response.text()) as unknown);
   } else if (type === "text/event-stream" || type === "") {
@@ -88,7 +105,3 @@ export async function readSdkReply<Event>(response: Response, stream: AsyncItera
   }
 }
 
-/** The media type of a response, lower case, without parameters ("" when absent). */
-function contentTypeOf(response: Response): string {
-  return response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
-}

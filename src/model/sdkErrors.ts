@@ -5,6 +5,8 @@
  */
 import { interruptedError, ModelError, quoteServerText } from "./errors.js";
 import { CallbackError } from "./replyBuilder.js";
+import { waitText } from "./retryWait.js";
+import { SseEventTooLargeError } from "./sseEvents.js";
 import { ResponseTooLargeError } from "./transport.js";
 
 /** What a failed call's message may name; `key` only so that it can be kept out. */
@@ -14,6 +16,9 @@ export interface FailureContext {
   readonly requestTimeoutMs: number;
   readonly attempts: number;
   readonly errorBody: string | undefined;
+  /** A wait before a retry the server asked for and albedo refused, past `maxRetryWaitMs`. */
+  readonly refusedWaitMs: number | undefined;
+  readonly maxRetryWaitMs: number;
 }
 
 /** The shape every SDK's HTTP error has: the status (undefined for an error event inside a stream) and the parsed body. */
@@ -54,6 +59,9 @@ export function toModelError(error: unknown, context: FailureContext, classes: S
   if (error instanceof ResponseTooLargeError) {
     return new ModelError("malformed", `the model server at ${server} sent a response over ${error.maxBytes} bytes (MAX_MODEL_RESPONSE_BYTES), so it was cut off`);
   }
+  if (error instanceof SseEventTooLargeError) {
+    return new ModelError("malformed", `the model server at ${server} sent one server-sent event (or line) over ${error.maxBytes} bytes (MAX_MODEL_SSE_EVENT_BYTES), so it was cut off`);
+  }
   if (error instanceof classes.userAbort) return interruptedError();
   if (error instanceof classes.connectionTimeout) {
     return new ModelError("timeout", `the model server at ${server} did not start answering within MODEL_REQUEST_TIMEOUT_MS (${context.requestTimeoutMs} ms), ${attempts(context)}`);
@@ -75,7 +83,9 @@ function httpError(error: SdkApiError, context: FailureContext): ModelError {
   }
   const redirect = error.status >= 300 && error.status < 400 ? " (a redirect, which albedo does not follow, so that the key goes to base_url only)" : "";
   const retried = context.attempts > 1 ? `, ${attempts(context)}` : "";
-  return new ModelError("http", `the model server at ${context.server} answered HTTP ${error.status}${redirect}${said ? `: ${said}` : ""}${retried}`, error.status, said || undefined);
+  const refused = context.refusedWaitMs === undefined ? ""
+    : `; it asked to wait ${waitText(context.refusedWaitMs)} before trying again, longer than MODEL_MAX_RETRY_WAIT_MS (${waitText(context.maxRetryWaitMs)}), so albedo did not wait: try again later`;
+  return new ModelError("http", `the model server at ${context.server} answered HTTP ${error.status}${redirect}${said ? `: ${said}` : ""}${retried}${refused}`, error.status, said || undefined);
 }
 
 /** The server's own words: the body we kept (any shape: OpenAI's, vLLM's `message`, FastAPI's `detail`), else the SDK's reading of it. */

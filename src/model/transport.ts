@@ -1,5 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { MAX_ERROR_BODY_BYTES } from "./limits.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { askedWaitMs, sdkRetries, waited, withoutRetry } from "./retryWait.js";
+import { sseEvents } from "./sseEvents.js";
 
 /** The fetch both SDKs take. */
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -19,33 +22,80 @@ export interface CallTransport {
   lastErrorBody(): string | undefined;
   /** Requests sent so far: 1 + the SDK's retries. */
   attempts(): number;
+  /** The wait, in ms, a server asked for before a retry that was refused for passing `maxRetryWaitMs`; undefined when none was. */
+  refusedWaitMs(): number | undefined;
+}
+
+/** The bounds of one call's transport, and whom it tells of progress and of waits. */
+export interface TransportSetup {
+  readonly maxBytes: number;
+  readonly maxEventBytes: number;
+  /** Retries the SDK makes after the first attempt. */
+  readonly maxRetries: number;
+  readonly maxRetryWaitMs: number;
+  /** Hears of a response's headers and of every piece of a body (the idle deadline). */
+  onProgress(): void;
+  /** Hears of a wait up to `maxRetryWaitMs` a server asked for before the SDK's next attempt. */
+  onRetryWait(waitMs: number, status: number): void;
+  /** The call's signal: a wait for a retry ends when it aborts. */
+  readonly signal: AbortSignal;
 }
 
 /**
  * Wraps the global fetch for one call: redirects are never followed (the request, with the
  * conversation and the key, goes to base_url and nowhere else, whatever a server answers), a successful
- * body is cut off past `maxBytes` (a bound on what the SDK buffers, whatever the framing), and
- * `onProgress` hears of its headers and of every piece of it (the idle deadline).
+ * body is cut off past `maxBytes` (a bound on what the SDK buffers, whatever the framing) and an
+ * event stream is handed on event by event of at most `maxEventBytes`, and a retry the server asks
+ * to wait for is told of and waited for here, on the call's signal (the openai SDK's own wait
+ * cannot be cut short, and would hold a stopped call's timer), or refused past `maxRetryWaitMs`.
  */
-export function callTransport(maxBytes: number, onProgress: () => void): CallTransport {
+export function callTransport(setup: TransportSetup): CallTransport {
   let errorBody: string | undefined;
   let attempts = 0;
+  let refusedWait: number | undefined;
   const wrapped: Fetch = async (input, init) => {
     attempts += 1;
     const response = await fetch(input, { ...init, redirect: "manual" });
     if (response.body === null) return response;
     if (!response.ok) {
       errorBody = await readPrefix(response.body, MAX_ERROR_BODY_BYTES);
-      return new Response(errorBody, { status: response.status, statusText: response.statusText, headers: response.headers });
+      const headers = await waitForRetry(response, attempts <= setup.maxRetries, setup, (waitMs) => (refusedWait = waitMs));
+      return new Response(errorBody, { status: response.status, statusText: response.statusText, headers });
     }
-    onProgress();
-    return new Response(response.body.pipeThrough(byteBound(maxBytes, onProgress)), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    setup.onProgress();
+    let body = response.body.pipeThrough(byteBound(setup.maxBytes, setup.onProgress));
+    if (isEventStream(response)) body = body.pipeThrough(sseEvents(setup.maxEventBytes));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-  return { fetch: wrapped, lastErrorBody: () => errorBody, attempts: () => attempts };
+  return { fetch: wrapped, lastErrorBody: () => errorBody, attempts: () => attempts, refusedWaitMs: () => refusedWait };
+}
+
+/**
+ * The headers the SDK gets with an error answer: a retry's wait past the bound refused (and
+ * reported to `refuse`); a shorter one told of and waited out first, so the SDK retries at once.
+ * Rejects when the call's signal aborts during the wait.
+ */
+async function waitForRetry(response: Response, retriesLeft: boolean, setup: TransportSetup, refuse: (waitMs: number) => void): Promise<Headers> {
+  const wait = askedWaitMs(response.headers);
+  if (!retriesLeft || wait === undefined || wait <= 0 || !sdkRetries(response.status, response.headers)) return response.headers;
+  if (wait > setup.maxRetryWaitMs) {
+    refuse(wait);
+    return withoutRetry(response.headers);
+  }
+  setup.onRetryWait(wait, response.status);
+  await sleep(wait, undefined, { signal: setup.signal });
+  return waited(response.headers);
+}
+
+/** Whether the SDK reads this successful answer as an event stream: its media type says so, or says nothing. */
+function isEventStream(response: Response): boolean {
+  const type = mediaTypeOf(response);
+  return type === "text/event-stream" || type === "";
+}
+
+/** The media type of a response, lower case, without parameters ("" when absent). */
+export function mediaTypeOf(response: Response): string {
+  return response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
 function byteBound(maxBytes: number, onProgress: () => void): TransformStream<Uint8Array, Uint8Array> {

@@ -1,13 +1,32 @@
 import { readFileSync } from "node:fs";
 
-/** True when a process with this pid exists (ours or another user's); used to find stale locks and temps. */
+/**
+ * True when a process with this pid runs (ours or another user's); used to find stale locks and
+ * temps, and processes a session follows. A zombie does not run: it has exited and only waits for
+ * its parent to reap it, which may take long (a notebook server reaps its kernels' launchers late).
+ */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  const state = statFields(pid)?.[0];
+  return state !== "Z" && state !== "X";
+}
+
+/**
+ * The fields of /proc/<pid>/stat from the third (the state) on, or undefined where that cannot be
+ * read (no /proc, no such process, hidden). The command name (field 2) is in parentheses and may
+ * hold spaces and ")"; the fields after it follow the last ")".
+ */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
   }
 }
 
@@ -24,14 +43,8 @@ export interface ProcessIdentity {
 
 /** When process `pid` started (field 22 of /proc/<pid>/stat), or undefined where that cannot be read (no /proc, no such process, hidden). */
 export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) is in parentheses and may hold spaces and ")"; fields 3.. follow the last ")".
-    const field = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[22 - 3];
-    return field !== undefined && /^\d+$/.test(field) ? field : undefined;
-  } catch {
-    return undefined;
-  }
+  const field = statFields(pid)?.[22 - 3];
+  return field !== undefined && /^\d+$/.test(field) ? field : undefined;
 }
 
 /** The identity of running process `pid`, to record now and check later with isSameProcessAlive. */

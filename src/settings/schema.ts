@@ -6,7 +6,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { jsonNestingDepth, problemsOfIssues, type JsonProblem } from "../json/index.js";
-import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
+import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES } from "../sandbox/index.js";
 import {
   MAX_BASE_URL_LENGTH,
   MAX_CONTEXT_TOKENS,
@@ -22,7 +22,6 @@ import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/ind
 import { McpSection } from "../mcp/index.js";
 import { MAX_EXTRA_PACKAGES, packageProblem } from "../python/index.js";
 
-export type { SandboxMode };
 export type SettingsScope = "global" | "project" | "session";
 
 /** Unicode code points in a skill name listed in `on` / `off` (the S-4 name bound). */
@@ -232,9 +231,6 @@ export const SETTINGS_SCHEMAS = { global: settingsShape("global"), project: sett
 
 export type Settings = z.infer<(typeof SETTINGS_SCHEMAS)["global"]>;
 export type SkillsSettings = NonNullable<Settings["skills"]>;
-export type KernelSettings = z.infer<typeof KernelSection>;
-export type DaemonSettings = z.infer<typeof DaemonSection>;
-export type LimitsSettings = z.infer<typeof LimitsSection>;
 export type ModelSection = z.infer<typeof ModelSectionShape>;
 
 export type SettingsValidation =

@@ -53,8 +53,8 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   setup.emit({ kind: "user", text: request.visibleText });
   const ledger = new PullLedger(state.loaded, setup.emit);
   const current: ChatMessage[] = [{ role: "user", content: userInput(request, ledger, setup.host) }];
-  // Every call of the turn is counted, a compaction's summary request too.
-  const metered = meteredAdapter(setup.adapter);
+  // Every call of the turn is counted, and its waits on the server told, a compaction's summary request's too.
+  const metered = meteredAdapter(telling(setup.adapter, setup.emit));
   const turn = new TurnLoop({ ...setup, adapter: metered.adapter }, ledger, current, signal);
   // Every MCP call of the turn draws its row: the model's own (tool mode) and its code's.
   const observing = setup.host.mcpForTurns?.()?.observe((record) => setup.emit(mcpRow(record)));
@@ -219,6 +219,11 @@ class TurnLoop {
       }
     }
   }
+}
+
+/** `adapter`, each call's notices (a wait the server asked for) drawn as notice rows. */
+function telling(adapter: ModelAdapter, emit: TurnSetup["emit"]): ModelAdapter {
+  return { describe: () => adapter.describe(), complete: (request) => adapter.complete({ ...request, onNotice: (text) => emit({ kind: "notice", text }) }) };
 }
 
 /** The running servers as message[0]'s block lists them. */

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readDaemonInfo } from "../../src/daemon/index.js";
+import { readDaemonInfo } from "../../src/api/index.js";
 import { runAlbedo } from "../support/cli.js";
 import { daemonFixture } from "../daemon/support/fixture.js";
 import { isSameProcessAlive } from "../../src/platform/index.js";

@@ -14,8 +14,8 @@ import { tempDirs } from "../support/tempDirs.js";
 
 /** Packages a light command must not load: each costs tens to hundreds of milliseconds and megabytes. */
 const HEAVY_PACKAGES = ["openai", "@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "better-sqlite3", "zeromq", "sharp", "ws", "@jupyterlab/services"];
-/** Domains a light command must not load: the daemon (its HTTP API and the web console's), the MCP server, sessions, turns, operations. */
-const HEAVY_DOMAINS = ["daemon", "mcpServer", "session", "turns", "operations"];
+/** Domains a light command must not load: the daemon and its HTTP API (the web console's too), the MCP server, sessions, turns, operations. */
+const HEAVY_DOMAINS = ["daemon", "api", "mcpServer", "session", "turns", "operations"];
 
 const HOOKS = `import { appendFileSync } from "node:fs";
 export async function load(url, context, next) {

@@ -8,8 +8,8 @@ import { readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { IMAGES_DIR, MAX_IMAGES_PER_EXECUTION } from "../../src/images/index.js";
-import { blackPng, picture } from "../images/fixtures.js";
+import { IMAGES_DIR, MAX_IMAGE_EDGE_PX, MAX_IMAGES_PER_EXECUTION } from "../../src/images/index.js";
+import { blackPng, paddedPng, picture } from "../images/fixtures.js";
 import { call } from "./support/daemon.js";
 import { daemonFixture } from "./support/fixture.js";
 
@@ -18,6 +18,23 @@ const fixture = daemonFixture();
 /** Python that shows the base64 in workspace file `name` as a raw `mime` bundle. */
 const show = (name: string, mime = "image/png") => `display({${JSON.stringify(mime)}: open(${JSON.stringify(name)}).read(), 'text/plain': '<stand-in>'}, raw=True)`;
 const PRELUDE = "from IPython.display import display\n";
+
+describe("I-1 B an image between MAX_OUTPUT_MESSAGE_BYTES and MAX_IMAGE_BYTES is judged whole, before any cut", () => {
+  it("a PNG of 3 MiB is kept and scaled to MAX_IMAGE_EDGE_PX; one of 6 MiB is dropped with a note naming MAX_IMAGE_BYTES", { timeout: 120_000 }, async () => {
+    const dirs = fixture.dirs;
+    const plot = await picture(2400, 1200);
+    await writeFile(join(dirs.workspace, "three.b64"), paddedPng(plot, 3 * 1024 * 1024).toString("base64"));
+    await writeFile(join(dirs.workspace, "six.b64"), paddedPng(plot, 6 * 1024 * 1024).toString("base64"));
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const sid = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id as string;
+    const shown = await call(daemon, "POST", `/sessions/${sid}/execute`, { code: `${PRELUDE}${show("three.b64")}
+${show("six.b64")}` });
+    expect(shown.status).toBe(200);
+    expect(shown.body.images).toHaveLength(1);
+    expect(shown.body.images[0]).toMatchObject({ mime: "image/png", width: MAX_IMAGE_EDGE_PX, height: MAX_IMAGE_EDGE_PX / 2 });
+    expect(shown.body.image_notes).toEqual(["image 2 of 2 dropped: 6.0 MB is over MAX_IMAGE_BYTES (5.0 MB)"]);
+  });
+});
 
 describe("I-3 the daemon keeps and serves a cell's images", () => {
   it("an execute answer names each kept image with its url; GET returns the exact bytes, typed, nosniff, immutable; bad images are notes; ids that are paths, upper case or another session's are 404", async () => {

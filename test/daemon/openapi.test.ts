@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPENAPI_COMMAND, OPENAPI_FILE, openApiDocument } from "../../src/daemon/index.js";
+import { OPENAPI_COMMAND, OPENAPI_FILE, openApiDocument } from "../../src/api/index.js";
 import type { DaemonContext } from "../../src/daemon/context.js";
 import { buildRouter } from "../../src/daemon/http.js";
 import { call, ROOT } from "./support/daemon.js";

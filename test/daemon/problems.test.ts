@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { PROBLEMS, type ProblemCode } from "../../src/daemon/index.js";
+import { PROBLEMS, type ProblemCode } from "../../src/api/index.js";
 import { HttpProblem, problemOf, problemResponse } from "../../src/daemon/problem.js";
 import { AppError } from "../../src/errors/index.js";
 import { call, type Answer } from "./support/daemon.js";

@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { DaemonClient, readDaemonInfo } from "../../src/daemon/index.js";
+import { DaemonClient, readDaemonInfo } from "../../src/api/index.js";
 import { newOperationId } from "../../src/operations/index.js";
 import { startFakeOpenAI } from "../model/fakeOpenAI.js";
 import { call, envFor, killDaemon, ROOT } from "./support/daemon.js";

@@ -2,6 +2,7 @@ import { KernelMessage } from "@jupyterlab/services";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { jsonBytes } from "../../src/json/index.js";
 import { ExecuteFuture, MAX_OUTPUT_MESSAGE_BYTES, MAX_PENDING_OUTPUT_BYTES, MISSING_REPLY_ENAME, REPLY_AFTER_IDLE_GRACE_MS } from "../../src/kernel/index.js";
+import { LOST_IDLE_GRACE_MS } from "../../src/kernel/limits.js";
 import { executeRequest } from "../../src/kernel/messages.js";
 
 const SESSION = "s";
@@ -98,5 +99,43 @@ describe("K-2 B an execution's outputs are bounded as they arrive", () => {
     expect(bytes).toBeLessThanOrEqual(MAX_PENDING_OUTPUT_BYTES);
     expect(bytes).toBeGreaterThan(MAX_PENDING_OUTPUT_BYTES - MAX_OUTPUT_MESSAGE_BYTES);
     expect(execution.droppedOutputs).toBeGreaterThan(0);
+  });
+});
+
+describe("K-2 B an execution whose kernel connection was dropped for a message over MAX_KERNEL_MESSAGE_BYTES", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it("says so in a note among its outputs, and settles LOST_IDLE_GRACE_MS after its reply when iopub (and the idle with it) was lost", async () => {
+    const execution = future();
+    const seen: KernelMessage.IStreamMsg[] = [];
+    execution.onOutput((output) => seen.push(output as KernelMessage.IStreamMsg));
+    const settled = vi.fn();
+    void execution.done.then(settled);
+    execution.connectionLost("iopub");
+    expect(seen.map((output) => [output.header.msg_type, output.content.name, output.content.text])).toEqual([
+      ["stream", "stderr", "[albedo: the kernel sent a message over MAX_KERNEL_MESSAGE_BYTES (64.0 MB) on iopub; it was dropped, with what the kernel sent on iopub until albedo connected again]\n"],
+    ]);
+    expect(seen[0]!.parent_header).toEqual(execution.request.header);
+    execution.handleReply(reply(execution.request));
+    await vi.advanceTimersByTimeAsync(LOST_IDLE_GRACE_MS - 1);
+    expect(settled).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toHaveBeenCalledWith(expect.objectContaining({ status: "ok" }));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("takes an idle that does come, and with reply and idle both lost ends as a missing reply", async () => {
+    const first = future();
+    first.connectionLost("iopub");
+    first.handleReply(reply(first.request));
+    first.handleIOPub(idle(first.request));
+    await expect(first.done).resolves.toMatchObject({ status: "ok" });
+    expect(vi.getTimerCount()).toBe(0);
+    const second = future();
+    second.connectionLost("iopub");
+    second.connectionLost("shell");
+    await vi.advanceTimersByTimeAsync(LOST_IDLE_GRACE_MS);
+    await expect(second.done).resolves.toMatchObject({ status: "error", ename: MISSING_REPLY_ENAME });
   });
 });

@@ -4,6 +4,7 @@ import type { ExecuteOutput } from "../../src/kernel/index.js";
 import { DROPPED_BYTES_METADATA, MAX_OUTPUT_MESSAGE_BYTES, STREAM_TEXT_BYTES, outputPayloadBytes } from "../../src/kernel/index.js";
 import { boundOutput } from "../../src/kernel/outputs.js";
 import { jsonBytes } from "../../src/json/index.js";
+import { checkImage, MAX_IMAGE_BYTES } from "../../src/images/index.js";
 import { KERNEL_DIR, PYTHON } from "../rpc/helpers.js";
 
 function stream(text: string, metadata: Record<string, unknown> = {}): ExecuteOutput {
@@ -65,5 +66,35 @@ describe("B K-2 an albedo kernel's stream messages carry at most STREAM_TEXT_BYT
       expect(prefix).toBe(true);
     }
     expect(rows.map(([, dropped]) => dropped > 0)).toEqual([true, true, true, false, false]);
+  });
+});
+
+function displayData(data: Record<string, unknown>): ExecuteOutput {
+  return { header: { msg_type: "display_data" }, parent_header: {}, metadata: {}, content: { data, metadata: {} } } as unknown as ExecuteOutput;
+}
+
+describe("I-1 B a display bundle's images are not cut with the rest of the output", () => {
+  /** Base64 that decodes to `bytes` bytes (not an image: the bound reads its size only). */
+  const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString("base64");
+
+  it("keeps an image representation whole up to MAX_IMAGE_BYTES while the bundle's other parts are cut to MAX_OUTPUT_MESSAGE_BYTES", () => {
+    const image = base64Of(MAX_IMAGE_BYTES);
+    const { output, bytes, droppedBytes } = boundOutput(displayData({ "text/plain": "p".repeat(3 * 1024 * 1024), "image/png": image }));
+    const data = (output.content as { data: Record<string, string> }).data;
+    expect(Object.keys(data)).toEqual(["text/plain", "image/png"]);
+    expect(data["image/png"]).toBe(image);
+    expect(data["text/plain"]).toMatch(/\[albedo: [\d.]+ MB of output dropped: more than MAX_OUTPUT_MESSAGE_BYTES \(2\.0 MB\) in one output\]\n$/);
+    expect(jsonBytes(data["text/plain"])).toBeLessThanOrEqual(MAX_OUTPUT_MESSAGE_BYTES);
+    expect(bytes).toBe(jsonBytes(output.content));
+    expect(droppedBytes).toBeGreaterThan(1024 * 1024);
+  });
+
+  it("puts a note in place of one past MAX_IMAGE_BYTES, which the image check reports naming the bound", async () => {
+    const { output, droppedBytes } = boundOutput(displayData({ "image/jpeg": base64Of(MAX_IMAGE_BYTES + 4), "image/svg+xml": "<svg/>" }));
+    const data = (output.content as { data: Record<string, string> }).data;
+    expect(data["image/jpeg"]).toBe(`[albedo: an image of ${MAX_IMAGE_BYTES + 4} bytes dropped: over MAX_IMAGE_BYTES]`);
+    expect(data["image/svg+xml"]).toBe("<svg/>");
+    expect(droppedBytes).toBe(base64Of(MAX_IMAGE_BYTES + 4).length);
+    expect(await checkImage("image/jpeg", data["image/jpeg"]!)).toEqual({ ok: false, reason: "too_large", note: "5.0 MB is over MAX_IMAGE_BYTES (5.0 MB)" });
   });
 });

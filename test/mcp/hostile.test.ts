@@ -45,6 +45,18 @@ describe("M-2 a server that exits at once", () => {
     expect(lines.filter((line) => line.includes("cannot start, missing configuration"))).toHaveLength(MAX_MCP_RESTARTS + 1);
   });
 
+  it("one that exits while it lists its tools is restarted at most MAX_MCP_RESTARTS times too, counted once per start", async () => {
+    const { log, lines } = logSink();
+    const hub = made.make({ log });
+    await hub.start(await resolved(temps, { dies: raw("exit_on_list") }));
+    await poll(() => status(hub, "dies").status === "failed", { what: "dies to fail" });
+    // Time for a second restart loop, if one had started, to show itself.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(status(hub, "dies").status).toBe("failed");
+    expect(status(hub, "dies").diagnostics[0]).toContain(`restarted ${MAX_MCP_RESTARTS} times, MAX_MCP_RESTARTS = ${MAX_MCP_RESTARTS}`);
+    expect(lines.filter((line) => line.includes("gone while listing"))).toHaveLength(MAX_MCP_RESTARTS + 1);
+  });
+
   it("a command that does not exist fails at once, without restarts", async () => {
     const hub = made.make();
     await hub.start(await resolved(temps, { gone: { command: "/nonexistent/mcp-server" } }));
@@ -102,6 +114,19 @@ describe("M-2 tool lists that are too long or odd", () => {
     expect(status(hub, "many").tools).toBe(MAX_MCP_TOOLS_PER_SERVER);
     expect(hub.tools("many")).toHaveLength(MAX_MCP_TOOLS_PER_SERVER);
     expect(status(hub, "many").diagnostics).toContain(`the server lists more than ${MAX_MCP_TOOLS_PER_SERVER} tools (MAX_MCP_TOOLS_PER_SERVER); the rest are left out`);
+  });
+
+  it("refuses names with full-width letters, a ligature or an invisible character, each with a diagnostic, so none is listed to the model", async () => {
+    const hub = made.make();
+    await hub.start(await resolved(temps, { odd: raw("odd_names") }));
+    expect(hub.tools("odd").map((tool) => tool.tool)).toEqual(["ok"]);
+    expect(status(hub, "odd").diagnostics).toEqual([
+      'tool "\uff53\uff45\uff41\uff52\uff43\uff48" is not in Unicode NFKC form (it would read as "search"); left out',
+      'tool "read\\u200bfile" contains an invisible character (a zero-width or format character, or a space); left out',
+      'tool "\ufb01nd" is not in Unicode NFKC form (it would read as "find"); left out',
+      'tool "ok\\u200d" contains an invisible character (a zero-width or format character, or a space); left out',
+      'tool "\\u200b" contains an invisible character (a zero-width or format character, or a space); left out',
+    ]);
   });
 
   it("keeps names that are not identifiers; a name with a dot or over 128 characters is a diagnostic", async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_MCP_SERVERS } from "../../src/mcp/index.js";
 import { validateSettings, type SettingsProblem, type SettingsScope } from "../../src/settings/index.js";
-import { REPLACED_SETTINGS, SettingsPatchBody } from "../../src/daemon/bodies.js";
+import { REPLACED_SETTINGS, SettingsPatchBody } from "../../src/api/bodies.js";
 
 function problems(mcp: unknown, scope: SettingsScope = "global"): readonly SettingsProblem[] {
   const result = validateSettings({ mcp }, scope);

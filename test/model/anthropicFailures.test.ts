@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ModelLogger } from "../../src/model/index.js";
+import { MAX_TOOL_ARGUMENT_DEPTH, MODEL_MAX_RETRY_WAIT_MS, type ModelLogger } from "../../src/model/index.js";
 import { errorBody, event, startFakeAnthropic, type FakeAnthropic } from "./fakeAnthropic.js";
 import { anthropicAdapter, expectNoKey, KEY, modelFailure, request, PYTHON_TOOL } from "./support.js";
 
@@ -101,5 +101,51 @@ describe("O-10 B the Anthropic key never leaks", () => {
     expectNoKey(error);
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).not.toContain(KEY);
+  });
+});
+
+/** Tool input far past MAX_TOOL_ARGUMENT_DEPTH: serialising it whole overflows the call stack. */
+const DEEP_INPUT = `{"code": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+
+describe("O-10 B tool input nested past MAX_TOOL_ARGUMENT_DEPTH", () => {
+  it("a conversation holding such a call is still sent (its input as text), so the next model calls do not fail", async () => {
+    server.enqueue({ kind: "reply", toolUses: [{ id: "toolu_deep", name: "python", input: DEEP_INPUT }], pieces: 8 });
+    const adapter = await anthropicAdapter(server);
+    const first = await adapter.complete(request({ tools: [PYTHON_TOOL] }));
+    expect(first.toolCalls).toEqual([{ id: "toolu_deep", name: "python", arguments: DEEP_INPUT }]);
+
+    server.enqueue({ kind: "reply", text: "understood" });
+    const next = request({
+      tools: [PYTHON_TOOL],
+      messages: [
+        ...request().messages,
+        { role: "assistant", content: "", tool_calls: first.toolCalls },
+        { role: "tool", tool_call_id: "toolu_deep", content: `Error: the arguments of python nest deeper than MAX_TOOL_ARGUMENT_DEPTH (${MAX_TOOL_ARGUMENT_DEPTH} levels)` },
+      ],
+    });
+    expect((await adapter.complete(next)).text).toBe("understood");
+    const sent = server.requests[1]!.body.messages[1].content[0];
+    expect(sent).toEqual({ type: "tool_use", id: "toolu_deep", name: "python", input: { unparsed_arguments: DEEP_INPUT } });
+  });
+
+  it("a whole (non-streamed) reply whose tool input nests too deep fails as malformed naming the bound", async () => {
+    const message = `{"id":"msg_fake","type":"message","role":"assistant","model":"fake","content":[{"type":"tool_use","id":"toolu_deep","name":"python","input":${DEEP_INPUT}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`;
+    server.enqueue({ kind: "raw", contentType: "application/json", body: message });
+    const error = await modelFailure((await anthropicAdapter(server)).complete(request({ tools: [PYTHON_TOOL] })));
+    expect(error.kind).toBe("malformed");
+    expect(error.message).toContain(`MAX_TOOL_ARGUMENT_DEPTH (${MAX_TOOL_ARGUMENT_DEPTH} levels)`);
+  });
+});
+
+describe("O-10 B a retry-after past MODEL_MAX_RETRY_WAIT_MS", () => {
+  it("ends the call at once with the wait and the bound named, instead of sleeping through it", async () => {
+    server.enqueue({ kind: "status", status: 429, headers: { "retry-after": "86400" }, body: JSON.stringify(errorBody("rate_limit_error", "slow down")) });
+    const notices: string[] = [];
+    const error = await modelFailure((await anthropicAdapter(server)).complete(request({ onNotice: (text) => notices.push(text) })));
+    expect(error).toMatchObject({ kind: "http", status: 429 });
+    expect(error.message).toContain("slow down");
+    expect(error.message).toContain(`asked to wait 24 h before trying again, longer than MODEL_MAX_RETRY_WAIT_MS (${MODEL_MAX_RETRY_WAIT_MS / 1000} s)`);
+    expect(server.requests).toHaveLength(1);
+    expect(notices).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MAX_MODEL_REPLY_BYTES } from "../../src/model/index.js";
+import { MAX_MODEL_REPLY_BYTES, MAX_MODEL_SSE_EVENT_BYTES } from "../../src/model/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fakeOpenAI.js";
 import { modelFailure, openaiAdapter, request } from "./support.js";
 
@@ -15,6 +15,27 @@ afterEach(async () => {
 const SMALL_RESPONSE_BYTES = 256 * 1024;
 /** More than socket buffers hold, so the server is still writing when the client stops reading. */
 const ENDLESS_BYTES = 64 * 1024 * 1024;
+
+/** A liveness check, not a speed one: the longest the event loop may stall while a reply is read. */
+const LIVENESS_GAP_MS = 2_000;
+const TICK_MS = 10;
+
+/** The longest pause between the ticks of a short interval timer, while it runs. */
+class TimerGaps {
+  longestGapMs = 0;
+  #last = performance.now();
+  readonly #timer = setInterval(() => {
+    const now = performance.now();
+    this.longestGapMs = Math.max(this.longestGapMs, now - this.#last);
+    this.#last = now;
+  }, TICK_MS);
+
+  stop(): void {
+    clearInterval(this.#timer);
+    const now = performance.now();
+    this.longestGapMs = Math.max(this.longestGapMs, now - this.#last);
+  }
+}
 
 describe("O-7 B openai adapter: bounded replies", () => {
   it("accepts prose of exactly MAX_MODEL_REPLY_BYTES", async () => {
@@ -56,6 +77,28 @@ describe("O-7 B openai adapter: bounded replies", () => {
       expect(await server.requests[0]?.closed).toBe("aborted");
     });
   }
+
+  it("fails one SSE line past MAX_MODEL_SSE_EVENT_BYTES with an error naming it, reading it in linear time (timers keep firing)", async () => {
+    server.enqueue({ kind: "huge", bytes: 2 * MAX_MODEL_SSE_EVENT_BYTES, as: "one_line" });
+    const liveness = new TimerGaps();
+    try {
+      const error = await modelFailure((await openaiAdapter(server)).complete(request()));
+      expect(error.kind).toBe("malformed");
+      expect(error.message).toContain(`over ${MAX_MODEL_SSE_EVENT_BYTES} bytes (MAX_MODEL_SSE_EVENT_BYTES)`);
+    } finally {
+      liveness.stop();
+    }
+    expect(liveness.longestGapMs).toBeLessThan(LIVENESS_GAP_MS);
+    expect(await server.requests[0]?.closed).toBe("aborted");
+  });
+
+  it("takes an event just under MAX_MODEL_SSE_EVENT_BYTES whole", async () => {
+    // A whole reply in one event, far past any real chunk yet under the bound.
+    const text = "x".repeat(MAX_MODEL_REPLY_BYTES);
+    const body = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
+    server.enqueue({ kind: "raw", contentType: "text/event-stream", body });
+    expect((await (await openaiAdapter(server)).complete(request())).text).toHaveLength(MAX_MODEL_REPLY_BYTES);
+  });
 
   it("reads only the start of a huge error body", async () => {
     server.enqueue({ kind: "status", status: 400, body: JSON.stringify({ error: { message: "y".repeat(4 * 1024 * 1024) } }) });

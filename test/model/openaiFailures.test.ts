@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MODEL_MAX_RETRIES, createAdapter } from "../../src/model/index.js";
+import { MODEL_MAX_RETRIES, MODEL_MAX_RETRY_WAIT_MS, createAdapter } from "../../src/model/index.js";
 import { closedPort, startFakeOpenAI, type FakeOpenAI } from "./fakeOpenAI.js";
 import { ENV, modelFailure, openaiAdapter, openaiSettings, request } from "./support.js";
 import { poll } from "../support/poll.js";
@@ -20,6 +20,33 @@ describe("O-7 openai adapter: retries and HTTP errors", () => {
     server.enqueue({ kind: "status", status: 429, headers: NOW }, { kind: "reply", text: "second time lucky" });
     const reply = await (await openaiAdapter(server)).complete(request());
     expect(reply.text).toBe("second time lucky");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("tells the caller of a wait the server asks for before retrying (onNotice), then retries", async () => {
+    server.enqueue({ kind: "status", status: 429, headers: { "retry-after": "1" } }, { kind: "reply", text: "after the wait" });
+    const notices: string[] = [];
+    const reply = await (await openaiAdapter(server)).complete(request({ onNotice: (text) => notices.push(text) }));
+    expect(reply.text).toBe("after the wait");
+    expect(notices).toEqual([`the model server at ${server.baseUrl} answered HTTP 429 and asked to wait 1 s before trying again; waiting (attempt 2 of ${MODEL_MAX_RETRIES + 1})`]);
+  });
+
+  it("ends the call at once when the server asks to wait longer than MODEL_MAX_RETRY_WAIT_MS (a day), naming both", async () => {
+    server.enqueue({ kind: "status", status: 429, headers: { "retry-after": "86400" }, body: JSON.stringify({ error: { message: "quota exhausted" } }) });
+    const notices: string[] = [];
+    const error = await modelFailure((await openaiAdapter(server)).complete(request({ onNotice: (text) => notices.push(text) })));
+    expect(error).toMatchObject({ kind: "http", status: 429 });
+    expect(error.message).toContain("quota exhausted");
+    expect(error.message).toContain(`asked to wait 24 h before trying again, longer than MODEL_MAX_RETRY_WAIT_MS (${MODEL_MAX_RETRY_WAIT_MS / 1000} s), so albedo did not wait`);
+    expect(server.requests).toHaveLength(1);
+    expect(notices).toEqual([]);
+  });
+
+  it("reads retry-after-ms and an HTTP date as the SDK does: a date a day ahead is refused too", async () => {
+    server.enqueue({ kind: "status", status: 503, headers: { "retry-after": new Date(Date.now() + 86_400_000).toUTCString() } });
+    expect((await modelFailure((await openaiAdapter(server)).complete(request()))).message).toContain("MODEL_MAX_RETRY_WAIT_MS");
+    server.enqueue({ kind: "status", status: 503, headers: { "retry-after-ms": String(MODEL_MAX_RETRY_WAIT_MS + 1) } });
+    expect((await modelFailure((await openaiAdapter(server)).complete(request()))).message).toContain("MODEL_MAX_RETRY_WAIT_MS");
     expect(server.requests).toHaveLength(2);
   });
 
@@ -85,8 +112,8 @@ describe("O-7 openai adapter: deadlines", () => {
     expect(await server.requests[0]?.closed).toBe("aborted");
   });
 
-  it("bounds the whole call, however long a retry-after asks to wait (MODEL_REPLY_TIMEOUT_MS)", async () => {
-    server.enqueue({ kind: "status", status: 429, headers: { "retry-after": "3600" } });
+  it("bounds the whole call, a retry-after's wait included (MODEL_REPLY_TIMEOUT_MS)", async () => {
+    server.enqueue({ kind: "status", status: 429, headers: { "retry-after": String(MODEL_MAX_RETRY_WAIT_MS / 1000) } });
     const error = await modelFailure((await openaiAdapter(server, { replyTimeoutMs: 300 })).complete(request()));
     expect(error.kind).toBe("timeout");
     expect(error.message).toContain("MODEL_REPLY_TIMEOUT_MS");
@@ -157,7 +184,7 @@ describe("O-7 openai adapter: interrupts", () => {
   });
 
   it("ends with interrupted while the SDK waits out a retry-after", async () => {
-    server.enqueue({ kind: "status", status: 503, headers: { "retry-after": "3600" } });
+    server.enqueue({ kind: "status", status: 503, headers: { "retry-after": String(MODEL_MAX_RETRY_WAIT_MS / 1000) } });
     const controller = new AbortController();
     const call = (await openaiAdapter(server)).complete(request({ signal: controller.signal }));
     await poll(() => server.requests.length === 1);

@@ -15,6 +15,7 @@ export const V1_PROTOCOL = "v1.kernel.websocket.jupyter.org";
 export type Framing = "v1" | "legacy";
 
 export type Answer = (req: IncomingMessage, res: ServerResponse) => void;
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex) => void;
 
 /** One WebSocket frame the relay sends on its own. */
 export interface Frame {
@@ -36,6 +37,8 @@ export interface HostileServer {
   attack(data: string | Buffer, binary: boolean): void;
   /** Sends this frame first on every client WebSocket opened from now on (undefined: none). */
   attackOnOpen(frame: Frame | undefined): void;
+  /** Answers every WebSocket upgrade from now on with `handler` instead of relaying it (undefined: relay again). */
+  onUpgrade(handler: UpgradeHandler | undefined): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export async function hostileServer(upstream: URL | undefined, framing: Framing 
   const kernels: string[] = [];
   const seen: Buffer[] = [];
   let first: Frame | undefined;
+  let upgrading: UpgradeHandler | undefined;
   const sockets = new WebSocketServer({
     noServer: true, perMessageDeflate: false,
     handleProtocols: (offered) => (framing === "v1" && offered.has(V1_PROTOCOL) ? V1_PROTOCOL : false),
@@ -58,6 +62,7 @@ export async function hostileServer(upstream: URL | undefined, framing: Framing 
     else res.writeHead(404).end();
   });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (upgrading !== undefined) return upgrading(req, socket);
     if (upstream === undefined) return void socket.destroy();
     const kernel = /\/api\/kernels\/([^/]+)\/channels/.exec(req.url ?? "")?.[1];
     if (kernel !== undefined) kernels.push(kernel);
@@ -87,6 +92,7 @@ export async function hostileServer(upstream: URL | undefined, framing: Framing 
     answer: (method, path, answer) => void answers.set(method, { path, answer }),
     openSockets: () => clients.size,
     attackOnOpen: (frame) => void (first = frame),
+    onUpgrade: (handler) => void (upgrading = handler),
     relayed: (marker) => seen.some((frame) => frame.includes(marker)),
     attack: (data, binary) => {
       for (const client of clients) client.send(data, { binary });

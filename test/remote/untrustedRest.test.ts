@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_REMOTE_BODY_BYTES, MAX_REMOTE_QUOTE_CHARS } from "../../src/kernel/remote/limits.js";
 import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { poll } from "../support/poll.js";
 import { hostileServer, streamBody, type HostileServer } from "./hostileServer.js";
 
 /** What the hostile server offers to send: far past the bound, and past what the daemon could hold without notice. */
@@ -75,6 +76,26 @@ describe("K-12 B D-1 a remote server's REST answers are bounded, and its words q
     expect(shown).not.toContain(token);
     // The log does carry the failure, quoted: the check above read the lines that would have leaked.
     expect(await readFile(logFile, "utf8")).toContain("answered HTTP 500: denied for token [redacted]");
+  });
+
+  it("a server that refuses the kernel's WebSocket fails the open at once with 503 naming the refusal, and its kernel is shut down there", async () => {
+    let upgrades = 0;
+    let deleted = false;
+    hostile.answer("POST", KERNELS_PATH, (_req, res) => void res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ id: "k-refused", name: "python3" })));
+    hostile.answer("DELETE", /^\/api\/kernels\/k-refused$/, (_req, res) => void ((deleted = true), res.writeHead(204).end()));
+    hostile.onUpgrade((_req, socket) => {
+      upgrades += 1;
+      socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+    });
+    try {
+      const refused = await open();
+      expect(refused).toMatchObject({ status: 503, body: { code: "kernel_unavailable" } });
+      expect(refused.body.detail).toContain("the server refused the kernel's WebSocket (Unexpected server response: 403)");
+      expect(upgrades).toBe(1);
+      await poll(() => deleted, { what: "the kernel to be shut down on the server" });
+    } finally {
+      hostile.onUpgrade(undefined);
+    }
   });
 
   it("a kernel start answered with an endless body is cut at MAX_REMOTE_BODY_BYTES: the daemon's memory does not follow it, /health answers meanwhile", async () => {

@@ -172,6 +172,41 @@ export function unusedExports(exports: ReadonlyMap<string, readonly string[]>, e
   return unused;
 }
 
+/**
+ * Imports that take another domain's index whole: `import * as x`, `import type * as x`,
+ * `export *`, or a dynamic import kept whole. Each would count as using every name the index
+ * exports, so the unused-export rule could not see that domain; name what you take instead.
+ */
+export function wholeIndexImports(edges: readonly ImportEdge[]): string[] {
+  return edges
+    .filter((edge) => {
+      const to = domainOf(edge.to);
+      return to !== undefined && edge.to === `src/${to}/index.ts` && domainOf(edge.from) !== to && edge.names.includes("*");
+    })
+    .map((edge) => `${edge.from} takes "${edge.specifier}" whole: import the names it uses, so the unused-export rule still sees that index`);
+}
+
+/** Domains the HTTP contract (src/api/) must not import: the server that answers it and the command line that calls it. */
+const ABOVE_THE_CONTRACT = ["daemon", "cli"];
+
+/**
+ * Imports that break the HTTP contract's one-way flow: the web page (`web/`) imports nothing of
+ * src/, since its contract is the module generated into web/src/generated/; and the api domain
+ * imports neither the daemon that binds its routes nor the CLI that calls them.
+ */
+export function contractImports(edges: readonly ImportEdge[]): string[] {
+  const found: string[] = [];
+  for (const edge of edges) {
+    const to = domainOf(edge.to);
+    if (edge.from.startsWith("web/") && edge.to.startsWith("src/")) {
+      found.push(`${edge.from} imports "${edge.specifier}": the page takes the contract from web/src/generated/contract.ts (npm run openapi), nothing of src/`);
+    } else if (domainOf(edge.from) === "api" && to !== undefined && ABOVE_THE_CONTRACT.includes(to)) {
+      found.push(`${edge.from} imports "${edge.specifier}": the contract is below the ${to} domain, which imports it`);
+    }
+  }
+  return found;
+}
+
 /** The import edges of every .ts file in `dirs` below `root`. */
 export function scanImports(root: string, dirs: readonly string[]): ImportEdge[] {
   return dirs.flatMap((dir) => typeScriptFiles(root, dir)).flatMap((file) => importsOf(file, readFileSync(join(root, file), "utf8")));

@@ -1,5 +1,5 @@
-import type * as settings from "../../src/settings/index.js";
-import type * as skills from "../../src/skills/index.js";
+import type { readSettings } from "../../src/settings/index.js";
+import type { discoverEverything } from "../../src/skills/index.js";
 
 /** What a test counts of the runtime's file work: walks of the skill files and reads of settings files. */
 export interface FileCounts {
@@ -25,7 +25,7 @@ export function resetFileCounts(): void {
  * The skills module with `discoverEverything` counted: every walk of skill and instruction files
  * goes through it. For `vi.mock("…/src/skills/index.js", async (original) => countingSkills(await original()))`.
  */
-export function countingSkills(actual: typeof skills): typeof skills {
+export function countingSkills<M extends { readonly discoverEverything: typeof discoverEverything }>(actual: M): M {
   return {
     ...actual,
     discoverEverything: async (options, cache) => {
@@ -44,7 +44,7 @@ export function countingSkills(actual: typeof skills): typeof skills {
 }
 
 /** The settings module with `readSettings` counted per file; used like countingSkills. */
-export function countingSettings(actual: typeof settings): typeof settings {
+export function countingSettings<M extends { readonly readSettings: typeof readSettings }>(actual: M): M {
   return {
     ...actual,
     readSettings: (target) => {

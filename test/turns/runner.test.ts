@@ -267,6 +267,18 @@ describe("O-3 O-7 a model endpoint that misbehaves", () => {
     expect(await turnWith({}, [{ kind: "status", status: 429, body: "{}", headers: { "retry-after": "0" } }, prose("after retry")])).toEqual({ result: "completed", reply: "after retry" });
   });
 
+  it("a wait the server asks for is a notice row, in the turn and in its compaction; a day's wait fails the turn at once, naming the bound", async () => {
+    const wait = { kind: "status", status: 429, body: "{}", headers: { "retry-after": "1" } } as const;
+    const told = await turn("hello", [wait, prose("after the wait")]);
+    expect(told.end).toEqual({ result: "completed", reply: "after the wait" });
+    expect(told.rows.filter((row) => row.kind === "notice").map((row) => row.text)).toEqual([expect.stringMatching(/answered HTTP 429 and asked to wait 1 s before trying again; waiting \(attempt 2 of 3\)/)]);
+    for (const word of ["one", "two", "three"]) await turn(`${word} ${"padding ".repeat(400)}`, [prose(`answer ${word}`)], { contextTokens: 100_000 });
+    const compacted = await turn("now", [wait, prose("A summary."), prose("done")], { contextTokens: 2_500 });
+    expect(compacted.rows.filter((row) => row.kind === "notice").map((row) => row.text)).toEqual([expect.stringMatching(/asked to wait 1 s/), expect.stringMatching(/earlier turns were summarised/)]);
+    const refused = await turn("again", [{ kind: "status", status: 429, body: "{}", headers: { "retry-after": "86400" } }]);
+    expect(refused.end).toMatchObject({ result: "failed", error: expect.stringContaining("longer than MODEL_MAX_RETRY_WAIT_MS") });
+  });
+
   it("500 every time: failed after the retries, with the reason", async () => {
     const end = await turnWith({ maxRetries: 1 }, [{ kind: "status", status: 500, body: '{"error":{"message":"boom"}}' }, { kind: "status", status: 500, body: '{"error":{"message":"boom"}}' }]);
     expect(end).toMatchObject({ result: "failed", error: expect.stringMatching(/boom/) });

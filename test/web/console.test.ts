@@ -21,8 +21,7 @@ import { launchChromium, RUN_BROWSER_TESTS } from "./browser.js";
 import { EVERYTHING } from "../mcp/support.js";
 import { SCREENSHOT_ENV, SCREENSHOT_PATH } from "../support/trackedFiles.js";
 import { UNTRUSTED_CONNECTION_TIMEOUT_MS } from "../../src/daemon/limits.js";
-import { API } from "../../src/daemon/index.js";
-import { WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/daemon/webProtocol.js";
+import { API, WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/api/index.js";
 
 /** Time to start the daemon, chromium and the session's kernel. */
 const SETUP_MS = 120_000;

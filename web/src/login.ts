@@ -5,7 +5,9 @@
  * daemon wants both. A new tab of the console asks an open one for the secret over a
  * BroadcastChannel, which only pages of this origin share.
  */
-import { WEB_COOKIE_LOST, WEB_LOGIN_PATH, WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "../../src/daemon/webProtocol.js";
+import {
+  ROUTES, WEB_COOKIE_LOST, WEB_LOGIN_PATH, WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL, type Problem, type WebLoginBody, type WebPageLogin,
+} from "./generated/contract.js";
 
 /** Where this tab keeps its page secret. */
 const STORAGE_KEY = "albedo.page_secret";
@@ -57,13 +59,14 @@ export async function establishLogin(logout: () => void): Promise<LoginState> {
 }
 
 async function redeem(code: string): Promise<LoginState> {
-  const response = await fetch("/web/login", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }) });
+  const { method, path } = ROUTES.redeemWebLogin;
+  const response = await fetch(path, { method, credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify({ code } satisfies WebLoginBody) });
   if (!response.ok) {
-    const problem = (await response.json().catch(() => ({}))) as { detail?: string };
+    const problem = (await response.json().catch(() => ({}))) as Partial<Problem>;
     // A tab that was logged in already stays so; it only says the link did not work.
     return { state: secret === undefined ? "out" : "in", why: problem.detail ?? `the daemon answered ${response.status}` };
   }
-  keep(((await response.json()) as { page_secret: string }).page_secret);
+  keep(((await response.json()) as WebPageLogin).page_secret);
   return { state: "in" };
 }
 
@@ -100,7 +103,8 @@ export const isCookieLost = (status: number, code: string | undefined): boolean 
 
 /** Gives the login a new cookie with the page secret; false when the login itself has ended. */
 export async function renewCookie(): Promise<boolean> {
-  const response = await fetch("/web/login/cookie", { method: "POST", credentials: "same-origin", headers: loginHeaders() });
+  const { method, path } = ROUTES.renewWebCookie;
+  const response = await fetch(path, { method, credentials: "same-origin", headers: loginHeaders() });
   return response.ok;
 }
 

@@ -1,7 +1,8 @@
 /** The web console: the sessions on the left, the chosen session's chat and cells on the right. */
 import { h, render, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, messageOf, sessionPath, type SessionClient, type SessionInfo } from "./api.js";
+import { ApiError, call, messageOf, OPEN_SESSION_TIMEOUT_MS } from "./api.js";
+import type { Session } from "./generated/contract.js";
 import { establishLogin, forgetLogin } from "./login.js";
 import { SessionView } from "./session.js";
 
@@ -11,7 +12,7 @@ const SESSIONS_REFRESH_MS = 5_000;
 type Login = "checking" | "in" | "out";
 
 /** How the list names who opened a session. */
-const CLIENT_NAMES: Readonly<Record<SessionClient, string>> = { console: "console", chat: "chat", web: "web", notebook: "notebook", mcp: "MCP client", api: "API" };
+const CLIENT_NAMES: Readonly<Record<Session["client"], string>> = { console: "console", chat: "chat", web: "web", notebook: "notebook", mcp: "MCP client", api: "API" };
 
 /** A workspace as the list shows it: its last two folders, so sessions on different projects differ at a glance (the whole path is the item's title). */
 function placeName(workspace: string): string {
@@ -24,7 +25,7 @@ function placeName(workspace: string): string {
  * opened (web), never another client's by default, whose skill switches would change that
  * client's session behind its back.
  */
-function pickSession(chosen: string | undefined, list: readonly SessionInfo[]): string | undefined {
+function pickSession(chosen: string | undefined, list: readonly Session[]): string | undefined {
   if (chosen !== undefined && list.some((session) => session.id === chosen)) return chosen;
   return list.find((session) => session.client === "web")?.id;
 }
@@ -41,7 +42,7 @@ function LoggedOut({ why }: { why: string }): ComponentChild {
 }
 
 function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
-  sessions: readonly SessionInfo[];
+  sessions: readonly Session[];
   chosen: string | undefined;
   onChoose: (id: string) => void;
   onChanged: () => Promise<void>;
@@ -53,10 +54,10 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
     if (!workspace.trim() || opening) return;
     setOpening(true);
     try {
-      const created = await api<SessionInfo>("POST", "/sessions", { workspace: workspace.trim(), client: "web" }, {}, 120_000);
+      const created = await call("openSession", { body: { workspace: workspace.trim(), client: "web" } }, OPEN_SESSION_TIMEOUT_MS);
       setWorkspace("");
       await onChanged();
-      onChoose(created.body.id);
+      onChoose(created.id);
     } catch (error) {
       onError(messageOf(error));
     } finally {
@@ -65,7 +66,7 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
   };
   const close = async (id: string) => {
     try {
-      await api("DELETE", sessionPath(id));
+      await call("closeSession", { params: { id } });
       await onChanged();
     } catch (error) {
       onError(messageOf(error));
@@ -104,7 +105,7 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
 
 function App(): ComponentChild {
   const [login, setLogin] = useState<Login>("checking");
-  const [sessions, setSessions] = useState<readonly SessionInfo[]>([]);
+  const [sessions, setSessions] = useState<readonly Session[]>([]);
   const [chosen, setChosen] = useState<string | undefined>();
   const [error, setError] = useState("");
   const [why, setWhy] = useState("");
@@ -114,7 +115,7 @@ function App(): ComponentChild {
   };
   const refresh = async () => {
     try {
-      const list = (await api<{ sessions: SessionInfo[] }>("GET", "/sessions")).body.sessions;
+      const list = (await call("listSessions")).sessions;
       setSessions(list);
       setLogin("in");
       setChosen((id) => pickSession(id, list));
@@ -135,7 +136,7 @@ function App(): ComponentChild {
     return () => clearInterval(timer);
   }, []);
   const logout = async () => {
-    await api("POST", "/web/logout").catch(() => undefined);
+    await call("webLogout").catch(() => undefined);
     forgetLogin();
     loggedOut();
   };

@@ -6,40 +6,17 @@
  */
 import { h, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, messageOf, sessionPath, type SessionInfo } from "./api.js";
+import { ApiError, call, messageOf } from "./api.js";
+import type { Catalog, Session, SettingsDocument, SettingsPatchBody } from "./generated/contract.js";
 
-interface Skill {
-  readonly id: string;
-  readonly name: string;
-  readonly preference_key: string | null;
-  readonly description: string | null;
-  readonly status: "valid" | "invalid" | "shadowed";
-  readonly global_preference: "on" | "off" | null;
-  readonly project_preference: "on" | "off" | null;
-  readonly session_override: "on" | "off" | null;
-  readonly effective: { readonly enabled: boolean; readonly decided_by: string };
-}
+type Skill = Catalog["skills"][number];
 
-type Scope = "session" | "project" | "global";
+/** Where a switch writes: the session's overrides, or a settings file. */
+type Scope = "session" | SettingsPatchBody["scope"];
 const SCOPES: readonly Scope[] = ["session", "project", "global"];
 
-interface SettingsFile {
-  readonly revision: string;
-}
-
-interface SettingsDocument {
-  readonly global: SettingsFile;
-  readonly project?: SettingsFile;
-}
-
-interface Catalog {
-  readonly revision: string;
-  readonly needs_reload: boolean;
-  readonly skills: readonly Skill[];
-}
-
 /** The session's MCP servers as the session resource reports them (read again with the session list). */
-export function McpPanel({ session }: { session: SessionInfo }): ComponentChild {
+export function McpPanel({ session }: { session: Session }): ComponentChild {
   const { servers } = session.composition.extensions.mcp;
   return h(
     "section",
@@ -63,18 +40,18 @@ export function McpPanel({ session }: { session: SessionInfo }): ComponentChild 
   );
 }
 
-export function SkillsPanel({ session, reloads, onError }: { session: SessionInfo; reloads: number; onError: (message: string) => void }): ComponentChild {
+export function SkillsPanel({ session, reloads, onError }: { session: Session; reloads: number; onError: (message: string) => void }): ComponentChild {
   const [catalog, setCatalog] = useState<Catalog | undefined>();
   const [settings, setSettings] = useState<SettingsDocument | undefined>();
   const [note, setNote] = useState("");
   const load = async () => {
     try {
       const [read, files] = await Promise.all([
-        api<Catalog>("GET", sessionPath(session.id, "/catalog")),
-        api<SettingsDocument>("GET", `/settings?workspace=${encodeURIComponent(session.workspace)}`),
+        call("getCatalog", { params: { id: session.id } }),
+        call("getSettings", { query: { workspace: session.workspace } }),
       ]);
-      setCatalog(read.body);
-      setSettings(files.body);
+      setCatalog(read);
+      setSettings(files);
     } catch (error) {
       onError(messageOf(error));
     }
@@ -84,12 +61,12 @@ export function SkillsPanel({ session, reloads, onError }: { session: SessionInf
     const key = skill.preference_key!;
     const change = on ? { on: [key] } : { off: [key] };
     if (scope === "session") {
-      setCatalog((await api<Catalog>("PATCH", sessionPath(session.id, "/catalog"), change, { "if-match": `"${catalog!.revision}"` })).body);
+      setCatalog(await call("patchCatalog", { params: { id: session.id }, body: change, ifMatch: catalog!.revision }));
       return;
     }
     const file = scope === "global" ? settings!.global : settings!.project;
     const body = { scope, ...(scope === "project" ? { workspace: session.workspace } : {}), skills: change };
-    await api("PATCH", "/settings", body, { "if-match": `"${file?.revision ?? "absent"}"` });
+    await call("patchSettings", { body, ifMatch: file?.revision ?? "absent" });
     await load();
   };
   const toggle = async (skill: Skill, scope: Scope, on: boolean) => {

@@ -1,7 +1,8 @@
 /** One transcript row as the page shows it: every piece of model, kernel and skill text is a text node, never HTML. */
 import { h, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { apiBlob, type CommandEntry, type Entry, type Image } from "./api.js";
+import { apiBlob, type CommandEntry, type Entry } from "./api.js";
+import type { Image } from "./generated/contract.js";
 
 const kb = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`);
 

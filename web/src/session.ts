@@ -1,13 +1,12 @@
 /** One session's chat: the live transcript, the Message box with slash completion, Send, Interrupt, Reload, and the Python box. */
 import { h, type ComponentChild } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, EXECUTE_TIMEOUT_MS, messageOf, sessionPath, type Command, type Entry, type ExecuteAnswer, type Row, type SessionInfo, type StreamMessage } from "./api.js";
+import { call, EXECUTE_TIMEOUT_MS, messageOf, pathOf, type Command, type Entry } from "./api.js";
+import { MAX_TRANSCRIPT_PAGE_ROWS, type EventBody, type ExecuteAnswer, type Output, type Session, type StreamMessage, type TranscriptRow } from "./generated/contract.js";
 import { imageView, rowView } from "./rows.js";
 import { McpPanel, SkillsPanel } from "./panels.js";
 import { streamProtocols } from "./login.js";
 
-/** Rows read per transcript page when the stream (re)opens: the daemon's MAX_TRANSCRIPT_PAGE_ROWS. */
-const MAX_LOADED_ROWS = 1_000;
 /** Rows kept on the page; the oldest go first. */
 const MAX_SHOWN_ROWS = 2_000;
 /** Completions listed under the Message box. */
@@ -16,16 +15,12 @@ const MAX_COMPLETIONS = 8;
 const STREAM_RETRY_MS = 1_000;
 
 interface Props {
-  readonly session: SessionInfo;
+  readonly session: Session;
   readonly onError: (message: string) => void;
 }
 
 /** A kernel output as the stream carries it, tagged with the execution it belongs to. */
-interface StreamOutput {
-  readonly execution_id: string;
-  readonly msg_type: string;
-  readonly content: Record<string, unknown>;
-}
+type StreamOutput = Extract<StreamMessage, { readonly type: "output" }>;
 
 /** Who hears the stream's outputs, by execution id: the Python box's running cell. */
 type OutputListeners = Map<string, (output: StreamOutput) => void>;
@@ -40,7 +35,7 @@ function useTranscript(id: string, onError: (message: string) => void, listeners
     let ws: WebSocket | undefined;
     let lastSeq = 0;
     const turnsWithRows = new Set<string>();
-    const add = (incoming: readonly Row[]) => {
+    const add = (incoming: readonly TranscriptRow[]) => {
       const fresh = incoming.filter((row) => row.seq > lastSeq);
       if (fresh.length === 0) return;
       lastSeq = fresh[fresh.length - 1]!.seq;
@@ -50,14 +45,14 @@ function useTranscript(id: string, onError: (message: string) => void, listeners
       if (ended.length > 0) setStreaming((old) => new Map([...old].filter(([turn]) => !ended.includes(turn))));
     };
     const open = () => {
-      const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${sessionPath(id, "/stream")}`;
+      const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${pathOf("stream", { id })}`;
       ws = new WebSocket(url, streamProtocols());
       ws.onopen = async () => {
         setConnected(true);
         // Rows written while the stream was down come from the transcript; the seq keeps each once.
         try {
-          const page = await api<{ rows: Row[] }>("GET", `${sessionPath(id, "/transcript")}?after=${lastSeq}&limit=${MAX_LOADED_ROWS}`);
-          add(page.body.rows);
+          const page = await call("getTranscript", { params: { id }, query: { after: lastSeq, limit: MAX_TRANSCRIPT_PAGE_ROWS } });
+          add(page.rows);
         } catch (error) {
           onError(messageOf(error));
         }
@@ -76,7 +71,8 @@ function useTranscript(id: string, onError: (message: string) => void, listeners
         if (message.type === "transcript" && message.turn.outcome?.state === "committed" && !turnsWithRows.has(message.turn.turn_id)) {
           // A built-in (/help, /status) writes no rows: its answer is shown here, as the console prints it.
           const { turn } = message;
-          setRows((old) => [...old, { kind: "command" as const, turn_id: turn.turn_id, seq: lastSeq, visible_text: turn.visible_text, reply: turn.outcome?.reply }].slice(-MAX_SHOWN_ROWS));
+          const { reply } = message.turn.outcome;
+          setRows((old) => [...old, { kind: "command" as const, turn_id: turn.turn_id, seq: lastSeq, visible_text: turn.visible_text, reply }].slice(-MAX_SHOWN_ROWS));
         }
       };
       ws.onclose = () => {
@@ -110,8 +106,8 @@ function MessageBox({ session, onError }: Props): ComponentChild {
     setSending(true);
     try {
       const slash = /^(\/\S+)(?:\s+([\s\S]*))?$/.exec(typed);
-      const body = slash ? { type: "command", command: slash[1], arguments: slash[2] ?? "" } : { type: "message", text: typed };
-      await api("POST", sessionPath(session.id, "/events"), body);
+      const body: EventBody = slash ? { type: "command", command: slash[1]!, arguments: slash[2] ?? "" } : { type: "message", text: typed };
+      await call("postEvent", { params: { id: session.id }, body });
       setText("");
     } catch (error) {
       onError(messageOf(error));
@@ -186,8 +182,8 @@ function PythonBox({ session, onError, listeners }: Props & { listeners: OutputL
     listeners.set(id, (output) => update(id, (cell) => ({ ...cell, live: [...cell.live, output] })));
     setRunning(true);
     try {
-      const { body } = await api<ExecuteAnswer>("POST", sessionPath(session.id, "/execute"), { code, execution_id: id }, {}, EXECUTE_TIMEOUT_MS);
-      update(id, (cell) => ({ ...cell, answer: body }));
+      const answer = await call("execute", { params: { id: session.id }, body: { code, execution_id: id } }, EXECUTE_TIMEOUT_MS);
+      update(id, (cell) => ({ ...cell, answer }));
     } catch (error) {
       onError(messageOf(error));
     } finally {
@@ -231,7 +227,7 @@ function cellView(cell: Cell, newest: boolean): ComponentChild {
 }
 
 /** Outputs as text: streams, plain-text results, tracebacks (their escapes dropped); `empty` when there is none. */
-function outputText(outputs: readonly { msg_type: string; content: Record<string, unknown> }[], empty: string): ComponentChild {
+function outputText(outputs: readonly Output[], empty: string): ComponentChild {
   const parts: string[] = [];
   for (const { msg_type, content } of outputs) {
     if (msg_type === "stream") parts.push(String(content.text ?? ""));
@@ -258,14 +254,14 @@ export function SessionView({ session, onError }: Props): ComponentChild {
   const [reloads, setReloads] = useState(0);
   const interrupt = async () => {
     try {
-      await api("POST", sessionPath(session.id, "/interrupt"));
+      await call("interrupt", { params: { id: session.id } });
     } catch (error) {
       onError(messageOf(error));
     }
   };
   const reload = async () => {
     try {
-      const { body } = await api<{ added: string[]; removed: string[]; skills: number }>("POST", sessionPath(session.id, "/reload"));
+      const body = await call("reload", { params: { id: session.id } });
       const changes = [body.added.length > 0 ? `added ${body.added.join(", ")}` : "", body.removed.length > 0 ? `removed ${body.removed.join(", ")}` : ""].filter(Boolean);
       setSaid(`Reloaded: ${body.skills} skills${changes.length > 0 ? `; ${changes.join("; ")}` : ", nothing changed"}.`);
       setReloads((count) => count + 1);

@@ -1,4 +1,4 @@
-import { API } from "../api.js";
+import { API } from "../../api/index.js";
 import { patchSessionCatalog, readSessionCatalog, type ManagementCatalog } from "../catalog.js";
 import type { DaemonContext } from "../context.js";
 import type { Router } from "../router.js";

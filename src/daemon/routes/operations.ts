@@ -1,4 +1,4 @@
-import { API } from "../api.js";
+import { API } from "../../api/index.js";
 import type { DaemonContext } from "../context.js";
 import { HttpProblem } from "../problem.js";
 import type { Router } from "../router.js";

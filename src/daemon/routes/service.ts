@@ -1,12 +1,10 @@
 import type { IncomingMessage } from "node:http";
-import { API } from "../api.js";
+import { API, openApiDocument, WEB_LOGIN_PATH } from "../../api/index.js";
 import type { DaemonContext } from "../context.js";
-import { openApiDocument } from "../openapi.js";
 import { HttpProblem } from "../problem.js";
 import type { Router } from "../router.js";
 import { healthResource } from "../views.js";
 import { loginCookieHeader, presentedPageSecret } from "../webLogins.js";
-import { WEB_LOGIN_PATH } from "../webProtocol.js";
 
 /** Mounts what is about the daemon itself: GET /health, GET /openapi.json and the web console's logins. */
 export function serviceRoutes(router: Router, ctx: DaemonContext): void {

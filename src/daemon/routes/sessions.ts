@@ -1,11 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
-import { API } from "../api.js";
+import { API, MAX_TRANSCRIPT_PAGE_ROWS } from "../../api/index.js";
 import type { DaemonContext } from "../context.js";
 import { KeptOutputs } from "../outputs.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
-import { MAX_TRANSCRIPT_PAGE_ROWS } from "../limits.js";
 import { storedRows } from "../turns.js";
 import { createdSession, executeAnswer, imageUrl, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive } from "../../platform/index.js";

@@ -5,12 +5,10 @@ import {
   globalOnlyChanges, globalOnlyMessage, globalSettingsTarget, patchSkills, projectSettingsTarget, readSettings, updateSettings,
   type Settings, type SettingsSnapshot, type SettingsTarget,
 } from "../../settings/index.js";
-import { API } from "../api.js";
-import { REPLACED_SETTINGS, type SettingsPatchBody } from "../bodies.js";
+import { API, REPLACED_SETTINGS, type SettingsPatchBody, type SettingsDocument } from "../../api/index.js";
 import type { DaemonContext } from "../context.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
-import type { SettingsDocument } from "../resources.js";
 import { settingsFileResource } from "../views.js";
 import { ALBEDO_DIR_NAME } from "../../platform/index.js";
 

@@ -185,7 +185,13 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   private async connect(): Promise<void> {
     const remote = this.options.remote;
     this.refusal = undefined;
-    const settings = serverSettings(remote, (reason) => this.refuseServer(reason));
+    // A WebSocket that never opened on a connection that never connected is the server (or a proxy
+    // before it) refusing it: failing the boot now beats services' reconnects, which take minutes.
+    let connected = false;
+    const settings = serverSettings(remote, {
+      onRefused: (what) => this.refuseServer(`the server sent ${what}; albedo closed the connection`),
+      onHandshakeFailed: (why) => connected || this.refuseServer(`the server refused the kernel's WebSocket (${why}); albedo closed the connection`),
+    });
     // services' kernel connection, and services with it, load with the first remote kernel.
     const { KernelAPI, CommsOverSubshells } = jupyterServices();
     const { RemoteKernelConnection } = await import("./connection.js");
@@ -202,6 +208,7 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
     connection.statusChanged.connect((_, status) => this.onServicesStatus(connection, status));
     connection.iopubMessage.connect((_, message) => this.onIOPubMessage(message));
     connection.connectionStatusChanged.connect((_, status) => {
+      if (status === "connected") connected = true;
       // services retries a dropped WebSocket a few times with back-off, then gives up with this status.
       if (status === "disconnected" && connection === this.connectionValue && !this.stopped) this.died("lost the connection to the server");
     });
@@ -238,14 +245,14 @@ export class RemoteKernelClient extends KernelBase implements Kernel {
   }
 
   /**
-   * The server sent a frame albedo cannot read (the socket already stopped reading): the kernel
-   * counts as dead with the reason, the connection ends without reconnecting, and the kernel is
-   * shut down on the server (a bounded REST call), so nothing of it is left running on either side.
+   * The server sent a frame albedo cannot read (the socket already stopped reading), or refused
+   * the first WebSocket: the kernel counts as dead with the reason, the connection ends without
+   * reconnecting, and the kernel is shut down on the server (a bounded REST call), so nothing of
+   * it is left running on either side.
    */
-  private refuseServer(what: string): void {
+  private refuseServer(reason: string): void {
     const connection = this.connectionValue;
     if (connection === undefined || connection.isDisposed || this.stopped) return;
-    const reason = `the server sent ${what}; albedo closed the connection`;
     this.refusal = reason;
     this.log("warn", "remote kernel: refused what the server sent", { kernel: connection.id, reason });
     this.died(reason);

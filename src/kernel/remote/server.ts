@@ -10,13 +10,14 @@ import { jupyterServices } from "../packages.js";
 import { decodeFrame } from "./frames.js";
 import { boundedFetch } from "./rest.js";
 import type { RemoteKernelOptions } from "./settings.js";
-import { guardedWebSocket, type RefuseServer } from "./socket.js";
+import { guardedWebSocket, type SocketHooks } from "./socket.js";
 
 /**
- * Services settings for `options.url`; the token travels only in headers. `onRefused` hears, once
- * per WebSocket, that the server sent what albedo cannot read: the caller ends that kernel connection.
+ * Services settings for `options.url`; the token travels only in headers. `hooks.onRefused` hears,
+ * once per WebSocket, that the server sent what albedo cannot read: the caller ends that kernel
+ * connection; `hooks.onHandshakeFailed` hears of a WebSocket that never opened.
  */
-export function serverSettings(options: Pick<RemoteKernelOptions, "url" | "token">, onRefused: RefuseServer = () => undefined): ServerConnection.ISettings {
+export function serverSettings(options: Pick<RemoteKernelOptions, "url" | "token">, hooks: SocketHooks = { onRefused: () => undefined }): ServerConnection.ISettings {
   const headers: Record<string, string> = options.token ? { Authorization: `token ${options.token}` } : {};
   const { ServerConnection } = jupyterServices();
   const defaults = ServerConnection.makeSettings();
@@ -25,7 +26,7 @@ export function serverSettings(options: Pick<RemoteKernelOptions, "url" | "token
     wsUrl: `ws${options.url.slice(4)}`,
     token: options.token,
     appendToken: false,
-    WebSocket: guardedWebSocket(headers, onRefused) as unknown as typeof globalThis.WebSocket,
+    WebSocket: guardedWebSocket(headers, hooks) as unknown as typeof globalThis.WebSocket,
     fetch: boundedFetch([options.token]),
     serializer: { serialize: defaults.serializer.serialize, deserialize: decodeFrame },
   });

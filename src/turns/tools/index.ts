@@ -1,8 +1,8 @@
 /** The tools a turn offers (O-3, O-5) and how one call is checked and run. */
 import { z } from "zod";
 import type { CheckedImage } from "../../images/index.js";
-import { parseJsonWellFormed } from "../../json/index.js";
-import { TOOL_ERROR_PREFIX, type ToolCall, type ToolSpec } from "../../model/index.js";
+import { jsonTextNestingDepth, parseJsonWellFormed } from "../../json/index.js";
+import { MAX_TOOL_ARGUMENT_DEPTH, TOOL_ERROR_PREFIX, type ToolCall, type ToolSpec } from "../../model/index.js";
 import type { SessionView } from "../../session/index.js";
 import type { ToolMode } from "../context.js";
 import { pythonTool } from "./python.js";
@@ -61,6 +61,10 @@ export async function runToolCall(call: ToolCall, tools: readonly Tool[], contex
   if (tool === undefined) {
     const problem = `there is no tool "${call.name}"; the tools are ${tools.map((t) => t.name).join(", ")}`;
     return { result: `${TOOL_ERROR_PREFIX}${problem}.`, problem };
+  }
+  if (jsonTextNestingDepth(call.arguments, MAX_TOOL_ARGUMENT_DEPTH) > MAX_TOOL_ARGUMENT_DEPTH) {
+    const problem = `the arguments of ${call.name} nest deeper than MAX_TOOL_ARGUMENT_DEPTH (${MAX_TOOL_ARGUMENT_DEPTH} levels of arrays and objects)`;
+    return { result: `${TOOL_ERROR_PREFIX}${problem}; send a flatter JSON object.`, problem };
   }
   let value: unknown;
   try {

@@ -7,6 +7,8 @@ Usage: raw_server.py MODE. MODE decides how it starts:
   garbage  writes lines that are not JSON-RPC to stdout around every answer
   flood    writes many stderr lines before answering
   many     lists 10,000 tools
+  exit_on_list  answers initialize, then writes to stderr and exits when asked for its tools
+  odd_names     lists tools whose names hold full-width letters, a ligature or zero-width characters
 Tools (normal, garbage, flood): ok, big (argument bytes), hang (never answers; a cancellation is
 appended to $RECORD, as is the server's pid at start), fail (isError), secret (echoes $SECRET), change (adds tool "added" and sends
 tools/list_changed), bad_schema, my-tool, has.dot, a 200-character name, pid.
@@ -40,6 +42,8 @@ def tool(name, schema=None, description="a test tool"):
 def tools():
     if MODE == "many":
         return [tool(f"t{i}") for i in range(10000)]
+    if MODE == "odd_names":
+        return [tool("ok"), tool("\uff53\uff45\uff41\uff52\uff43\uff48"), tool("read\u200bfile"), tool("\ufb01nd"), tool("ok\u200d"), tool("\u200b")]
     listed = [
         tool("ok", {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}, "Says ok.\nSecond line."),
         tool("big", {"type": "object", "properties": {"bytes": {"type": "integer"}}}),
@@ -85,6 +89,10 @@ def answer(request):
     if method == "initialize":
         return {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "raw", "version": "1"}}
     if method == "tools/list":
+        if MODE == "exit_on_list":
+            sys.stderr.write("raw server: gone while listing\n")
+            sys.stderr.flush()
+            os._exit(3)
         return {"tools": tools()}
     if method == "tools/call":
         return call(request)

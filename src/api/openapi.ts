@@ -1,14 +1,14 @@
 /**
- * The daemon's API as an OpenAPI 3.1 document, generated from the route declarations (api.ts) and
+ * The daemon's API as an OpenAPI 3.1 document, generated from the route declarations (routes.ts) and
  * their zod schemas. `GET /openapi.json` serves it; docs/openapi.json is the same document,
  * written by `npm run openapi` and checked by a test.
  */
 import { z } from "zod";
-import { API, API_VERSION } from "./api.js";
+import { API, API_VERSION } from "./routes.js";
 import * as bodies from "./bodies.js";
-import { PROBLEMS, PROBLEM_CONTENT_TYPE, type ProblemCode } from "./problem.js";
+import { PROBLEMS, PROBLEM_CONTENT_TYPE, type ProblemCode } from "./problems.js";
 import * as resources from "./resources.js";
-import type { ResponseSpec, RouteAccess, RouteSpec } from "./router.js";
+import type { ResponseSpec, RouteAccess, RouteSpec } from "./routeSpec.js";
 import { WEB_PAGE_HEADER } from "./webProtocol.js";
 
 /** The committed copy, relative to the package root. */
@@ -57,13 +57,17 @@ const BODY_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   WebLoginBody: bodies.WebLoginBody,
 };
 
-/** Converts schemas to JSON Schema: named ones into components (bodies as read, resources as written), others inline. */
-class Schemas {
+/**
+ * Converts schemas to JSON Schema: named ones into components (bodies as read, resources as
+ * written), others inline. `more` names further resources: the page's contract names some that
+ * the document writes inline.
+ */
+export class Schemas {
   private readonly names = new Map<z.ZodType, string>();
   readonly components: Json = {};
 
-  constructor() {
-    this.register(RESPONSE_COMPONENTS, "output");
+  constructor(more: Readonly<Record<string, z.ZodType>> = {}) {
+    this.register({ ...RESPONSE_COMPONENTS, ...more }, "output");
     this.register(BODY_COMPONENTS, "input");
   }
 

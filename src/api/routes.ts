@@ -1,14 +1,14 @@
 /**
- * The daemon's HTTP contract: every route, what it takes and what it answers. The routes bind
- * their handlers to these declarations, the clients call through them, and docs/openapi.json is
- * generated from them; a route exists only once, here.
+ * The daemon's HTTP contract: every route, what it takes and what it answers. The daemon's routes
+ * bind their handlers to these declarations, the clients call through them, and docs/openapi.json
+ * and the web page's contract are generated from them; a route exists only once, here.
  */
 import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
 import {
   CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, SessionList,
   SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource, WebPageLogin,
 } from "./resources.js";
-import type { RouteSpec } from "./router.js";
+import type { RouteSpec } from "./routeSpec.js";
 
 /** The API's version in the OpenAPI document: raised when a shape changes in a way old clients would notice. */
 export const API_VERSION = "2";

@@ -1,6 +1,6 @@
 /**
- * What the web console's page and the daemon must agree on to log in, written once: the page
- * imports this file (it uses nothing of Node), the daemon too.
+ * What the web console's page and the daemon must agree on to log in, written once: the daemon
+ * imports this file, and the page gets the same names in its generated contract (pageContract.ts).
  */
 
 /** The header the page sends its login's page secret in, on every API request. */

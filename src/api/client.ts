@@ -2,15 +2,12 @@ import { request as httpRequest } from "node:http";
 import WebSocket from "ws";
 import type { z } from "zod";
 import type { DeepReadonly } from "../json/index.js";
-import { API } from "./api.js";
-import { HEALTH_TIMEOUT_MS, MAX_REQUEST_BODY_BYTES } from "./limits.js";
+import { API } from "./routes.js";
+import { HEALTH_TIMEOUT_MS, MAX_REQUEST_BODY_BYTES, MAX_RESPONSE_BYTES } from "./limits.js";
 import type { ProblemDocument } from "./resources.js";
-import type { RouteSpec } from "./router.js";
-import { readDaemonInfo, readToken, type DaemonInfo } from "./state.js";
+import type { RouteSpec } from "./routeSpec.js";
+import { readDaemonInfo, readToken, type DaemonInfo } from "./daemonFiles.js";
 import { isSameProcessAlive } from "../platform/index.js";
-
-/** Bytes of a response body the client accepts. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** A daemon answer: status and parsed JSON body (undefined when empty). */
 export interface DaemonResponse<T = unknown> {
@@ -85,7 +82,7 @@ export class DaemonClient {
   }
 
   /**
-   * Calls one route of the API (api.ts), typed by its declaration: resolves with the body of its
+   * Calls one route of the API (routes.ts), typed by its declaration: resolves with the body of its
    * successful answer, rejects with DaemonError (the problem's code and detail) for a status of
    * 400 or more.
    */

@@ -1,12 +1,13 @@
 /**
- * The resources the daemon answers with, each described once: the routes build them (views.ts),
- * the daemon's clients read them, and the OpenAPI document is generated from them. One shape per
- * resource, every field snake_case, results as JSON values (never JSON text inside a string).
+ * The resources the daemon answers with, each described once: the daemon's routes build them
+ * (its views.ts), its clients read them, and the OpenAPI document and the web page's types are
+ * generated from them. One shape per resource, every field snake_case, results as JSON values
+ * (never JSON text inside a string).
  */
 import { z } from "zod";
 import { EXTENSION_NAMES } from "../bridge/index.js";
 import type { DeepReadonly } from "../json/index.js";
-import { PROBLEMS } from "./problem.js";
+import { PROBLEMS } from "./problems.js";
 import { SETTINGS_SCHEMAS } from "../settings/index.js";
 
 const Count = z.number().int().nonnegative();

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type WebSocket from "ws";
 import type { JsonValue } from "../json/index.js";
 import { newOperationId } from "../operations/index.js";
-import { API } from "./api.js";
+import { API } from "./routes.js";
 import type { DaemonClient } from "./client.js";
 import type { CatalogResource, OutputResource, ReceiptResource, SessionClient, SessionResource, StreamMessage } from "./resources.js";
 
