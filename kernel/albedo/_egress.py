@@ -14,6 +14,8 @@ Standard library only.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 from typing import Callable, Dict, Optional, Set
 
@@ -34,6 +36,9 @@ NO_PROXY = "localhost,127.0.0.1,::1"
 # The variables that name a CA bundle for the tools that read one (pip, requests, curl, Node, git).
 CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO")
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+# Set by the runtime for a sandboxed kernel (src/network/egress.ts): the proxy's socket, and the CA bundle when the policy has secrets.
+EGRESS_SOCKET_ENV = "ALBEDO_EGRESS_SOCKET"
+EGRESS_CA_ENV = "ALBEDO_EGRESS_CA"
 
 
 def proxy_env(port: int, ca_bundle: Optional[str] = None) -> Dict[str, str]:
@@ -200,3 +205,23 @@ def start_relay(socket_path: str) -> EgressRelay:
     relay = EgressRelay(socket_path)
     relay._start()
     return relay
+
+
+_started: Optional[EgressRelay] = None
+
+
+def start_from_environment() -> Optional[EgressRelay]:
+    """Starts the relay when the runtime named a proxy socket (EGRESS_SOCKET_ENV), and sets the proxy
+    variables in this process's environment, so the kernel and every process it starts go through it.
+    A relay that cannot start is said on stderr and leaves the kernel without a way out, as before."""
+    global _started
+    socket_path = os.environ.get(EGRESS_SOCKET_ENV)
+    if not socket_path or _started is not None:
+        return _started
+    try:
+        _started = start_relay(socket_path)
+    except Exception as error:  # noqa: BLE001 (the kernel must start all the same)
+        print(f"albedo: the egress relay did not start ({error}); the kernel has no network", file=sys.stderr)
+        return None
+    os.environ.update(proxy_env(_started.port, os.environ.get(EGRESS_CA_ENV) or None))
+    return _started

@@ -6,7 +6,8 @@ import type { ImageStore } from "../images/index.js";
 import type { KernelBridge } from "../bridge/index.js";
 import type { ExecuteOutput, ExecuteReply, RemoteOverride } from "../kernel/index.js";
 import type { Turn } from "../operations/index.js";
-import type { CatalogWalk, ExtensionState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
+import type { CatalogWalk, ExtensionState, NetworkState, PreparedCommand, ReloadResult, SelectionChange, SessionView } from "../session/index.js";
+import type { SessionEgress } from "../network/index.js";
 import type { StoredRow } from "../turns/index.js";
 import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
@@ -80,6 +81,10 @@ export interface SessionFace {
   readonly images: ImageStore;
   /** Where a notebook's relay reaches the kernel (K-14); undefined for a session not opened for one. */
   relayTarget(): RelayTarget | undefined;
+  /** The kernel's egress proxy, policy and records (N-1, N-4); undefined when its kernel has none. */
+  readonly egress: SessionEgress | undefined;
+  /** What the kernel may reach, in one summary (N-1). */
+  networkState(): NetworkState;
 }
 
 /** A relayed kernel's channel addresses and the process whose end is the kernel's end (K-14). */

@@ -75,3 +75,8 @@ export const LEAF_RENEW_BEFORE_MS = 24 * 60 * 60_000;
 export const CA_VALIDITY_MS = 10 * 365 * 24 * 60 * 60_000;
 /** Certificates are dated this far back, for clocks a little behind the host's. */
 export const CERTIFICATE_BACKDATE_MS = 60 * 60_000;
+
+/** Connection records a session keeps (the newest); older ones are dropped and counted. */
+export const MAX_SESSION_RECORDS = 2_000;
+/** Records one page of a session's list carries. */
+export const MAX_RECORDS_PAGE = 200;

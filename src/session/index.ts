@@ -1,4 +1,4 @@
-export { Session, type SessionOptions } from "./session.js";
+export { Session, type NetworkState, type SessionOptions } from "./session.js";
 
 export type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 export type { CatalogWalk, SelectionChange } from "./viewKeeper.js";

@@ -20,7 +20,20 @@ import { NO_MCP_CHANGE, type McpReloadChange, type McpServerStatus, type SharedS
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import { globalSettingsTarget, type Settings } from "../settings/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
+import { compilePolicy, describeNetwork, type EgressCounts, type NetworkSetting, type SessionEgress } from "../network/index.js";
+import { projectNetworkNote } from "./sandbox.js";
 import { sandboxInputsKey } from "./sandbox.js";
+
+/** The session's network as its resource shows it (see Session.networkState). */
+export interface NetworkState {
+  readonly mode: "off" | "policy" | "open" | "unenforced";
+  readonly text: string;
+  readonly hosts: number;
+  readonly from: "global" | "session";
+  readonly setting: NetworkSetting;
+  readonly counts: EgressCounts;
+  readonly diagnostics: readonly string[];
+}
 import { startSessionRemoteKernel } from "./remoteKernel.js";
 import { requireSkill, SkillAccess, type ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
@@ -372,6 +385,30 @@ export class Session implements CommandHost {
   /** The RPC methods of the route table being served (K-5). */
   methods(): string[] {
     return this.rpc.routes.methods();
+  }
+
+  /** The kernel's egress (its proxy, policy and records): a sandboxed kernel's whose network is not `true`; undefined otherwise. */
+  get egress(): SessionEgress | undefined {
+    return this.plan.kind === "local" ? this.plan.egress : undefined;
+  }
+
+  /** What the kernel may reach and what it did (N-1, N-4), for the session resource, `doctor`-like lines and the network route. */
+  networkState(): NetworkState {
+    const global: NetworkSetting = this.view.selection.scopes.global?.network ?? false;
+    const note = projectNetworkNote({ workspace: this.options.workspace, stateDir: this.options.stateDir, view: this.view });
+    const diagnostics = note === undefined ? [] : [note];
+    const egress = this.egress;
+    if (egress !== undefined) {
+      const setting = egress.setting();
+      const policy = compilePolicy(setting);
+      return { mode: policy.mode, text: egress.describe(), hosts: policy.entries, from: egress.overridden ? "session" : "global", setting, counts: egress.totals(), diagnostics };
+    }
+    const counts = { allowed: 0, denied: 0, failed: 0, bytes: 0, dropped: 0 };
+    const sandboxed = this.sandbox?.kind === "bwrap";
+    if (sandboxed || global === true) return { mode: global === true ? "open" : "off", text: describeNetwork(global), hosts: 0, from: "global", setting: global, counts, diagnostics };
+    const where = this.plan.kind === "remote" ? "on its Jupyter Server" : this.plan.kind === "external" ? "outside albedo" : "unsandboxed";
+    const text = `unenforced (the kernel runs ${where}, with that host's network)`;
+    return { mode: "unenforced", text, hosts: 0, from: "global", setting: global, counts, diagnostics };
   }
 
   private get sandbox(): Sandbox | undefined {

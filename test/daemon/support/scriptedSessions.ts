@@ -116,6 +116,10 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
     walkCatalog: (change) => session.walkCatalog(change),
     images: session.images,
     relayTarget: () => undefined,
+    get egress() {
+      return session.egress;
+    },
+    networkState: () => session.networkState(),
   };
   return {
     id: live.id,
