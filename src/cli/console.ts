@@ -42,7 +42,7 @@ export function needsMore(lines: readonly string[]): boolean {
 export function banner(session: ConsoleSession): string {
   const { skills, withErrors } = session.summary;
   const broken = withErrors > 0 ? `, ${withErrors} with errors (see /skills)` : "";
-  return `albedo console · session ${session.id} (${session.where})\n${skills} skill${skills === 1 ? "" : "s"}${broken} · /help lists commands · Ctrl-D quits\n`;
+  return `albedo console · session ${session.id} (${session.where})\n${skills} skill${skills === 1 ? "" : "s"}${broken} · network ${session.network} · /help lists commands · Ctrl-D quits\n`;
 }
 
 class Console {

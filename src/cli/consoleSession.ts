@@ -32,6 +32,8 @@ export interface ConsoleSession {
   /** "embedded", or "daemon <url>". */
   readonly where: string;
   readonly summary: SkillSummary;
+  /** What the kernel may reach, in one line (N-1): off, a policy of N hosts, open and unsafe. */
+  readonly network: string;
   /** Slash names for completion, from the session's current command catalog. */
   commandNames(): readonly string[];
   /** Argument completions for a typed slash line (`/reload s` → `/reload session`), whole lines. */
@@ -66,6 +68,9 @@ export function embeddedConsoleSession(session: Session): ConsoleSession {
     where: "embedded",
     get summary() {
       return { skills: session.view.snapshot.skills.length, withErrors: invalidSkills(session.view.discovered.diagnostics) };
+    },
+    get network() {
+      return session.networkState().text;
     },
     commandNames: () => session.view.commands.commands.map((command) => command.name),
     completeSlash: (line) => completeSlash(session.view.commands.commands, line),
@@ -102,6 +107,9 @@ export function remoteConsoleSession(remote: RemoteSession, url: string, withErr
     where: `daemon ${url}`,
     get summary() {
       return { skills: remote.resource.composition.extensions.skills.skills, withErrors };
+    },
+    get network() {
+      return remote.resource.network.text;
     },
     commandNames: () => remote.resource.commands.map((command) => command.name),
     completeSlash: (line) => completeSlash(declarations(), line),

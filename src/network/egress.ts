@@ -110,6 +110,7 @@ export class SessionEgress {
 
   /** Applies `edit` to the current setting for the next connection; throws NetworkEditError. */
   edit(edit: NetworkEdit): NetworkSetting {
+    if ((edit.allow?.length ?? 0) === 0 && (edit.deny?.length ?? 0) === 0) return this.setting();
     return this.replace(editNetworkSetting(this.setting(), edit));
   }
 
