@@ -13,6 +13,6 @@ export { startEgressProxy, EgressProxyError, type EgressProxy, type EgressProxyO
 export type { ConnectionRecord } from "./record.js";
 export type { Resolver } from "./resolve.js";
 export { openLocalCa, LocalCaError, CA_BUNDLE_FILE, type LocalCa } from "./ca.js";
-export { describeNetwork, editNetworkSetting, NetworkEditError, type NetworkEdit } from "./edit.js";
+export { describeNetwork, editNetworkSetting, NetworkEditError } from "./edit.js";
 export { egressEnv, SessionEgress, type EgressCounts, type NumberedRecord } from "./egress.js";
 export { MAX_RECORDS_PAGE } from "./limits.js";
