@@ -18,6 +18,7 @@ import { benchImageConversation, benchImages } from "./images.js";
 import { benchDaemonImageMemory } from "./daemonImages.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
+import { benchNetwork } from "./network.js";
 import { benchNotebook } from "./notebook.js";
 import { benchWeb } from "./web.js";
 
@@ -38,6 +39,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["remote_kernel", benchRemote],
   ["notebook", benchNotebook],
   ["web", benchWeb],
+  ["network", benchNetwork],
 ];
 
 /** Where a full run draws its goals. */

@@ -29,11 +29,12 @@ export const REQUIREMENTS = [
   ["P-1", "Serving"], ["P-2", "Tools"], ["P-3", "Prompts"], ["P-4", "Resources"],
   ["I-1", "Kept, bounded"], ["I-2", "To the model"], ["I-3", "To people"],
   ["W-1", "The page"], ["W-2", "Safety"], ["W-3", "Built and shipped"],
+  ["N-1", "Policy"], ["N-2", "Enforcement"], ["N-3", "Secrets stay on the host"], ["N-4", "Visible"], ["N-5", "Packages in the sandbox"], ["N-6", "Bounds and cost"],
   ["X", "Command line"], ["B", "Bad input and limits"],
 ];
 const KNOWN = new Set(REQUIREMENTS.map(([id]) => id));
 /** A describe name starts with the ids it proves: "K-10 K-6 planted links …", "X albedo chat", "B deep nesting". */
-const ID = /^(?:[SRCKDOMPIW]-\d+|X|B)$/;
+const ID = /^(?:[SRCKDOMPIWN]-\d+|X|B)$/;
 
 function testFiles(dir) {
   return readdirSync(dir).flatMap((name) => {

@@ -196,7 +196,10 @@ class SessionKernelApp(IPKernelApp):
 
 
 def main() -> None:
+    from ._egress import start_from_environment
     from ._transport import expect_dial
 
+    # Before the app starts: the proxy variables are then the kernel's, and every child's it starts.
+    start_from_environment()
     expect_dial()
     SessionKernelApp.launch_instance()

@@ -8,8 +8,11 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { remoteSettingsProblems } from "../kernel/index.js";
 import { MAX_INPUT_NAME_LENGTH, MAX_INPUT_TEXT_BYTES } from "../operations/index.js";
+import { MAX_RECORDS_PAGE as MAX_NETWORK_PAGE_RECORDS } from "../network/index.js";
 import { REPLACED_SECTIONS, SkillName } from "../settings/index.js";
-import { MAX_EXECUTION_ID_LENGTH, MAX_PATH_LENGTH, MAX_RELAY_KEY_LENGTH, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
+import {
+  MAX_EXECUTION_ID_LENGTH, MAX_NETWORK_EDIT_PATTERNS, MAX_PATH_LENGTH, MAX_RELAY_KEY_LENGTH, MAX_TRANSCRIPT_PAGE_ROWS,
+} from "./limits.js";
 import { SESSION_CLIENTS } from "./resources.js";
 
 const AbsolutePath = z
@@ -119,6 +122,21 @@ export type SettingsPatchBody = z.infer<typeof SettingsPatchBody>;
 export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "daemon", "limits", "model", "mcp"] as const satisfies readonly (keyof typeof REPLACED_SECTIONS & keyof SettingsPatchBody)[];
 
 export const SettingsQuery = z.strictObject({ workspace: AbsolutePath.optional().describe("also read this workspace's project settings") });
+
+/** `PATCH /sessions/{id}/network`: patterns to allow or deny from the next connection on, or `reset` to the setting the session opened with. */
+export const NetworkPatchBody = z
+  .strictObject({
+    allow: z.array(z.string().max(MAX_PATH_LENGTH)).max(MAX_NETWORK_EDIT_PATTERNS).optional().describe("PATTERNs added to network.allow (and dropped from deny)"),
+    deny: z.array(z.string().max(MAX_PATH_LENGTH)).max(MAX_NETWORK_EDIT_PATTERNS).optional().describe("PATTERNs added to network.deny (and dropped from allow)"),
+    reset: z.boolean().optional().describe("back to the global setting the session opened with, before allow and deny apply"),
+  })
+  .describe("a change of the session's network policy; it applies to the kernel's next connection, without a restart");
+export type NetworkPatchBody = z.infer<typeof NetworkPatchBody>;
+
+export const NetworkQuery = z.strictObject({
+  after: z.coerce.number().int().min(0).optional().describe("only records after this seq (default 0: the oldest kept)"),
+  limit: z.coerce.number().int().min(1).max(MAX_NETWORK_PAGE_RECORDS).optional().describe(`records at most (default and most ${MAX_NETWORK_PAGE_RECORDS})`),
+});
 
 export const TranscriptQuery = z.strictObject({
   after: z.coerce.number().int().min(0).optional().describe("only rows after this seq (default 0: from the start)"),

@@ -16,3 +16,5 @@ export const MAX_TRANSCRIPT_PAGE_ROWS = 1_000;
 export const MAX_DAEMON_FILE_BYTES = 4096;
 /** Bytes of a response body the client accepts. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** PATTERNs one `PATCH /sessions/{id}/network` may allow or deny at once. */
+export const MAX_NETWORK_EDIT_PATTERNS = 64;

@@ -103,6 +103,18 @@ const UsageResource = z.strictObject({
   model_calls: Count.describe("the model calls whose usage was reported"),
 });
 
+/** What a session's kernel may reach (N-1, N-4): in the session resource, and at the head of `GET /sessions/{id}/network`. */
+export const NetworkSummary = z.strictObject({
+  mode: z.enum(["off", "policy", "open", "unenforced"]).describe('"unenforced": the kernel runs unsandboxed or remotely, with whatever network its host has'),
+  text: z.string().describe("one line: off, a policy of N hosts, or open and unsafe"),
+  hosts: Count.describe("host patterns the policy allows (allow entries and presets' patterns)"),
+  from: z.enum(["global", "session"]).describe("whose setting decides: the global one the session opened with, or the session's own since it was changed"),
+  setting: z.union([z.boolean(), z.record(z.string(), z.unknown())]).describe("the `network` value in force"),
+  connections: z.strictObject({ allowed: Count, denied: Count, failed: Count, bytes: Count, dropped: Count.describe("records no longer listed (past the session's bound)") }),
+  diagnostics: z.array(z.string()).describe("what the session ignores, e.g. a project file that sets network"),
+});
+export type NetworkSummary = DeepReadonly<z.infer<typeof NetworkSummary>>;
+
 export const SessionResource = z.strictObject({
   id: z.string(),
   workspace: z.string(),
@@ -121,8 +133,35 @@ export const SessionResource = z.strictObject({
   composition: Composition,
   commands: z.array(CommandResource),
   usage: UsageResource.nullable().describe("the tokens this session's turns used so far, summed; null until an endpoint reported any"),
+  network: NetworkSummary,
 });
 export type SessionResource = DeepReadonly<z.infer<typeof SessionResource>>;
+
+
+/** One connection or request of the kernel, as the proxy recorded it as it ended (N-4); never a header. */
+export const NetworkRecordResource = z.strictObject({
+  seq: Count.describe("its place in the session's list, from 1"),
+  at: Count.describe("when it arrived, ms since the epoch"),
+  host: z.string(),
+  port: Count,
+  method: z.string().nullable(),
+  path: z.string().nullable(),
+  decision: z.enum(["allowed", "denied", "failed"]),
+  rule: z.string().nullable().describe("the setting that allowed it"),
+  reason: z.string().nullable().describe("why it was refused, or what failed"),
+  intercepted: z.boolean().describe("whether the proxy spoke TLS itself to add secret headers"),
+  bytes_up: Count,
+  bytes_down: Count,
+  duration_ms: Count,
+});
+
+export const NetworkResource = z.strictObject({
+  session_id: z.string(),
+  network: NetworkSummary,
+  records: z.array(NetworkRecordResource),
+  next_after: Count.nullable().describe("pass as `after` for the next page; null when this page reached the newest"),
+});
+export type NetworkResource = DeepReadonly<z.infer<typeof NetworkResource>>;
 
 /** The kernel bridge record a notebook's kernel needs (K-13); see docs/rpc.md. */
 export const BridgeResource = z.strictObject({

@@ -3,9 +3,9 @@
  * bind their handlers to these declarations, the clients call through them, and docs/openapi.json
  * and the web page's contract are generated from them; a route exists only once, here.
  */
-import { CatalogPatchBody, EventBody, ExecuteBody, OpenSessionBody, RestartBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
+import { CatalogPatchBody, EventBody, ExecuteBody, NetworkPatchBody, NetworkQuery, OpenSessionBody, RestartBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
 import {
-  CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, RestartAnswer, SessionList,
+  CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, NetworkResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, RestartAnswer, SessionList,
   SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource, WebPageLogin,
 } from "./resources.js";
 import type { RouteSpec } from "./routeSpec.js";
@@ -90,6 +90,18 @@ export const API = {
     body: EventBody, bodyAfterLookup: true,
     responses: { 202: { description: "the receipt; the same id with the same body gets the same receipt again", schema: ReceiptResource } },
     problems: ["session_not_found", "command_not_found", "reload_required", "forbidden", "operation_conflict", "invalid_operation_id", "operation_expired", "operation_future", "queue_full"],
+  }),
+  getNetwork: route({
+    method: "GET", path: "/sessions/{id}/network", summary: "What the session's kernel may reach, and its connections, oldest kept first (N-4)",
+    query: NetworkQuery,
+    responses: { 200: { description: "the policy in force and a page of connection records", schema: NetworkResource } },
+    problems: ["session_not_found", "invalid_query"],
+  }),
+  patchNetwork: route({
+    method: "PATCH", path: "/sessions/{id}/network", summary: "Change the session's network policy for its kernel's next connection, without a restart (N-1)",
+    body: NetworkPatchBody,
+    responses: { 200: { description: "the policy now; no records (GET pages them)", schema: NetworkResource } },
+    problems: ["session_not_found", "invalid_params", "conflict"],
   }),
   getTranscript: route({
     method: "GET", path: "/sessions/{id}/transcript", summary: "The session's transcript rows in order; also for a session that is no longer open",

@@ -38,11 +38,11 @@ export function needsMore(lines: readonly string[]): boolean {
   return last.trim().length > 0;
 }
 
-/** The first lines the console prints: where it runs, how many skills (and how many are broken), how to get help and leave. */
+/** The first lines the console prints: where it runs, how many skills (and how many are broken), how to get help and leave, what the kernel may reach. */
 export function banner(session: TerminalSession): string {
   const { skills, withErrors } = session.summary;
   const broken = withErrors > 0 ? `, ${withErrors} with errors (see /skills)` : "";
-  return `albedo console · session ${session.id} (${session.where})\n${skills} skill${skills === 1 ? "" : "s"}${broken} · /help lists commands · Ctrl-D quits\n`;
+  return `albedo console · session ${session.id} (${session.where})\n${skills} skill${skills === 1 ? "" : "s"}${broken} · /help lists commands · Ctrl-D quits\nnetwork: ${session.network}\n`;
 }
 
 class Console {

@@ -3,7 +3,7 @@ import { remoteDoctor, resolveRemoteKernel } from "../kernel/index.js";
 import { globalSettingsTarget, readSettings, SettingsFileError } from "../settings/index.js";
 import { remoteOf } from "./session.js";
 import type { ParsedArgs } from "./args.js";
-import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon, checkMcpServers, checkNotebookSandbox } from "./doctorChecks.js";
+import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon, checkMcpServers, checkNetwork, checkNotebookSandbox } from "./doctorChecks.js";
 import { styleFor, type Style } from "./style.js";
 import { listKernelSpecs } from "../kernel/index.js";
 import { runDoctor, type CheckStatus, type DoctorPackages, type DoctorReport, type KernelSpecSummary } from "../python/index.js";
@@ -11,6 +11,7 @@ import { visibleControls, wrap, TERMINAL_COLUMNS } from "../text/index.js";
 import { stateDir } from "../platform/index.js";
 import type { McpSection } from "../mcp/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
+import type { NetworkSetting } from "../network/index.js";
 
 async function kernelSpecSummary(env: NodeJS.ProcessEnv): Promise<KernelSpecSummary> {
   const listing = await listKernelSpecs(env);
@@ -49,23 +50,25 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
  * What doctor takes from the global settings: `python.packages`, the `sandbox` mode a kernel start
  * would use, and `mcp`. A settings file that cannot be read is reported, not thrown (the sandbox is then "auto").
  */
-async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; sandbox: SandboxMode; mcp?: McpSection }> {
+async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; sandbox: SandboxMode; network: NetworkSetting; mcp?: McpSection }> {
   try {
     const { settings } = await readSettings(globalSettingsTarget(stateDir(env)));
-    return { packages: { requirements: settings.python?.packages ?? [] }, sandbox: settings.sandbox ?? "auto", ...(settings.mcp ? { mcp: settings.mcp } : {}) };
+    return {
+      packages: { requirements: settings.python?.packages ?? [] }, sandbox: settings.sandbox ?? "auto", network: settings.network ?? false, ...(settings.mcp ? { mcp: settings.mcp } : {}),
+    };
   } catch (error) {
-    if (error instanceof SettingsFileError) return { packages: { requirements: [], unreadable: error.message }, sandbox: "auto" };
+    if (error instanceof SettingsFileError) return { packages: { requirements: [], unreadable: error.message }, sandbox: "auto", network: false };
     throw error;
   }
 }
 
 /** This machine's checks (the Python domain's, then bubblewrap under the sandbox setting), the albedo kernelspec's, the daemon's and each global MCP server's. */
 async function localReport(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorReport> {
-  const { packages, sandbox, mcp } = await doctorSettings(env);
+  const { packages, sandbox, network, mcp } = await doctorSettings(env);
   const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages });
   const bubblewrap = checkBubblewrap(env, sandbox);
   const kernelspec = await checkAlbedoKernelSpec(env);
-  const checks = [...base.checks, bubblewrap, kernelspec, checkNotebookSandbox(kernelspec, bubblewrap, sandbox), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd, sandbox))];
+  const checks = [...base.checks, bubblewrap, kernelspec, checkNotebookSandbox(kernelspec, bubblewrap, sandbox), checkNetwork(network, bubblewrap, sandbox), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd, sandbox))];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 

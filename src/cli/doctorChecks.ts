@@ -10,6 +10,7 @@ import { findKernelSpec } from "../kernel/index.js";
 import type { McpSection } from "../mcp/index.js";
 import { withServersOnce } from "./mcpCommands.js";
 import { detectSandbox, type SandboxMode } from "../sandbox/index.js";
+import { describeNetwork, type NetworkSetting } from "../network/index.js";
 import type { DoctorCheck } from "../python/index.js";
 import { DEFAULT_KERNELSPEC_NAME, LAUNCHER_INSTALL_ENV } from "./kernelspec.js";
 import { installDir, stateDir } from "../platform/index.js";
@@ -103,4 +104,23 @@ export async function checkMcpServers(env: NodeJS.ProcessEnv, section: McpSectio
       return { name, status: "warn", detail: `${server.status}: ${why || "no reason given"}`, fix: `check the entry with \`albedo settings get mcp\`; sessions open without it` };
     }),
   );
+}
+
+/**
+ * What a sandboxed kernel may reach under the global `network` setting (N-1): off, a policy of N
+ * hosts, or open and unsafe; a warning when the kernel would run unsandboxed, where no setting
+ * but `false` or `true` means anything (the kernel has the host's network).
+ */
+export function checkNetwork(setting: NetworkSetting, bubblewrap: DoctorCheck, mode: SandboxMode): DoctorCheck {
+  const name = "network";
+  const text = describeNetwork(setting);
+  if (setting === true) {
+    return { name, status: "warn", detail: `${text}: a kernel reaches every host, the machine's internal services and the cloud metadata address included`, fix: "albedo network reset, then albedo network allow HOST for the hosts kernels need" };
+  }
+  const sandboxed = mode !== "off" && bubblewrap.status === "ok";
+  if (!sandboxed) {
+    return { name, status: "warn", detail: `${text} in the settings, but kernels run unsandboxed here, with the host's network: the setting is not enforced`, fix: "install bubblewrap (see the bubblewrap check) and keep the sandbox setting auto or required" };
+  }
+  const how = setting === false ? "; `albedo network allow HOST` lets kernels reach a host" : " through each session's egress proxy; `albedo network show` lists them";
+  return { name, status: "ok", detail: `${text}${how}`, fix: null };
 }

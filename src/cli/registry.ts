@@ -164,6 +164,36 @@ export const COMMANDS: readonly DeclaredCommand[] = [
     load: async () => (await import("./daemonCommands.js")).daemonStop,
   },
   {
+    path: ["network", "show"],
+    summary: "what a sandboxed kernel may reach: the global network setting, or a running session's policy and connections (--session ID)",
+    usage: "",
+    load: async () => (await import("./network.js")).networkShow,
+  },
+  {
+    path: ["network", "allow"],
+    summary: "let kernels reach PATTERNs (host, *.domain, IP, each with :PORT): the global setting, or a running session's next connection (--session ID)",
+    usage: "PATTERN...",
+    load: async () => (await import("./network.js")).networkAllow,
+  },
+  {
+    path: ["network", "deny"],
+    summary: "refuse PATTERNs even when allowed: the global setting, or a running session's next connection (--session ID)",
+    usage: "PATTERN...",
+    load: async () => (await import("./network.js")).networkDeny,
+  },
+  {
+    path: ["network", "reset"],
+    summary: "network off in the global setting, or a running session back to the setting it opened with (--session ID)",
+    usage: "",
+    load: async () => (await import("./network.js")).networkReset,
+  },
+  {
+    path: ["network", "presets"],
+    summary: "list the presets shipped in the install and the hosts each allows",
+    usage: "",
+    load: async () => (await import("./network.js")).networkPresets,
+  },
+  {
     path: ["sessions"],
     summary: "list the daemon's sessions: id, who opened it (console, chat, web, notebook, mcp, api), kernel status, age, workspace",
     usage: "",

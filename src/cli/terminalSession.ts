@@ -49,6 +49,8 @@ export interface TerminalSession {
   /** "embedded", or "daemon <url>". */
   readonly where: string;
   readonly summary: SkillSummary;
+  /** What the kernel may reach, in one line (N-1): off, a policy of N hosts, open and unsafe. */
+  readonly network: string;
   /** Slash names for completion, from the session's current command catalog. */
   commandNames(): readonly string[];
   /** Argument completions for a typed slash line (`/reload s` → `/reload session`), whole lines. */
@@ -108,6 +110,10 @@ class EmbeddedTerminal implements TerminalSession {
 
   restoreLine(): string | undefined {
     return this.session.restores.last?.summary;
+  }
+
+  get network(): string {
+    return this.session.network.state().text;
   }
 
   get summary(): SkillSummary {
@@ -222,6 +228,10 @@ class DaemonTerminal implements TerminalSession {
 
   restoreLine(): string | undefined {
     return this.remote.resource.kernel.restore?.summary;
+  }
+
+  get network(): string {
+    return this.remote.resource.network.text;
   }
 
   get summary(): SkillSummary {

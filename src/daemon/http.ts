@@ -9,6 +9,7 @@ import { HttpProblem, problemOf, sendBytes, sendJson, sendProblem } from "./prob
 import { ifMatchRevision, parseInput, readJsonBody } from "./requestBody.js";
 import { RawBody, Router, type BoundRoute, type RouteRequest } from "./router.js";
 import { catalogRoutes } from "./routes/catalog.js";
+import { networkRoutes } from "./routes/network.js";
 import { eventRoutes } from "./routes/events.js";
 import { operationRoutes } from "./routes/operations.js";
 import { serviceRoutes } from "./routes/service.js";
@@ -63,6 +64,7 @@ export function buildRouter(ctx: DaemonContext): Router {
   serviceRoutes(router, ctx);
   sessionRoutes(router, ctx);
   catalogRoutes(router, ctx);
+  networkRoutes(router, ctx);
   settingsRoutes(router, ctx);
   eventRoutes(router, ctx);
   operationRoutes(router, ctx);

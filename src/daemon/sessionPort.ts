@@ -46,7 +46,7 @@ export interface RunningExecution {
  * routes run cells in it (route tests script it). The session owns its catalog work: refresh,
  * walks, reload and `needsReload`.
  */
-export type SessionFace = Pick<SessionPort, "id" | "workspace" | "view" | "catalog" | "commands" | "images" | "reload" | "status" | "methods" | "bridge" | "restart"> & {
+export type SessionFace = Pick<SessionPort, "id" | "workspace" | "view" | "catalog" | "commands" | "images" | "reload" | "status" | "methods" | "bridge" | "restart" | "network"> & {
   readonly restores: Pick<SessionPort["restores"], "observe">;
   readonly kernel: { execute(code: string): RunningExecution; interrupt(): Promise<void> };
   readonly mcp: Pick<SessionPort["mcp"], "servers">;

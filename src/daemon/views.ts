@@ -6,7 +6,8 @@
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import type { ExecuteReply } from "../kernel/index.js";
 import type { OperationLookup, Receipt, Turn, TurnOutcome } from "../operations/index.js";
-import type { ReloadResult } from "../session/index.js";
+import type { NumberedRecord } from "../network/index.js";
+import type { NetworkState, ReloadResult } from "../session/index.js";
 import type { SettingsSnapshot, SettingsTarget } from "../settings/index.js";
 import { stripAnsi } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
@@ -15,7 +16,7 @@ import type { LogStats } from "./log.js";
 import type { OutputsAnswer } from "./outputs.js";
 import type { SpareStatus } from "./pool.js";
 import type {
-  BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, OperationResource, OutputResource,
+  BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, NetworkResource, NetworkSummary, OperationResource, OutputResource,
   ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
 } from "../api/index.js";
 import type { HostedSession, RelayTarget, StreamEvent } from "./sessionPort.js";
@@ -58,6 +59,44 @@ export function sessionResource(live: HostedSession): SessionResource {
       submits_turn: command.submitsTurn,
     })),
     usage: live.session.status().usage ?? null,
+    network: networkSummary(live.session.network.state()),
+  };
+}
+
+/** What the session's kernel may reach, on the wire (N-1, N-4). */
+export function networkSummary(state: NetworkState): NetworkSummary {
+  return {
+    mode: state.mode,
+    text: state.text,
+    hosts: state.hosts,
+    from: state.from,
+    setting: state.setting as NetworkSummary["setting"],
+    connections: { ...state.counts },
+    diagnostics: [...state.diagnostics],
+  };
+}
+
+/** A page of the session's connection records with the policy in force (GET /sessions/{id}/network). */
+export function networkResource(sessionId: string, state: NetworkState, page: { records: readonly NumberedRecord[]; next: number | undefined }): NetworkResource {
+  return {
+    session_id: sessionId,
+    network: networkSummary(state),
+    records: page.records.map((record) => ({
+      seq: record.seq,
+      at: record.at,
+      host: record.host,
+      port: record.port,
+      method: record.method ?? null,
+      path: record.path ?? null,
+      decision: record.decision,
+      rule: record.rule ?? null,
+      reason: record.reason ?? null,
+      intercepted: record.intercepted,
+      bytes_up: record.bytesUp,
+      bytes_down: record.bytesDown,
+      duration_ms: Math.round(record.durationMs),
+    })),
+    next_after: page.next ?? null,
   };
 }
 

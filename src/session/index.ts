@@ -1,6 +1,7 @@
 export { Session, type SessionOptions } from "./session.js";
 export type { SessionPort } from "./port.js";
 export type { RelayTarget } from "./kernelSlot.js";
+export type { NetworkState } from "./network.js";
 
 export type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 export type { PreparedCommand } from "./port.js";

@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { resolveKernelLaunch, resolveRemoteKernel, type RemoteKernelOptions, type ResolvedKernelLaunch } from "../kernel/index.js";
+import type { SessionEgress } from "../network/index.js";
 import type { Sandbox } from "../sandbox/index.js";
 import type { PathGuard } from "../skills/index.js";
 import { SESSION_KERNEL_SCRIPT, withSessionKernelScript } from "./kernelArgv.js";
@@ -17,7 +18,7 @@ import type { SessionView } from "./view.js";
 export type KernelPlan =
   | { readonly kind: "external" }
   | { readonly kind: "remote"; readonly remote: RemoteKernelOptions; readonly guard: PathGuard }
-  | { readonly kind: "local"; readonly launch: ResolvedKernelLaunch; readonly sandbox: Sandbox };
+  | { readonly kind: "local"; readonly launch: ResolvedKernelLaunch; readonly sandbox: Sandbox; readonly egress?: SessionEgress };
 
 /**
  * The plan for `options` over `view`. Only the global settings may choose the interpreter or a
@@ -34,8 +35,11 @@ export async function planKernel(
   const kernelspec = options.kernelspec ?? configured.kernelspec;
   const found = await resolveKernelLaunch({ ...(kernelspec ? { kernelspec } : {}), ...(configured.python ? { python: configured.python } : {}) }, options.env);
   const resolved = { ...found, argv: withSessionKernelScript(found.argv, join(install, "kernel", SESSION_KERNEL_SCRIPT)) };
-  const { sandbox, launch } = await prepareKernelSandbox({ ...options, runDir, install, mode: options.sandbox, view, warn, ...(checkpointDir !== undefined ? { checkpointDir } : {}) }, resolved);
-  return { kind: "local", launch, sandbox };
+  const { sandbox, launch, egress } = await prepareKernelSandbox(
+    { ...options, runDir, install, mode: options.sandbox, view, warn, ...(options.log ? { log: options.log } : {}), ...(checkpointDir !== undefined ? { checkpointDir } : {}) },
+    resolved,
+  );
+  return { kind: "local", launch, sandbox, ...(egress ? { egress } : {}) };
 }
 
 /** The guard the plan's kernel needs on runtime-served reads: none for an unsandboxed or external kernel (it could read those files itself). */
@@ -46,5 +50,7 @@ export function guardOf(plan: KernelPlan): PathGuard | undefined {
 
 /** Releases what a plan holds (the sandbox's pinned descriptors and cgroup). */
 export async function disposePlan(plan: KernelPlan | undefined): Promise<void> {
-  if (plan?.kind === "local") await plan.sandbox.dispose();
+  if (plan?.kind !== "local") return;
+  await plan.egress?.close();
+  await plan.sandbox.dispose();
 }

@@ -9,6 +9,8 @@ import type { Caller, CommandDeclaration } from "../commands/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
 import type { McpCallObserver, McpTurnFace } from "./mcpMethods.js";
 import type { RestoreReport } from "./checkpoints.js";
+import type { SessionEgress } from "../network/index.js";
+import type { NetworkState } from "./network.js";
 import type { ActivationObserver } from "./skillAccess.js";
 import type { ExtensionState, ReloadResult, SessionView } from "./view.js";
 
@@ -35,6 +37,7 @@ export interface SessionPort {
   readonly images: ImageStore;
   readonly usage: SessionUsage;
   readonly restores: SessionRestores;
+  readonly network: SessionNetwork;
   /**
    * Restarts the session's kernel (K-15): empty, or with `restore` loading the checkpoint before the
    * first cell; answers the restore's report. Throws AppError conflict for a notebook's, remote or
@@ -121,6 +124,14 @@ export interface SessionUsage {
   record(usage: UsageTotals): void;
   /** What `/model` shows: the model the settings name for this session's turns, never its key. */
   model(): Record<string, unknown>;
+}
+
+/** What the kernel may reach (N-1) and what it did (N-4). */
+export interface SessionNetwork {
+  /** The kernel's egress proxy, policy and records; undefined when its kernel has none (not sandboxed, or `network: true`). */
+  readonly egress: SessionEgress | undefined;
+  /** What the kernel may reach, in one summary, with the counts of what it did. */
+  state(): NetworkState;
 }
 
 /** The kernel's restores from its checkpoint (K-15). */

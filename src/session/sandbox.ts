@@ -1,5 +1,9 @@
+import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ResolvedKernelLaunch } from "../kernel/index.js";
+import { egressEnv, SessionEgress, type NetworkSetting } from "../network/index.js";
+import type { Log } from "../platform/index.js";
+import { projectSettingsTarget } from "../settings/index.js";
 import {
   planKey, prepareSandbox, pythonReadPaths, warmSandboxProbe, type ExposureRequest, type Sandbox, type SandboxMode, type SandboxProfile,
 } from "../sandbox/index.js";
@@ -23,6 +27,9 @@ export interface KernelSandboxInputs {
   readonly mode?: SandboxMode;
   readonly view: SessionView;
   readonly warn: (message: string) => void;
+  /** Where the egress proxy reads secrets' variables (the runtime's environment). */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly log?: Log;
 }
 
 /**
@@ -32,8 +39,14 @@ export interface KernelSandboxInputs {
  * exposes is pinned here, once: the kernel's restarts reuse it. Throws SandboxUnavailableError in
  * mode "required" without a working bubblewrap.
  */
-export async function prepareKernelSandbox(inputs: KernelSandboxInputs, launch: ResolvedKernelLaunch): Promise<{ sandbox: Sandbox; launch: ResolvedKernelLaunch }> {
+export async function prepareKernelSandbox(
+  inputs: KernelSandboxInputs,
+  launch: ResolvedKernelLaunch,
+): Promise<{ sandbox: Sandbox; launch: ResolvedKernelLaunch; egress?: SessionEgress }> {
   const settings = inputs.view.selection.scopes.global ?? {};
+  const network: NetworkSetting = settings.network ?? false;
+  const ignored = projectNetworkNote(inputs);
+  if (ignored !== undefined) inputs.warn(ignored);
   const mode = inputs.mode ?? settings.sandbox ?? "auto";
   const python = launch.argv[0]!;
   // Both answers are cached per process; asking them asynchronously keeps a daemon's other sessions responsive.
@@ -45,7 +58,9 @@ export async function prepareKernelSandbox(inputs: KernelSandboxInputs, launch: 
     stateDir: inputs.stateDir,
     home: inputs.home,
     readOnly: exposureRequests(inputs, inputs.view, interpreterPaths),
-    network: settings.network ?? false,
+    // The host's network only for `true`; otherwise the private namespace, with the way out through the session's proxy.
+    network: network === true,
+    ...(network === true || mode === "off" ? {} : { env: egressEnv(realpathSync(inputs.runDir), network) }),
   };
   const sandbox = prepareSandbox({ mode, limits: settings.limits ?? {}, profile });
   const notes = sandbox.kind === "bwrap" ? sandbox.notes.map((note) => `sandbox: ${note.path}: ${note.message}`) : [];
@@ -54,8 +69,40 @@ export async function prepareKernelSandbox(inputs: KernelSandboxInputs, launch: 
     said.add(warning);
     inputs.warn(warning);
   }
-  if (sandbox.kind !== "bwrap") return { sandbox, launch };
-  return { sandbox, launch: { ...launch, interruptMode: sandbox.interruptMode } };
+  if (sandbox.kind !== "bwrap") {
+    if (network !== false) warnOnce(inputs, `network: the kernel runs unsandboxed, so it has the host's network and the network setting is not enforced`);
+    return { sandbox, launch };
+  }
+  let egress: SessionEgress | undefined;
+  if (network !== true) {
+    try {
+      egress = await SessionEgress.start({
+        runDir: realpathSync(inputs.runDir), caDir: inputs.stateDir, setting: network, ...(inputs.env ? { env: inputs.env } : {}), ...(inputs.log ? { log: inputs.log } : {}),
+      });
+    } catch (error) {
+      await sandbox.dispose();
+      throw error;
+    }
+  }
+  return { sandbox, launch: { ...launch, interruptMode: sandbox.interruptMode }, ...(egress ? { egress } : {}) };
+}
+
+function warnOnce(inputs: KernelSandboxInputs, warning: string): void {
+  if (said.has(warning)) return;
+  said.add(warning);
+  inputs.warn(warning);
+}
+
+/**
+ * The diagnostic of a project file that sets `network`: it changes nothing (the workspace is the
+ * kernel's to write, so a cloned repository cannot open the network), and the session says so,
+ * naming the file. Undefined when the project file leaves it alone.
+ */
+export function projectNetworkNote(inputs: { workspace: string; stateDir: string; view: SessionView }): string | undefined {
+  const project = inputs.view.selection.scopes.project;
+  if (project?.network === undefined) return undefined;
+  const file = projectSettingsTarget(inputs.workspace, inputs.stateDir).file;
+  return `network: ${file} sets network, which is ignored: only the global settings and the session may set it (a project file sits in the workspace, which the kernel can write)`;
 }
 
 /**

@@ -28,6 +28,7 @@ import type { SessionPort, SessionStatusReport } from "./port.js";
 import { AppError } from "../errors/index.js";
 import { checkpointPaths, copyCheckpoint, makeCheckpointDir, markCheckpointClosed, resumableCheckpoint, sweepCheckpoints, type RestoreReport } from "./checkpoints.js";
 import { KernelRestores } from "./restores.js";
+import { KernelNetwork } from "./network.js";
 
 /** Bytes of randomness in a session id; short, because IPC socket paths live under it. */
 export const SESSION_ID_BYTES = 6;
@@ -90,6 +91,7 @@ export class Session implements SessionPort {
   readonly images: ImageStore;
   readonly usage: ModelUsage;
   readonly restores: KernelRestores;
+  readonly network: KernelNetwork;
   private closed: Promise<void> | undefined;
 
   private constructor(
@@ -111,6 +113,7 @@ export class Session implements SessionPort {
     this.commands = new CommandSet(currentView, this, this.skills.access);
     this.usage = new ModelUsage(currentView, options.stateDir);
     this.restores = new KernelRestores(checkpointDir, options.resume !== undefined);
+    this.network = new KernelNetwork(plan, options, currentView);
     this.images = new ImageStore(options.stateDir, { retentionMs: RECEIPT_TTL_MS });
     this.catalog = new ViewKeeper(options, view, (next) => {
       const routes = this.routesFor(next);

@@ -20,6 +20,7 @@ import {
 } from "../model/index.js";
 import { remoteSettingsProblems, type RemoteKernelSettings } from "../kernel/index.js";
 import { McpSection } from "../mcp/index.js";
+import { NetworkSettingSchema } from "../network/index.js";
 import { MAX_EXTRA_PACKAGES, packageProblem } from "../python/index.js";
 
 export type SettingsScope = "global" | "project" | "session";
@@ -219,7 +220,7 @@ const mcpNotHere = z.never({ error: () => "MCP servers are configured in the glo
 /** The sections a settings write replaces whole; the daemon's `PATCH /settings` body takes each as it is. */
 export const REPLACED_SECTIONS = {
   sandbox: oneOf(SANDBOX_MODES),
-  network: z.boolean(says((got) => `must be true or false, got ${got}`)),
+  network: NetworkSettingSchema,
   kernel: KernelSection,
   daemon: DaemonSection,
   limits: LimitsSection,

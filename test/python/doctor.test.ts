@@ -9,7 +9,7 @@ import { tempDirs } from "../support/tempDirs.js";
 
 // The "no kernelspecs" case needs a machine whose system-wide Jupyter dirs hold none.
 const SYSTEM_KERNELS = ["/usr/local/share/jupyter/kernels", "/usr/share/jupyter/kernels"].some((dir) => existsSync(dir));
-const CHECK_NAMES = ["node", "python", "ipykernel", "pyzmq", "packages", "kernelspecs", "state-dir", "bubblewrap", "albedo-kernelspec", "notebook-sandbox", "daemon"];
+const CHECK_NAMES = ["node", "python", "ipykernel", "pyzmq", "packages", "kernelspecs", "state-dir", "bubblewrap", "albedo-kernelspec", "notebook-sandbox", "network", "daemon"];
 
 const temps = tempDirs("albedo-python-");
 const venvTemps = tempDirs("albedo-python-");
@@ -133,5 +133,19 @@ describe("X doctor state dir", () => {
     expect(checkStateDir(open)).toMatchObject({ status: "fail", fix: `chmod 700 ${open}` });
     chmodSync(open, 0o700);
     expect(checkStateDir(open).status).toBe("ok");
+  });
+});
+
+describe("N-1 albedo doctor says what the network is: off, a policy of N hosts, or open and unsafe", () => {
+  it("reads the global setting, and warns when kernels would run unsandboxed with a policy", async () => {
+    const { root, env, bin, state } = sandboxEnv();
+    fakeBwrap(bin, "exit 0");
+    expect(check((await doctor(env, root)).report, "network")).toMatchObject({ status: "ok", detail: expect.stringMatching(/^off \(no host is reachable\)/) });
+    writeFileSync(join(state, "settings.json"), JSON.stringify({ network: { allow: ["pypi.org", "*.example.com"], presets: ["npm"] } }));
+    expect(check((await doctor(env, root)).report, "network")).toMatchObject({ status: "ok", detail: expect.stringMatching(/^a policy of 4 hosts through each session's egress proxy/) });
+    writeFileSync(join(state, "settings.json"), JSON.stringify({ network: true }));
+    expect(check((await doctor(env, root)).report, "network")).toMatchObject({ status: "warn", detail: expect.stringMatching(/^open \(the host's network, unfiltered: unsafe/), fix: expect.stringContaining("albedo network reset") });
+    writeFileSync(join(state, "settings.json"), JSON.stringify({ network: { allow: ["pypi.org"] }, sandbox: "off" }));
+    expect(check((await doctor(env, root)).report, "network")).toMatchObject({ status: "warn", detail: expect.stringContaining("the setting is not enforced") });
   });
 });

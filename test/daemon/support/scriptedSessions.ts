@@ -119,6 +119,7 @@ function scripted(live: LiveSession, kernel: ScriptedKernel): HostedSession {
       throw new AppError("conflict", "a scripted kernel does not restart");
     },
     restores: { observe: () => ({ dispose: () => undefined }) },
+    network: session.network,
   };
   return {
     id: live.id,

@@ -26,6 +26,8 @@ export const ROUTES = {
   patchCatalog: { method: "PATCH", path: "/sessions/{id}/catalog" },
   stream: { method: "GET", path: "/sessions/{id}/stream" },
   postEvent: { method: "POST", path: "/sessions/{id}/events" },
+  getNetwork: { method: "GET", path: "/sessions/{id}/network" },
+  patchNetwork: { method: "PATCH", path: "/sessions/{id}/network" },
   getTranscript: { method: "GET", path: "/sessions/{id}/transcript" },
   getOperation: { method: "GET", path: "/operations/{id}" },
   getSettings: { method: "GET", path: "/settings" },
@@ -145,6 +147,130 @@ export interface RouteTypes {
     readonly body: EventBody;
     readonly answer: Receipt;
   };
+  /** What the session's kernel may reach, and its connections, oldest kept first (N-4) */
+  readonly getNetwork: {
+    readonly params: { readonly id: string };
+    readonly query: {
+      /** only records after this seq (default 0: the oldest kept) */
+      readonly after?: number;
+      /** records at most (default and most 200) */
+      readonly limit?: number;
+    };
+    readonly answer: {
+      readonly session_id: string;
+      readonly network: {
+        /** "unenforced": the kernel runs unsandboxed or remotely, with whatever network its host has */
+        readonly mode: "off" | "policy" | "open" | "unenforced";
+        /** one line: off, a policy of N hosts, or open and unsafe */
+        readonly text: string;
+        /** host patterns the policy allows (allow entries and presets' patterns) */
+        readonly hosts: number;
+        /** whose setting decides: the global one the session opened with, or the session's own since it was changed */
+        readonly from: "global" | "session";
+        /** the `network` value in force */
+        readonly setting:
+          | boolean
+          | {
+              readonly [key: string]: unknown;
+            };
+        readonly connections: {
+          readonly allowed: number;
+          readonly denied: number;
+          readonly failed: number;
+          readonly bytes: number;
+          /** records no longer listed (past the session's bound) */
+          readonly dropped: number;
+        };
+        /** what the session ignores, e.g. a project file that sets network */
+        readonly diagnostics: readonly string[];
+      };
+      readonly records: readonly {
+        /** its place in the session's list, from 1 */
+        readonly seq: number;
+        /** when it arrived, ms since the epoch */
+        readonly at: number;
+        readonly host: string;
+        readonly port: number;
+        readonly method: string | null;
+        readonly path: string | null;
+        readonly decision: "allowed" | "denied" | "failed";
+        /** the setting that allowed it */
+        readonly rule: string | null;
+        /** why it was refused, or what failed */
+        readonly reason: string | null;
+        /** whether the proxy spoke TLS itself to add secret headers */
+        readonly intercepted: boolean;
+        readonly bytes_up: number;
+        readonly bytes_down: number;
+        readonly duration_ms: number;
+      }[];
+      /** pass as `after` for the next page; null when this page reached the newest */
+      readonly next_after: number | null;
+    };
+  };
+  /** Change the session's network policy for its kernel's next connection, without a restart (N-1) */
+  readonly patchNetwork: {
+    readonly params: { readonly id: string };
+    readonly body: {
+      /** PATTERNs added to network.allow (and dropped from deny) */
+      readonly allow?: readonly string[];
+      /** PATTERNs added to network.deny (and dropped from allow) */
+      readonly deny?: readonly string[];
+      /** back to the global setting the session opened with, before allow and deny apply */
+      readonly reset?: boolean;
+    };
+    readonly answer: {
+      readonly session_id: string;
+      readonly network: {
+        /** "unenforced": the kernel runs unsandboxed or remotely, with whatever network its host has */
+        readonly mode: "off" | "policy" | "open" | "unenforced";
+        /** one line: off, a policy of N hosts, or open and unsafe */
+        readonly text: string;
+        /** host patterns the policy allows (allow entries and presets' patterns) */
+        readonly hosts: number;
+        /** whose setting decides: the global one the session opened with, or the session's own since it was changed */
+        readonly from: "global" | "session";
+        /** the `network` value in force */
+        readonly setting:
+          | boolean
+          | {
+              readonly [key: string]: unknown;
+            };
+        readonly connections: {
+          readonly allowed: number;
+          readonly denied: number;
+          readonly failed: number;
+          readonly bytes: number;
+          /** records no longer listed (past the session's bound) */
+          readonly dropped: number;
+        };
+        /** what the session ignores, e.g. a project file that sets network */
+        readonly diagnostics: readonly string[];
+      };
+      readonly records: readonly {
+        /** its place in the session's list, from 1 */
+        readonly seq: number;
+        /** when it arrived, ms since the epoch */
+        readonly at: number;
+        readonly host: string;
+        readonly port: number;
+        readonly method: string | null;
+        readonly path: string | null;
+        readonly decision: "allowed" | "denied" | "failed";
+        /** the setting that allowed it */
+        readonly rule: string | null;
+        /** why it was refused, or what failed */
+        readonly reason: string | null;
+        /** whether the proxy spoke TLS itself to add secret headers */
+        readonly intercepted: boolean;
+        readonly bytes_up: number;
+        readonly bytes_down: number;
+        readonly duration_ms: number;
+      }[];
+      /** pass as `after` for the next page; null when this page reached the newest */
+      readonly next_after: number | null;
+    };
+  };
   /** The session's transcript rows in order; also for a session that is no longer open */
   readonly getTranscript: {
     readonly params: { readonly id: string };
@@ -241,7 +367,7 @@ export type Settings = {
     readonly images?: boolean;
     readonly script?: string;
   };
-  readonly network?: boolean;
+  readonly network?: unknown;
   readonly mcp?: {
     readonly servers?: {
       readonly [key: string]: unknown;
@@ -371,6 +497,32 @@ export type Session = {
         readonly model_calls: number;
       }
     | null;
+  readonly network: {
+    /** "unenforced": the kernel runs unsandboxed or remotely, with whatever network its host has */
+    readonly mode: "off" | "policy" | "open" | "unenforced";
+    /** one line: off, a policy of N hosts, or open and unsafe */
+    readonly text: string;
+    /** host patterns the policy allows (allow entries and presets' patterns) */
+    readonly hosts: number;
+    /** whose setting decides: the global one the session opened with, or the session's own since it was changed */
+    readonly from: "global" | "session";
+    /** the `network` value in force */
+    readonly setting:
+      | boolean
+      | {
+          readonly [key: string]: unknown;
+        };
+    readonly connections: {
+      readonly allowed: number;
+      readonly denied: number;
+      readonly failed: number;
+      readonly bytes: number;
+      /** records no longer listed (past the session's bound) */
+      readonly dropped: number;
+    };
+    /** what the session ignores, e.g. a project file that sets network */
+    readonly diagnostics: readonly string[];
+  };
 };
 
 export type CreatedSession = {
@@ -447,6 +599,32 @@ export type CreatedSession = {
         readonly model_calls: number;
       }
     | null;
+  readonly network: {
+    /** "unenforced": the kernel runs unsandboxed or remotely, with whatever network its host has */
+    readonly mode: "off" | "policy" | "open" | "unenforced";
+    /** one line: off, a policy of N hosts, or open and unsafe */
+    readonly text: string;
+    /** host patterns the policy allows (allow entries and presets' patterns) */
+    readonly hosts: number;
+    /** whose setting decides: the global one the session opened with, or the session's own since it was changed */
+    readonly from: "global" | "session";
+    /** the `network` value in force */
+    readonly setting:
+      | boolean
+      | {
+          readonly [key: string]: unknown;
+        };
+    readonly connections: {
+      readonly allowed: number;
+      readonly denied: number;
+      readonly failed: number;
+      readonly bytes: number;
+      /** records no longer listed (past the session's bound) */
+      readonly dropped: number;
+    };
+    /** what the session ignores, e.g. a project file that sets network */
+    readonly diagnostics: readonly string[];
+  };
   readonly rpc?: {
     readonly endpoint: string;
     readonly token: string;
@@ -909,7 +1087,7 @@ export type SettingsPatchBody = {
     readonly default?: ("on" | "off") | null;
   };
   readonly sandbox?: ("auto" | "required" | "off") | null;
-  readonly network?: boolean | null;
+  readonly network?: unknown | null;
   readonly kernel?:
     | {
         readonly pool?: number;
