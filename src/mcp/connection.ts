@@ -91,11 +91,16 @@ export class Connection {
       listMaxPages: MAX_MCP_TOOL_LIST_PAGES,
     });
     const connection = new Connection(resolved, redactor, client, transport, options);
+    // The SDK's era probe does not heed the connect's signal: a stop or the deadline closes the transport under it.
+    const abandon = () => void connection.close();
+    signal.addEventListener("abort", abandon, { once: true });
     try {
       await client.connect(transport, { signal, timeout: resolved.startupTimeoutMs, ...(options.prior === undefined ? {} : { prior: options.prior }) });
       client.onclose = () => connection.closed();
       connection.list = await connection.readTools(signal);
+      signal.removeEventListener("abort", abandon);
     } catch (error) {
+      signal.removeEventListener("abort", abandon);
       await connection.close();
       // A spawn failure carries a string code (ENOENT, EACCES): trying again cannot help; nor
       // can it for an HTTP server that answered (an error status, a redirect) or is not there.
