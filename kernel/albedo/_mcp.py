@@ -23,6 +23,8 @@ from ._contract import (
     MCP_DESCRIBE,
     MCP_DESCRIBE_DOC,
     MCP_DESCRIBE_PARAMS,
+    MCP_READ,
+    MCP_READ_DOC,
     MCP_SERVERS,
     MCP_SERVERS_DOC,
     MCP_SERVERS_PARAMS,
@@ -36,7 +38,7 @@ from ._errors import AlbedoError
 from ._namespaces import declared, described
 from ._transport import RpcChannel
 
-RESERVED_NAMES = frozenset({"servers", "tools", "describe", "call", "help"})
+RESERVED_NAMES = frozenset({"servers", "tools", "describe", "call", "read", "help"})
 # JSON Schema's primitive types as the annotations a signature shows.
 SCHEMA_TYPES: Dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 
@@ -86,51 +88,96 @@ def progress_line(notice: Dict[str, Any]) -> Optional[str]:
     return f"mcp {name}: {done}{f' · {message}' if isinstance(message, str) and message else ''}"
 
 
-def result_of(name: str, answer: Any) -> Any:
-    """A call's answer as the code sees it: the value, images as McpImage, an error result raised as McpToolError."""
+def _content_of(answer: Any) -> Any:
+    """A read's answer as the code sees it: the text (or bytes) of its one part, else a list of them."""
+    if not isinstance(answer, dict):
+        return answer
+    parts: List[Any] = []
+    for part in answer.get("contents") or []:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str):
+            parts.append(part["text"])
+        elif isinstance(part.get("data"), str):
+            parts.append(base64.b64decode(part["data"]))
+    return None if not parts else parts[0] if len(parts) == 1 else parts
+
+
+def read_resource(channel: RpcChannel, uri: str, server: Optional[str] = None) -> Any:
+    """Reads the resource `uri` (a link a tool returned) from `server`, or from the server that gave the link."""
+    __tracebackhide__ = True  # noqa: F841
+    params: Dict[str, Any] = {"uri": uri}
+    if server is not None:
+        params["server"] = server
+    return _then(channel.call(MCP_READ, params), _content_of)
+
+
+class McpLink:
+    """A resource a tool linked to: `.uri`, `.name`, `.mime`, `.description`, `.server`; `await link.read()` reads it (as `mcp.read(uri)`)."""
+
+    def __init__(self, channel: RpcChannel, data: Dict[str, Any]):
+        self._channel = channel
+        self.uri = str(data.get("uri"))
+        self.server = str(data.get("server"))
+        self.name: Optional[str] = data.get("name")
+        self.mime: Optional[str] = data.get("mime")
+        self.description: Optional[str] = data.get("description")
+
+    def read(self) -> Any:
+        __tracebackhide__ = True  # noqa: F841
+        return read_resource(self._channel, self.uri, self.server)
+
+    def __repr__(self) -> str:
+        about = f" {self.name!r}" if self.name else ""
+        return f"<McpLink{about} {self.uri} from {self.server}; await .read() reads it>"
+
+
+def result_of(name: str, answer: Any, channel: Optional[RpcChannel] = None) -> Any:
+    """A call's answer as the code sees it: the value, images as McpImage, links as McpLink, an error result raised as McpToolError."""
     if not isinstance(answer, dict):
         return answer
     server, _, tool = name.partition(".")
     if answer.get("is_error"):
         raise McpToolError(server, tool, str(answer.get("error_text") or answer.get("value") or "the tool reported an error"))
     value = answer.get("value")
-    images = [McpImage(str(i.get("mime")), str(i.get("data"))) for i in answer.get("images") or [] if isinstance(i, dict)]
-    if not images:
+    images: List[Any] = [McpImage(str(i.get("mime")), str(i.get("data"))) for i in answer.get("images") or [] if isinstance(i, dict)]
+    links = [McpLink(channel, i) for i in answer.get("links") or [] if isinstance(i, dict)] if channel is not None else []
+    extra = images + links
+    if not extra:
         return value
-    parts: List[Any] = [] if value is None or value == "" else (list(value) if isinstance(value, list) else [value])
-    parts.extend(images)
+    # A tool that returns only links has no text of its own beyond the links' JSON: the links stand for it.
+    parts: List[Any] = [] if value is None or value == "" or (links and not images and _only_links(answer)) else (list(value) if isinstance(value, list) else [value])
+    parts.extend(extra)
     return parts[0] if len(parts) == 1 else parts
 
 
-def _shaped(name: str, answer: Any) -> Any:
-    """result_of, whether the call returned the answer or an awaitable of it."""
+def _only_links(answer: Dict[str, Any]) -> bool:
+    """Whether the structured value is no more than the links again (the Python SDK wraps a list of links as {"result": [...]})."""
+    value = answer.get("value")
+    listed = value.get("result") if isinstance(value, dict) and set(value) == {"result"} else value
+    return isinstance(listed, list) and len(listed) == len(answer.get("links") or []) and all(isinstance(item, dict) and item.get("type") == "resource_link" for item in listed)
+
+
+def _then(answer: Any, shape: Callable[[Any], Any]) -> Any:
+    """shape(answer), whether the call returned the answer or an awaitable of it."""
     if not inspect.isawaitable(answer):
-        return result_of(name, answer)
+        return shape(answer)
 
     async def wait() -> Any:
         __tracebackhide__ = True  # noqa: F841 (IPython hides frames that set it)
-        return result_of(name, await answer)
+        return shape(await answer)
 
     return wait()
 
 
+def _shaped(name: str, answer: Any, channel: Optional[RpcChannel] = None) -> Any:
+    """result_of, whether the call returned the answer or an awaitable of it."""
+    return _then(answer, lambda done: result_of(name, done, channel))
+
+
 def _member(key: str) -> Callable[[Any], Any]:
     """A shape for `declared`: the answer's `key` (a list), whether the call returned the answer or an awaitable of it."""
-
-    def pick(answer: Any) -> Any:
-        return answer.get(key) if isinstance(answer, dict) else answer
-
-    def shape(answer: Any) -> Any:
-        if not inspect.isawaitable(answer):
-            return pick(answer)
-
-        async def wait() -> Any:
-            __tracebackhide__ = True  # noqa: F841
-            return pick(await answer)
-
-        return wait()
-
-    return shape
+    return lambda answer: _then(answer, lambda done: done.get(key) if isinstance(done, dict) else done)
 
 
 def python_name(name: str) -> Optional[str]:
@@ -204,7 +251,7 @@ class McpServer:
 
 
 class Mcp:
-    """The session's MCP servers: servers(), tools(server), describe(name), call(name, arguments), and one object per server."""
+    """The session's MCP servers: servers(), tools(server), describe(name), call(name, arguments), read(uri), and one object per server."""
 
     def __init__(self, channel: RpcChannel):
         self._channel = channel
@@ -219,9 +266,17 @@ class Mcp:
 
     def call(self, name: str, arguments: Optional[Dict[str, Any]] = None) -> Any:
         __tracebackhide__ = True  # noqa: F841
-        return _shaped(name, self._call(name, arguments or {}))
+        return _shaped(name, self._call(name, arguments or {}), self._channel)
 
     call.__doc__ = MCP_CALL_DOC
+
+    def read(self, uri: Any, server: Optional[str] = None) -> Any:
+        __tracebackhide__ = True  # noqa: F841
+        if isinstance(uri, McpLink):
+            return uri.read()
+        return read_resource(self._channel, str(uri), server)
+
+    read.__doc__ = MCP_READ_DOC
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -242,7 +297,7 @@ class Mcp:
     def __repr__(self) -> str:
         methods = described(Mcp, "servers", "tools", "describe")
         later = f"; added by a reload, reached with call(): {', '.join(sorted(set(self._reloaded.values())))}" if self._reloaded else ""
-        return f"<albedo mcp: {methods}, call(name, arguments); servers: {', '.join(self._servers) or 'none'}{later}>"
+        return f"<albedo mcp: {methods}, call(name, arguments), read(uri, server=None); servers: {', '.join(self._servers) or 'none'}{later}>"
 
 
 def mint(mcp: Mcp, catalog: Any) -> List[str]:
@@ -298,7 +353,7 @@ def typed_tool(channel: RpcChannel, server: str, attribute: str, tool: Dict[str,
         # A property name Python cannot spell: the method takes the arguments as they are named.
         def loose(**arguments: Any) -> Any:
             __tracebackhide__ = True  # noqa: F841
-            return _shaped(qualified, channel.call(MCP_CALL, {"name": qualified, "arguments": arguments}))
+            return _shaped(qualified, channel.call(MCP_CALL, {"name": qualified, "arguments": arguments}), channel)
 
         method = loose
     else:
@@ -313,7 +368,7 @@ def typed_tool(channel: RpcChannel, server: str, attribute: str, tool: Dict[str,
                 raise McpArgumentError(f"{typed.__qualname__}{signature}: {error}") from None
             # A keyword left at None is not sent: the server applies its own default.
             values = {wire[key]: value for key, value in bound.arguments.items() if value is not None}
-            return _shaped(qualified, channel.call(MCP_CALL, {"name": qualified, "arguments": values}))
+            return _shaped(qualified, channel.call(MCP_CALL, {"name": qualified, "arguments": values}), channel)
 
         typed.__signature__ = signature  # type: ignore[attr-defined]
         method = typed

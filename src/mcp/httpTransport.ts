@@ -3,8 +3,7 @@
  * headers and a fetch of our own that never follows a redirect (the headers carry secrets and
  * must not go to another host) and bounds every body it hands the SDK.
  */
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { StreamableHTTPClientTransport, type FetchLike } from "@modelcontextprotocol/client";
 import { MAX_MCP_HTTP_ERROR_BODY_BYTES, MCP_HTTP_CLOSE_TIMEOUT_MS, MCP_MAX_MESSAGE_BYTES } from "./limits.js";
 import type { McpHttpLaunch } from "./resolve.js";
 import { McpOversizeError } from "./stdioTransport.js";
@@ -26,7 +25,7 @@ export async function closeHttp(transport: StreamableHTTPClientTransport): Promi
 }
 
 const boundedFetch: FetchLike = async (url, init) => {
-  const response = await fetch(url, { ...init, redirect: "manual" });
+  const response = await fetch(url, { ...init, headers: withTaskName(init), redirect: "manual" });
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => undefined);
     throw new Error(`the server answered HTTP ${response.status} redirecting to ${where(response.headers.get("location"), url)}; redirects are not followed (the request's headers would go there)`);
@@ -36,6 +35,26 @@ const boundedFetch: FetchLike = async (url, init) => {
   const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   return new Response(response.body.pipeThrough(byteBound(sse)), { status: response.status, statusText: response.statusText, headers: response.headers });
 };
+
+/**
+ * The request's headers, with `Mcp-Name` set to the task id of a `tasks/*` request (the Tasks
+ * extension asks for it, so a balancer routes the request to the server holding the task; the
+ * SDK derives the header from `params.name` only).
+ */
+function withTaskName(init: RequestInit | undefined): RequestInit["headers"] {
+  if (typeof init?.body !== "string" || !init.body.includes('"tasks/')) return init?.headers;
+  let message: { method?: unknown; params?: { taskId?: unknown } };
+  try {
+    message = JSON.parse(init.body) as typeof message;
+  } catch {
+    return init.headers;
+  }
+  const taskId = message.params?.taskId;
+  if (typeof message.method !== "string" || !message.method.startsWith("tasks/") || typeof taskId !== "string" || !/^[\x21-\x7e]{1,512}$/.test(taskId)) return init.headers;
+  const headers = new Headers(init.headers);
+  headers.set("mcp-name", taskId);
+  return headers;
+}
 
 /** The origin and path a Location points at; never its query (it may hold a token). */
 function where(location: string | null, base: string | URL): string {

@@ -7,11 +7,12 @@
 import { AppError } from "../errors/index.js";
 import { Emitter, type Disposable, type Log } from "../platform/index.js";
 import type { McpClientInfo } from "./connection.js";
+import { MAX_MCP_REMEMBERED_LINKS } from "./limits.js";
 import { toolPolicy } from "./glob.js";
 import { ManagedServer } from "./managedServer.js";
 import { splitQualified } from "./names.js";
 import type { InactiveServer, McpOrigin, ResolvedServer, ResolvedServers } from "./resolve.js";
-import type { McpCallResult, McpProgress } from "./result.js";
+import type { McpCallResult, McpProgress, McpReadResult } from "./result.js";
 import { serverKey, type SharedServers } from "./sharedServers.js";
 import type { McpTool, McpToolDetail, McpToolInfo } from "./toolList.js";
 
@@ -33,6 +34,10 @@ export interface McpServerStatus {
   readonly origin: McpOrigin;
   /** The process (and process group) of a running stdio server. */
   readonly pid?: number;
+  /** The protocol version a running server speaks (2026-07-28 and later: the stateless era; earlier: the legacy handshake). */
+  readonly protocol?: string;
+  /** The era of a running server: "modern" (2026-07-28 and later) or "legacy". */
+  readonly era?: "modern" | "legacy";
 }
 
 /** A server's tool list was refreshed (tools/list_changed, or a restart). */
@@ -46,6 +51,8 @@ export interface McpCallOptions {
   readonly via?: string;
   /** Hears the server's progress notifications for this call (the request then carries a progress token). */
   readonly onProgress?: (progress: McpProgress) => void;
+  /** Told the status messages of a call the server runs as a task (redacted, bounded). */
+  readonly onStatus?: (text: string) => void;
 }
 
 /**
@@ -80,6 +87,8 @@ export class McpHub {
   private readonly closing = new AbortController();
   private readonly changed = new Emitter<McpToolsChanged>();
   private readonly clientInfo: McpClientInfo;
+  /** The server each recently returned link came from, by uri (oldest first, at most MAX_MCP_REMEMBERED_LINKS). */
+  private readonly links = new Map<string, string>();
 
   constructor(private readonly options: McpHubOptions) {
     this.clientInfo = options.clientInfo ?? DEFAULT_MCP_CLIENT_INFO;
@@ -133,7 +142,31 @@ export class McpHub {
   async call(qualified: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallResult> {
     const { slot, tool } = this.find(qualified);
     this.options.log("debug", `mcp call ${qualified}${options.via === undefined ? "" : ` via ${options.via}`}`, { server: tool.server, tool: tool.tool });
-    return slot.server.live!.call(tool.tool, args, options.signal, options.onProgress);
+    const result = await slot.server.live!.call(tool.tool, args, options.signal, options.onProgress, options.onStatus);
+    for (const link of result.links) this.remember(link.uri, link.server);
+    return result;
+  }
+
+  /**
+   * Reads the resource `uri` from `server`, or from the server whose tool last returned a link to
+   * it, or from the one running server. Throws AppError not_found (no such server, or it cannot
+   * be told which), conflict (not running, or the read failed), limit_exceeded.
+   */
+  async read(uri: string, server: string | undefined, signal: AbortSignal): Promise<McpReadResult> {
+    const running = [...this.slots.entries()].filter(([, slot]) => slot.server.live !== undefined).map(([name]) => name);
+    const name = server ?? this.links.get(uri) ?? (running.length === 1 ? running[0] : undefined);
+    if (name === undefined) throw new AppError("not_found", `no tool returned a link to ${uri.slice(0, 200)} in this session; say which server to read it from: mcp.read(uri, server="NAME")`);
+    const slot = this.slots.get(name);
+    if (slot === undefined) throw new AppError("not_found", `no MCP server named ${name} runs in this session`);
+    const live = slot.server.live;
+    if (live === undefined) throw new AppError("conflict", `MCP server ${name} is ${slot.server.state}, not running${this.problemOf(slot)}`);
+    return live.read(uri, signal);
+  }
+
+  private remember(uri: string, server: string): void {
+    this.links.delete(uri);
+    this.links.set(uri, server);
+    if (this.links.size > MAX_MCP_REMEMBERED_LINKS) this.links.delete(this.links.keys().next().value!);
   }
 
   /** Listens for refreshed tool lists. */
@@ -207,6 +240,7 @@ export class McpHub {
   private status(name: string, slot: Slot): McpServerStatus {
     const live = slot.server.live;
     const pid = live?.pid;
+    const protocol = live?.protocolVersion;
     return {
       name,
       status: slot.server.state,
@@ -214,6 +248,7 @@ export class McpHub {
       diagnostics: [...this.configDiagnostics(name), ...slot.server.diagnostics()],
       origin: slot.server.resolved.origin,
       ...(pid === undefined ? {} : { pid }),
+      ...(live === undefined ? {} : { era: live.era, ...(protocol === undefined ? {} : { protocol }) }),
     };
   }
 

@@ -4,6 +4,28 @@
 export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 30_000;
 /** One tools/call, unless `call_timeout_ms` says otherwise. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
+/**
+ * The share of the startup deadline the `server/discover` probe that tells a server's era (M-6)
+ * may take. A stdio server silent that long is taken as legacy (the handshake follows in the rest
+ * of the deadline); a short probe would take a slow-starting server (npx, a cold Python) for one.
+ */
+export const MCP_PROBE_SHARE_OF_STARTUP = 0.5;
+/** A task's poll interval as albedo keeps it, whatever `pollIntervalMs` the server asks for: at least this... */
+export const MIN_MCP_TASK_POLL_MS = 50;
+/** ...and at most this, so a finished task is seen soon. */
+export const MAX_MCP_TASK_POLL_MS = 2_000;
+/** Interrupted calls whose late answers are still listened for (a task created as the cell was interrupted is then cancelled). */
+export const MAX_MCP_LATE_ANSWERS = 64;
+/** `tasks/get` polls of one task; the call's deadline usually ends it first. */
+export const MAX_MCP_TASK_POLLS = 20_000;
+/** The `tasks/cancel` sent when a task's cell is interrupted or its deadline passes. */
+export const MCP_TASK_CANCEL_TIMEOUT_MS = 2_000;
+/** Resource links remembered per server, so `mcp.read(uri)` knows which server a link came from. */
+export const MAX_MCP_REMEMBERED_LINKS = 256;
+/** Characters of a link's uri, name or description as the kernel gets them. */
+export const MAX_MCP_LINK_TEXT_CHARS = 2048;
+/** Links kept from one tool result; the rest are counted in a note. */
+export const MAX_MCP_LINKS_PER_RESULT = 64;
 /** The smallest `startup_timeout_ms` / `call_timeout_ms` a setting may ask for. */
 export const MIN_MCP_TIMEOUT_MS = 100;
 /** The largest `startup_timeout_ms` a setting may ask for. */

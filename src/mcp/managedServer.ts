@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Emitter, type Disposable, type Log } from "../platform/index.js";
+import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import type { Connection, McpClientInfo } from "./connection.js";
 import { MAX_MCP_DIAGNOSTICS_PER_SERVER, MAX_MCP_RESTARTS, MCP_RESTART_BACKOFF_MS } from "./limits.js";
 import type { ResolvedServer } from "./resolve.js";
@@ -22,6 +23,8 @@ export class ManagedServer {
   private restarts = 0;
   private problem: string[] = [];
   private starting: Promise<void> | undefined;
+  /** The era the last connection found, so a restart skips the probe (dropped when a start with it fails). */
+  private prior: PriorDiscovery | undefined;
   private readonly changed = new Emitter<void>();
   /** Aborts a start or a backoff in progress when the server is stopped. */
   private readonly stopping = new AbortController();
@@ -79,12 +82,14 @@ export class ManagedServer {
         const connection = await Connection.open(this.resolved, {
           log: this.options.log,
           clientInfo: this.options.clientInfo,
+          ...(this.prior === undefined ? {} : { prior: this.prior }),
           onClosed: () => opened !== undefined && opened === this.connection && this.closedByItself(),
           onToolsChanged: () => this.changed.fire(),
         }, this.stopping.signal);
         if (this.current === "stopped") return await connection.close();
         opened = connection;
         this.connection = connection;
+        this.prior = connection.verdict;
         this.current = "running";
         this.problem = [];
         // Closed between its tool list and now: its close was not heard, so it is handled here.
@@ -93,6 +98,9 @@ export class ManagedServer {
       } catch (error) {
         if (this.current === "stopped") return;
         const start = error instanceof McpStartError ? error : new McpStartError(String(error), false, []);
+        // A server that exited on the era probe gets the legacy handshake on its restart; a stale
+        // verdict (the server changed its era) must not fail every restart: the next one probes.
+        this.prior = start.probeClosed && this.prior === undefined ? { kind: "legacy" } : undefined;
         if (!start.retry || !(await this.backoff())) return this.fail(`${this.resolved.name} did not start${this.restartsText()}: ${start.message}`, start.stderr);
       }
     }

@@ -6,9 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import type { Log } from "../platform/index.js";
 import { sandboxServer, ServerSandboxError, type SandboxedProcess } from "../sandbox/index.js";
 import { MCP_GROUP_POLL_MS, MCP_MAX_MESSAGE_BYTES, MCP_SIGKILL_WAIT_MS, MCP_SIGTERM_WAIT_MS, MCP_STDIN_CLOSE_WAIT_MS } from "./limits.js";
@@ -64,6 +62,7 @@ export class StdioTransport implements Transport {
 
   private child: ChildProcess | undefined;
   private readonly readBuffer = new ReadBuffer({ maxBufferSize: MCP_MAX_MESSAGE_BYTES });
+  /** With `pid`, its name marks this as a stdio transport to the SDK, which then takes a silent era probe as a legacy server. */
   private readonly stderr: ServerOutput;
   private readonly noise: ServerOutput;
   private closing: Promise<void> | undefined;
@@ -72,6 +71,8 @@ export class StdioTransport implements Transport {
   private sandbox: Spawnable | undefined;
   /** Set when the connection broke because of what the server sent. */
   broken: Error | undefined;
+  /** Whether any message came from the server. */
+  private answered = false;
 
   constructor(private readonly options: StdioTransportOptions) {
     const common = { log: options.log, server: options.server, redactor: options.redactor };
@@ -93,6 +94,11 @@ export class StdioTransport implements Transport {
   /** The process group (the server's pid), once started. */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /** Whether the process ended without sending a single message (as some legacy servers do on the era probe). */
+  get exitedBeforeAnswering(): boolean {
+    return this.closed && !this.answered && this.broken === undefined;
   }
 
   /** The last lines the server wrote to stderr, redacted and cut. */
@@ -183,6 +189,7 @@ export class StdioTransport implements Transport {
         continue;
       }
       if (message === null) return;
+      this.answered = true;
       this.onmessage?.(message);
     }
   }

@@ -68,6 +68,11 @@ export class SessionMcp {
     return await change;
   }
 
+  /** The session's log. */
+  get log(): Log {
+    return this.options.log;
+  }
+
   /** Settles when the last start or reload has settled every server; never rejects. */
   whenSettled(): Promise<void> {
     return this.settling;

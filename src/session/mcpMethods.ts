@@ -41,7 +41,9 @@ export async function observedCall(
   const [server = "", tool = ""] = splitName(name);
   const started = performance.now();
   try {
-    const result = await mcp.hub.call(name, input, { signal, via, ...(onProgress ? { onProgress } : {}) });
+    // A call the server runs as a task: its status messages go to the log as it runs.
+    const onStatus = (text: string) => mcp.log("debug", `mcp ${name}: ${text}`, { server, tool });
+    const result = await mcp.hub.call(name, input, { signal, via, onStatus, ...(onProgress ? { onProgress } : {}) });
     for (const observer of observers) observer({ server, tool, via, ms: result.ms, bytes: result.bytes, is_error: result.is_error });
     return result;
   } catch (error) {
@@ -121,6 +123,7 @@ export function mcpRoutes(mcp: SessionMcp, observers: ReadonlySet<McpCallObserve
     route(MCP_METHODS.describe, async ({ name }) => mcp.hub.describe(name)),
     route(MCP_METHODS.call, ({ name, arguments: input }, context) =>
       observedCall(mcp, name, input ?? {}, "python", context.signal, observers, throttled(name, context.cell, progress))),
+    route(MCP_METHODS.read, ({ uri, server }, context) => mcp.hub.read(uri, server, context.signal)),
     route(MCP_METHODS.catalog, ({ server }) => catalog(mcp, server)),
   ];
 }

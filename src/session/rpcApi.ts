@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { CommandDeclaration } from "../commands/index.js";
 import { answers, type RpcMethod } from "../rpc/index.js";
 import { DEFAULT_READ_LIMIT, SKILL_FILE, type ReadResult, type ResourceListing } from "../skills/index.js";
-import { MAX_MCP_CALL_TIMEOUT_MS, type McpCallResult, type McpServerStatus, type McpToolDetail, type McpToolInfo } from "../mcp/index.js";
+import { MAX_MCP_CALL_TIMEOUT_MS, MAX_MCP_LINK_TEXT_CHARS, type McpCallResult, type McpReadResult, type McpServerStatus, type McpToolDetail, type McpToolInfo } from "../mcp/index.js";
 
 /** Reload can walk up to MAX_CANDIDATES skill trees; it gets longer than an ordinary call. */
 export const RELOAD_ROUTE_TIMEOUT_MS = 60_000;
@@ -127,6 +127,13 @@ export const MCP_METHODS = {
     params: z.object({ name: QualifiedTool, arguments: z.record(z.string(), z.unknown()).optional() }).strict(),
     timeoutMs: MCP_CALL_ROUTE_TIMEOUT_MS,
     result: answers<McpCallResult>(),
+  },
+  read: {
+    name: "mcp.read",
+    summary: "Reads a resource a tool linked to, by its uri, from the server whose tool gave the link (or the one named); the answer is bounded like a call's.",
+    params: z.object({ uri: z.string().min(1, "must be a resource uri").max(MAX_MCP_LINK_TEXT_CHARS, `must be at most ${MAX_MCP_LINK_TEXT_CHARS} characters`), server: z.string().min(1, "must be a server name").optional() }).strict(),
+    timeoutMs: MCP_CALL_ROUTE_TIMEOUT_MS,
+    result: answers<McpReadResult>(),
   },
   catalog: {
     name: "mcp.catalog",

@@ -13,7 +13,7 @@ import { writeSkill, roots } from "../support/skills.js";
 import { tempDirs } from "../support/tempDirs.js";
 
 /** Packages a light command must not load: each costs tens to hundreds of milliseconds and megabytes. */
-const HEAVY_PACKAGES = ["openai", "@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "better-sqlite3", "zeromq", "sharp", "ws", "@jupyterlab/services"];
+const HEAVY_PACKAGES = ["openai", "@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "better-sqlite3", "zeromq", "sharp", "ws", "@jupyterlab/services"];
 /** Domains a light command must not load: the daemon and its HTTP API (the web console's too), the MCP server, sessions, turns, operations. */
 const HEAVY_DOMAINS = ["daemon", "api", "mcpServer", "session", "turns", "operations"];
 

@@ -6,7 +6,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_STARTUP_TIMEOUT_MS, MAX_MCP_CALL_TIMEOUT_MS, MCP_MAX_RESULT_BYTES, McpHub,
-  type McpCallOptions, type McpCallResult, type McpClientInfo, type McpDiagnostic, type McpHttpEntry, type McpImage, type McpProgress,
+  type McpCallOptions, type McpCallResult, type McpClientInfo, type McpDiagnostic, type McpHttpEntry, type McpImage, type McpLink, type McpProgress,
   type McpServerStatus, type McpStdioEntry, type McpToolDetail, type McpToolInfo, type McpToolsChanged, type ResolvedServer,
 } from "../../src/mcp/index.js";
 import { RPC_MAX_MESSAGE_BYTES } from "../../src/rpc/index.js";
@@ -39,15 +39,17 @@ describe("M-5 the bounds of a call", () => {
 describe("M-2 the shapes other layers use", () => {
   it("pins the hub's results and options", () => {
     expectTypeOf<McpCallResult>().toEqualTypeOf<{
-      readonly value: unknown; readonly images: readonly McpImage[]; readonly is_error: boolean; readonly error_text?: string; readonly bytes: number; readonly ms: number;
+      readonly value: unknown; readonly images: readonly McpImage[]; readonly links: readonly McpLink[]; readonly is_error: boolean; readonly error_text?: string; readonly bytes: number; readonly ms: number;
     }>();
+    expectTypeOf<McpLink>().toEqualTypeOf<{ readonly server: string; readonly uri: string; readonly name?: string; readonly description?: string; readonly mime?: string }>();
+    expectTypeOf<McpServerStatus["era"]>().toEqualTypeOf<"modern" | "legacy" | undefined>();
     expectTypeOf<McpImage>().toEqualTypeOf<{ readonly mime: string; readonly data: string }>();
     expectTypeOf<McpServerStatus["status"]>().toEqualTypeOf<"starting" | "running" | "failed" | "stopped" | "disabled">();
     expectTypeOf<McpServerStatus>().toHaveProperty("diagnostics").toEqualTypeOf<readonly string[]>();
     expectTypeOf<McpToolInfo>().toEqualTypeOf<{ readonly name: string; readonly server: string; readonly tool: string; readonly description: string }>();
     expectTypeOf<McpToolDetail>().toHaveProperty("input_schema").toEqualTypeOf<Record<string, unknown>>();
     expectTypeOf<McpToolsChanged>().toEqualTypeOf<{ readonly server: string }>();
-    expectTypeOf<McpCallOptions>().toEqualTypeOf<{ readonly signal: AbortSignal; readonly via?: string; readonly onProgress?: (progress: McpProgress) => void }>();
+    expectTypeOf<McpCallOptions>().toEqualTypeOf<{ readonly signal: AbortSignal; readonly via?: string; readonly onProgress?: (progress: McpProgress) => void; readonly onStatus?: (text: string) => void }>();
     expectTypeOf<McpProgress>().toEqualTypeOf<{ readonly progress: number; readonly total?: number; readonly message?: string }>();
     expectTypeOf<McpClientInfo>().toEqualTypeOf<{ readonly name: string; readonly version: string }>();
     expectTypeOf<McpDiagnostic>().toEqualTypeOf<{ readonly server?: string; readonly message: string }>();

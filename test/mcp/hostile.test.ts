@@ -25,7 +25,7 @@ describe("M-2 a server that never answers initialize", () => {
     const hub = made.make();
     await hub.start(await resolved(temps, { silent: raw("silent", { startup_timeout_ms: 300 }), fine: raw("normal") }));
     expect(status(hub, "silent")).toMatchObject({ status: "failed", tools: 0 });
-    expect(status(hub, "silent").diagnostics.join("\n")).toContain("did not answer initialize and tools/list within 300 ms (startup_timeout_ms)");
+    expect(status(hub, "silent").diagnostics.join("\n")).toContain("did not answer initialize (or server/discover) and tools/list within 300 ms (startup_timeout_ms)");
     expect(status(hub, "fine").status).toBe("running");
     expect((await hub.call("fine.ok", { text: "a" }, { signal: NEVER })).value).toBe("ok a");
     await expect(hub.call("silent.ok", {}, { signal: NEVER })).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("is failed, not running") });

@@ -84,6 +84,9 @@ def call(request):
     return text(f"ok {args.get('text', '')}")
 
 
+KNOWN = {"initialize", "tools/list", "tools/call", "ping"}
+
+
 def answer(request):
     method = request.get("method")
     if method == "initialize":
@@ -116,6 +119,10 @@ def main():
             record(f"cancelled {message['params'].get('requestId')}")
             continue
         if MODE == "silent" or "id" not in message:
+            continue
+        if message.get("method") not in KNOWN:
+            # A legacy server: the era probe (server/discover) is a method it does not know.
+            send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
             continue
         result = answer(message)
         if result is not None:
