@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PYTHON_CONTRACT_FILE, pythonContract } from "../dist/src/cli/pythonContract.js";
+import { PYTHON_CONTRACT_FILE, pythonContract } from "../dist/src/api/pythonContract.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 writeFileSync(join(root, PYTHON_CONTRACT_FILE), pythonContract());

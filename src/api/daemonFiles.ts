@@ -11,6 +11,8 @@ import { MAX_DAEMON_FILE_BYTES } from "./limits.js";
 export const DAEMON_INFO_FILE = "daemon.json";
 /** File in the state dir holding the bearer token (mode 0600). */
 export const DAEMON_TOKEN_FILE = "daemon.token";
+/** The log a daemon started on demand writes, in the state dir (the same file a notebook's launcher gives it). */
+export const ON_DEMAND_LOG_FILE = "daemon.log";
 
 /** What daemon.json says about a daemon: its process, its URL, and `socket` when it listens on a Unix socket. */
 export interface DaemonInfo extends ProcessIdentity {

@@ -18,3 +18,5 @@ export const MAX_DAEMON_FILE_BYTES = 4096;
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** PATTERNs one `PATCH /sessions/{id}/network` may allow or deny at once. */
 export const MAX_NETWORK_EDIT_PATTERNS = 64;
+/** How long a daemon started for a command (or by a notebook's launcher) may take to answer GET /health. */
+export const DAEMON_START_TIMEOUT_MS = 30_000;

@@ -1,3 +1,4 @@
+import { ALBEDO_DIR_NAME } from "../platform/index.js";
 /**
  * The kernel bridge (K-4, K-8, K-13): what a kernel process needs to reach its session's runtime,
  * as one record. A kernel the session starts gets it as environment variables; a notebook's
@@ -68,3 +69,17 @@ export function bridgeJson(bridge: KernelBridge): Record<string, unknown> {
  */
 export const CHECKPOINT_DIR_ENV = "ALBEDO_CHECKPOINT_DIR";
 export const CHECKPOINT_RESTORE_ENV = "ALBEDO_CHECKPOINT_RESTORE";
+
+/** The variables the kernelspec gives its launcher: the albedo install to start a daemon from, and the node to run it with. */
+export const LAUNCHER_INSTALL_ENV = "ALBEDO_INSTALL";
+export const LAUNCHER_NODE_ENV = "ALBEDO_NODE";
+
+/**
+ * A notebook's workspace (its session's project) is the nearest directory, from the notebook's own
+ * up, holding one of these; the walk looks at MAX_WORKSPACE_WALK directories at most and never takes
+ * the home directory or the filesystem root. WORKSPACE_ENV, in Jupyter's environment or the
+ * kernelspec's, pins it instead.
+ */
+export const WORKSPACE_MARKERS: readonly string[] = [ALBEDO_DIR_NAME, ".agents", ".git"];
+export const MAX_WORKSPACE_WALK = 64;
+export const WORKSPACE_ENV = "ALBEDO_WORKSPACE";

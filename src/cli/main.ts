@@ -1,8 +1,8 @@
-import { CliFailure, parseArgs, UsageError } from "./args.js";
-import { failureText, type CliIO, type DeclaredCommand } from "./command.js";
-import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./help.js";
-import { COMMANDS } from "./registry.js";
-import { styleFor } from "./style.js";
+import { CliFailure, parseArgs, UsageError } from "./plumbing/args.js";
+import { failureText, type CliIO, type DeclaredCommand } from "./plumbing/command.js";
+import { commandHelp, groupHelp, HELP_OPTION, overview, TOPICS, usageLine } from "./plumbing/help.js";
+import { COMMANDS } from "./plumbing/registry.js";
+import { styleFor } from "./terminal/style.js";
 import { didYouMean, visibleControls } from "../text/index.js";
 import { installVersion } from "../platform/index.js";
 

@@ -6,7 +6,7 @@ import { APP_ERROR_NUMBERS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, MET
 import { SESSION_METHODS } from "../../src/session/rpcApi.js";
 import { sandboxEnv } from "../../src/sandbox/index.js";
 import type { Session } from "../../src/session/index.js";
-import { PYTHON_CONTRACT_FILE, PYTHON_DEFAULT_DEADLINE_MS, pythonContract } from "../../src/cli/pythonContract.js";
+import { PYTHON_CONTRACT_FILE, PYTHON_DEFAULT_DEADLINE_MS, pythonContract } from "../../src/api/pythonContract.js";
 import { lastJson, runPython } from "../rpc/helpers.js";
 import { openSession, sessionDirs, type SessionDirs } from "../session/fixtures.js";
 
@@ -64,7 +64,7 @@ describe("K-4 one bridge contract", () => {
     await dirs?.cleanup();
   });
 
-  it("the committed kernel/albedo/_contract.py is what src/cli/pythonContract.ts renders (else run `npm run contract`)", () => {
+  it("the committed kernel/albedo/_contract.py is what src/api/pythonContract.ts renders (else run `npm run contract`)", () => {
     expect(readFileSync(join(ROOT, PYTHON_CONTRACT_FILE), "utf8")).toBe(pythonContract());
   });
 

@@ -7,7 +7,7 @@ import { testPython } from "../kernel/python.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { runAlbedo } from "../support/cli.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
-import { INTERRUPT_NOTICE_MS } from "../../src/cli/interrupt.js";
+import { INTERRUPT_NOTICE_MS } from "../../src/cli/terminal/interrupt.js";
 import { roots, writeSkill } from "../support/skills.js";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "albedo");

@@ -1,8 +1,8 @@
 /** What the CLI says after Ctrl-C: nothing when the cell stops, the reason when the kernel refuses, a notice when it keeps running. */
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { CliIO } from "../../src/cli/command.js";
-import { INTERRUPT_NOTICE_MS, interruptRunning } from "../../src/cli/interrupt.js";
+import type { CliIO } from "../../src/cli/plumbing/command.js";
+import { INTERRUPT_NOTICE_MS, interruptRunning } from "../../src/cli/terminal/interrupt.js";
 
 class Captured extends Writable {
   text = "";

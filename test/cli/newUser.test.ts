@@ -6,7 +6,7 @@ import { testPython } from "../kernel/python.js";
 import { bareVenv, cleanEnv, MAIN_VENV_PYTHON } from "../python/helpers.js";
 import { runOnPty, type PtyStep } from "../support/pty.js";
 import { tempDirs } from "../support/tempDirs.js";
-import { TOPICS } from "../../src/cli/help.js";
+import { TOPICS } from "../../src/cli/plumbing/help.js";
 import { call, envFor, killDaemon, makeDirs, startDaemon } from "../daemon/support/daemon.js";
 import { runAlbedo } from "../support/cli.js";
 import { poll } from "../support/poll.js";

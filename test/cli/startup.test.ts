@@ -66,7 +66,7 @@ describe("X the CLI loads a command's modules only when that command runs", () =
     // `daemon status` with no daemon running reads the daemon's files (its lock through better-sqlite3) and exits 1.
     const { code, modules } = await loadedBy(["daemon", "status"]);
     expect(code).toBe(1);
-    expect(modules.some((url) => url.endsWith("/dist/src/cli/daemonCommands.js"))).toBe(true);
+    expect(modules.some((url) => url.endsWith("/dist/src/cli/commands/daemonCommands.js"))).toBe(true);
     expect(heavyIn(modules)).toEqual(expect.arrayContaining(["better-sqlite3", "src/daemon"]));
   });
 

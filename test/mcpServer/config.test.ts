@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MCP_CLIENTS } from "../../src/cli/registry.js";
+import { MCP_CLIENTS } from "../../src/cli/commands/mcpClients.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { ALBEDO_BIN, runAlbedo } from "../support/cli.js";
 import { serveEnv } from "./support.js";

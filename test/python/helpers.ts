@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PassThrough, Writable } from "node:stream";
-import type { CliIO } from "../../src/cli/command.js";
+import type { CliIO } from "../../src/cli/plumbing/command.js";
 
 /** The project checkout these tests belong to. */
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CliIO } from "../../src/cli/command.js";
+import type { CliIO } from "../../src/cli/plumbing/command.js";
 import { runCli } from "../../src/cli/main.js";
 import { discoverCatalog } from "../../src/skills/snapshot.js";
 import { renderSkillsPrompt } from "../../src/skills/prompt.js";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CliIO } from "../../src/cli/command.js";
+import type { CliIO } from "../../src/cli/plumbing/command.js";
 import { runCli } from "../../src/cli/main.js";
 import { closeNames } from "../../src/text/index.js";
 import { layout, writeFile } from "./fixtures.js";
