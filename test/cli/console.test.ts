@@ -67,7 +67,7 @@ describe("X albedo console on a terminal", () => {
     expect(ran.failed).toBeNull();
     expect(ran.exit).toBe(0);
     const text = screen(ran.transcript);
-    expect(text).toMatch(/^albedo console · session [0-9a-f]+ \(embedded\)\n\d+ skills, 1 with errors \(see \/skills\) · \/help lists commands · Ctrl-D quits\nnetwork: off \(no host is reachable\)\n/m);
+    expect(text).toMatch(/^albedo console · session [0-9a-f]+ \(embedded\)\n\d+ skills, 1 with errors \(see \/skills\) · \/help lists commands · Ctrl-D quits\nnetwork: unenforced \(the kernel runs unsandboxed, with that host.s network\)\n/m);
     expect(text).toMatch(/reloaded: no change, \d+ skills\n/);
     expect(text).toMatch(/\n {2}\/reload \[target\] +Re-run skill discovery/);
     expect(text).toMatch(/\nkernel +[a-z]+ \(pid \d+\)\n/);

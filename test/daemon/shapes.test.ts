@@ -95,7 +95,7 @@ describe("D-2 one shape per resource", () => {
   it("reload answers previous_revision; interrupt and DELETE answer 204 with no body", async () => {
     const reloaded = await call(shared.daemon, "POST", `/sessions/${shared.sessionId}/reload`);
     const noMcpChange = { added: [], removed: [], restarted: [], started: [], stopped: [] };
-    expect(reloaded.body).toEqual({ revision: shared.created.body.revision, previous_revision: shared.created.body.revision, added: [], removed: [], skills: expect.any(Number), mcp: noMcpChange });
+    expect(reloaded.body).toEqual({ revision: shared.created.body.revision, previous_revision: shared.created.body.revision, added: [], removed: [], failed: [], skills: expect.any(Number), mcp: noMcpChange });
     const before = shared.daemon.sessions.kernel.interrupts;
     const interrupted = await call(shared.daemon, "POST", `/sessions/${shared.sessionId}/interrupt`);
     expect([interrupted.status, interrupted.body]).toEqual([204, undefined]);
