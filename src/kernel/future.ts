@@ -115,13 +115,15 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   private awaitIdle(): void {
     if (this.settled || this.idle || (this.reply === undefined && !(this.lost.idle && this.lost.reply))) return;
     clearTimeout(this.lostIdleTimer);
-    this.lostIdleTimer = setTimeout(() => {
+    // Timers run before the event loop polls its sockets: look once they were polled, when a message already there was taken in.
+    this.lostIdleTimer = setTimeout(() => setImmediate(() => {
+      if (this.settled || this.idle) return;
       if (!this.iopubDrained()) return this.awaitIdle();
       if (!this.lost.idle) this.push(noteOutput(this.request, `[albedo: no idle status came from the kernel within LOST_IDLE_GRACE_MS (${LOST_IDLE_GRACE_MS} ms) of its last message for this execution; the kernel dropped it, or never sent it]\n`) as ExecuteOutput);
       this.idle = true;
       this.reply ??= missingReply();
       this.settleIfComplete();
-    }, LOST_IDLE_GRACE_MS);
+    }), LOST_IDLE_GRACE_MS);
   }
 
   /**
