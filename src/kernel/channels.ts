@@ -2,11 +2,12 @@
  * The four message sockets of one kernel connection (K-2): shell, control and stdin are DEALERs,
  * iopub is a SUB. Every received message passes signature verification before delivery.
  */
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { KernelMessage } from "@jupyterlab/services";
 import { zeromq, type Zeromq as zmq } from "../platform/index.js";
 import { channelAddress, type ConnectionInfo } from "./connection.js";
 import type { Signer } from "./signing.js";
-import { KERNEL_RECONNECT_CHECK_MS, MAX_KERNEL_MESSAGE_BYTES } from "./limits.js";
+import { KERNEL_RECEIVE_HIGH_WATER_MARK, KERNEL_RECONNECT_CHECK_MS, MAX_KERNEL_MESSAGE_BYTES } from "./limits.js";
 import { deserialize, serialize } from "./wire.js";
 
 export type SendChannel = "shell" | "control" | "stdin";
@@ -30,6 +31,8 @@ export class KernelChannels {
   /** Pending reconnect checks, cleared on close. */
   private readonly checks = new Set<NodeJS.Timeout>();
   private closed = false;
+  /** Whether iopub's read loop waits on an empty queue: false while a message is taken in or waits its turn. */
+  private iopubWaiting = false;
 
   /**
    * Connects all four sockets. The shell and stdin DEALERs share `sessionId` as routing id because
@@ -37,13 +40,15 @@ export class KernelChannels {
    * to everything and to `welcomeTopic` as well: ipykernel may not welcome a lone "" subscription.
    */
   constructor(info: ConnectionInfo, private readonly signer: Signer, sessionId: string, welcomeTopic: string, private readonly handlers: ChannelHandlers) {
+    // What ZeroMQ may hold of what the kernel sent: few messages, each within the bound (see the limits).
+    const receiving = { linger: 0, maxMessageSize: MAX_KERNEL_MESSAGE_BYTES, receiveHighWaterMark: KERNEL_RECEIVE_HIGH_WATER_MARK };
     const dealer = (channel: SendChannel): zmq.Dealer => {
-      const socket = new (zeromq().Dealer)({ linger: 0, routingId: sessionId, maxMessageSize: MAX_KERNEL_MESSAGE_BYTES });
+      const socket = new (zeromq().Dealer)({ ...receiving, routingId: sessionId });
       this.connect(channel, socket, channelAddress(info, channel));
       return socket;
     };
     this.dealers = { shell: dealer("shell"), control: dealer("control"), stdin: dealer("stdin") };
-    this.iopub = new (zeromq().Subscriber)({ linger: 0, maxMessageSize: MAX_KERNEL_MESSAGE_BYTES });
+    this.iopub = new (zeromq().Subscriber)(receiving);
     this.iopub.subscribe("");
     this.iopub.subscribe(welcomeTopic);
     this.connect("iopub", this.iopub, channelAddress(info, "iopub"));
@@ -60,6 +65,11 @@ export class KernelChannels {
     const sent = this.sendChains[channel].then(() => socket.send(frames));
     this.sendChains[channel] = sent.catch(() => undefined);
     return sent;
+  }
+
+  /** Whether every message the kernel sent on iopub so far was taken in (none waits in ZeroMQ's queue or for its turn). */
+  get iopubDrained(): boolean {
+    return this.iopubWaiting;
   }
 
   /** Closes every socket without lingering; idempotent. */
@@ -102,11 +112,18 @@ export class KernelChannels {
     try {
       // One awaited receive() per message, as the RPC server reads (see its receive loop); close() fails the pending one.
       for (;;) {
+        if (channel === "iopub") this.iopubWaiting = true;
+        // A receive() with a message queued settles before any timer can run, so this is false then.
         const frames = await socket.receive();
+        if (channel === "iopub") this.iopubWaiting = false;
         if (this.closed) return;
         const decoded = deserialize(frames, this.signer, channel);
         if (decoded.ok) this.handlers.onMessage(decoded.message);
         else this.handlers.onDropped(channel, decoded.reason);
+        // receive() resolves at once while messages wait, hundreds in a row: give the event loop (other
+        // sessions, HTTP, timers) a turn after each, so a kernel flooding large ones holds up no one else.
+        await nextTurn();
+        if (this.closed) return;
       }
     } catch (error) {
       if (!this.closed) this.handlers.onDropped(channel, `socket read failed: ${String(error)}`);

@@ -193,7 +193,9 @@ export class KernelClient extends KernelBase implements Kernel {
   }
 
   protected sendExecution(future: ExecuteFuture): void {
-    this.instance!.send("shell", future.request).catch((error: unknown) => future.fail(error));
+    const instance = this.instance!;
+    future.iopubDrained = () => instance.iopubDrained;
+    instance.send("shell", future.request).catch((error: unknown) => future.fail(error));
   }
 
   private request<T>(channel: SendChannel, message: KernelMessage.IMessage, ms: number, deadline: string): Promise<T> {

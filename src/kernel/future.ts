@@ -22,6 +22,11 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   readonly msgId: string;
   /** Resolves with the execute_reply content (its `status` may be "error"); rejects when the kernel dies or is stopped. */
   readonly done: Promise<ExecuteReply>;
+  /**
+   * Whether all the kernel sent on iopub so far was taken in; the client that sends the request
+   * sets it. A lost idle is counted only then: messages still waiting their turn may hold it.
+   */
+  iopubDrained: () => boolean = () => true;
   /** Outputs dropped from the iterator's queue because it was not drained (MAX_PENDING_OUTPUTS, MAX_PENDING_OUTPUT_BYTES). */
   droppedOutputs = 0;
   /** Bytes cut from outputs that passed MAX_OUTPUT_MESSAGE_BYTES; each cut output says so itself. */
@@ -73,6 +78,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
 
   /** Handles an iopub message whose parent is this request; returns whether it was an output. */
   handleIOPub(message: KernelMessage.IIOPubMessage): boolean {
+    if (this.reply !== undefined && !this.idle) this.awaitIdle();
     if (message.header.msg_type === "status") {
       const state = (message as KernelMessage.IStatusMsg).content.execution_state;
       this.timeline.status(state, message.header.date);
@@ -94,21 +100,30 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.timeline.reply(message.header.date);
     this.reply = boundReply(message.content);
     this.settleIfComplete();
-    if (this.lost.idle) this.awaitLostIdle();
+    this.awaitIdle();
   }
 
   /**
-   * With the idle lost: once the reply is in (or lost too), counts the idle as come after
-   * LOST_IDLE_GRACE_MS, unless it comes first.
+   * Once the reply is in (or lost with its connection, and the idle too), counts the idle as come
+   * when nothing more for this execution arrives on iopub for LOST_IDLE_GRACE_MS, unless it comes
+   * first. ipykernel publishes idle right after the reply, so only a lost idle waits this long: one
+   * dropped with its connection (connectionLost), or one the kernel's own socket dropped while its
+   * queue was full, because albedo takes a flood of large messages in slowly
+   * (KERNEL_RECEIVE_HIGH_WATER_MARK). Each iopub message for it starts the wait again, and it
+   * does not end while iopub messages wait their turn (other kernels' floods take the runtime's time).
    */
-  private awaitLostIdle(): void {
-    if (!this.lost.idle || this.settled || (this.reply === undefined && !this.lost.reply)) return;
+  private awaitIdle(): void {
+    if (this.settled || this.idle || (this.reply === undefined && !(this.lost.idle && this.lost.reply))) return;
     clearTimeout(this.lostIdleTimer);
-    this.lostIdleTimer = setTimeout(() => {
+    // Timers run before the event loop polls its sockets: look once they were polled, when a message already there was taken in.
+    this.lostIdleTimer = setTimeout(() => setImmediate(() => {
+      if (this.settled || this.idle) return;
+      if (!this.iopubDrained()) return this.awaitIdle();
+      if (!this.lost.idle) this.push(noteOutput(this.request, `[albedo: no idle status came from the kernel within LOST_IDLE_GRACE_MS (${LOST_IDLE_GRACE_MS} ms) of its last message for this execution; the kernel dropped it, or never sent it]\n`) as ExecuteOutput);
       this.idle = true;
       this.reply ??= missingReply();
       this.settleIfComplete();
-    }, LOST_IDLE_GRACE_MS);
+    }), LOST_IDLE_GRACE_MS);
   }
 
   /**
@@ -124,7 +139,7 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
     this.push(noteOutput(this.request, `[albedo: the kernel sent a message over ${limit} on ${channel}; it was dropped, with what the kernel sent on ${channel} until albedo connected again]\n`) as ExecuteOutput);
     if (channel === "iopub") this.lost.idle = true;
     if (channel === "shell") this.lost.reply = true;
-    this.awaitLostIdle();
+    this.awaitIdle();
   }
 
   /** Fails the execution (kernel death, restart, shutdown); no effect once settled. */

@@ -93,6 +93,11 @@ export class KernelInstance {
     return this.kernelInfo!;
   }
 
+  /** Whether all the kernel sent on iopub so far was taken in (see KernelChannels). */
+  get iopubDrained(): boolean {
+    return this.channels.iopubDrained;
+  }
+
   /** Sends on one of the request channels. */
   send(channel: SendChannel, message: KernelMessage.IMessage): Promise<void> {
     return this.channels.send(channel, message);

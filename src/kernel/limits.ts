@@ -50,6 +50,24 @@ export const RESTART_WINDOW_MS = 60_000;
  * or traceback cut on arrival to MAX_OUTPUT_MESSAGE_BYTES.
  */
 export const MAX_KERNEL_MESSAGE_BYTES = 64 * 1024 * 1024;
+/**
+ * Messages ZeroMQ queues for the runtime on each socket that receives from a kernel (ZMQ_RCVHWM; its
+ * default is 1000 messages, whatever their size). Beyond them ZeroMQ reads no more from the
+ * connection: the rest waits in the kernel's own send queue, which drops past its own mark (the
+ * kernel's loss). So a socket holds this many messages and the one ZeroMQ read before it found the
+ * queue full: four kernels flooding 60 MiB messages took the daemon to a 5.2 GB peak with the
+ * default, all of it in these queues.
+ */
+export const KERNEL_RECEIVE_HIGH_WATER_MARK = 1;
+/** The sockets that receive from one kernel: shell, control, stdin and iopub. */
+const KERNEL_RECEIVE_SOCKETS = 4;
+/**
+ * Bytes of kernel messages the runtime holds for one session at most, however fast its kernel
+ * sends: on each receiving socket KERNEL_RECEIVE_HIGH_WATER_MARK messages queued and one more read,
+ * each within MAX_KERNEL_MESSAGE_BYTES. Messages are taken from the queues and decoded one at a time
+ * for all sessions together (a decode holds a few copies of one message while it runs).
+ */
+export const MAX_KERNEL_QUEUED_BYTES_PER_SESSION = KERNEL_RECEIVE_SOCKETS * (KERNEL_RECEIVE_HIGH_WATER_MARK + 1) * MAX_KERNEL_MESSAGE_BYTES;
 /** Bytes of a heartbeat's answer: the kernel echoes the few bytes of each ping. */
 export const MAX_HEARTBEAT_REPLY_BYTES = 1024;
 /**
@@ -59,8 +77,10 @@ export const MAX_HEARTBEAT_REPLY_BYTES = 1024;
  */
 export const KERNEL_RECONNECT_CHECK_MS = 100;
 /**
- * How long an execution whose iopub connection was dropped (see MAX_KERNEL_MESSAGE_BYTES) waits,
- * once its execute_reply came, for the idle status that may have been lost with the connection.
+ * How long an execution whose execute_reply came waits for its idle status after the last message
+ * for it on iopub: ipykernel publishes idle right after the reply, so only an idle lost waits this
+ * long, with a connection dropped for a message over MAX_KERNEL_MESSAGE_BYTES or by a kernel whose
+ * own send queue overflowed in a flood (KERNEL_RECEIVE_HIGH_WATER_MARK).
  */
 export const LOST_IDLE_GRACE_MS = 5_000;
 /** Bytes of one output's content as JSON (a stream chunk, a display bundle, a traceback); a larger one is cut with a marker. */

@@ -1,11 +1,12 @@
 /**
  * Kernels that write past the output bounds on their own iopub socket (a cell can reach it, and
  * the kernel signs with its own key): four sessions of a real daemon at once, each kernel
- * sandboxed, each sending one message larger than MAX_KERNEL_MESSAGE_BYTES.
+ * sandboxed, each sending one message larger than MAX_KERNEL_MESSAGE_BYTES, or a flood of
+ * messages just under it.
  */
 import { describe, expect, it } from "vitest";
 import { processMemoryMb } from "../../bench/pss.js";
-import { MAX_KERNEL_MESSAGE_BYTES } from "../../src/kernel/limits.js";
+import { KERNEL_RECEIVE_HIGH_WATER_MARK, LOST_IDLE_GRACE_MS, MAX_KERNEL_MESSAGE_BYTES } from "../../src/kernel/limits.js";
 import { call, type DaemonProcess } from "./support/daemon.js";
 import { daemonFixture } from "./support/fixture.js";
 
@@ -52,5 +53,81 @@ describe("B K-2 D-1 a message over MAX_KERNEL_MESSAGE_BYTES from a kernel is nev
     expect(daemon.stderr().match(/the kernel sent a message over MAX_KERNEL_MESSAGE_BYTES/g)).toHaveLength(SESSIONS);
     const after = await Promise.all(ids.map((id) => call(daemon, "POST", `/sessions/${id}/execute`, { code: "print(1 + 1)" })));
     for (const answer of after) expect(answer.body.outputs).toEqual([expect.objectContaining({ msg_type: "stream", content: { name: "stdout", text: "2\n" } })]);
+  });
+});
+
+/** Each flooding message: just under MAX_KERNEL_MESSAGE_BYTES, so ZeroMQ takes it. */
+const FLOOD_MIB = MAX_KERNEL_MESSAGE_BYTES / MIB - 4;
+/** Messages each flooding kernel sends at once: four kernels' worth took the daemon past 2 GB when ZeroMQ queued 1000 per socket. */
+const FLOOD_MESSAGES = 8;
+/**
+ * Messages' worth the runtime itself may hold beside what ZeroMQ queues: the copies a decode makes
+ * while it runs (the frame, its text, the parsed string, the cut) and frames and strings of earlier
+ * messages the collector has not freed yet (measured: about ten at once in this flood).
+ */
+const DECODE_COPIES = 12;
+
+/**
+ * A cell that sends `count` display_data messages of `mib` MiB straight on the kernel's iopub
+ * socket, all sharing one buffer (ZeroMQ sends it without copying, so the kernel pays for one),
+ * after setting its own send queue to `sendQueue` messages when given (a kernel can: its queue is
+ * its own, and past it the kernel drops what it sends, its idle status too).
+ */
+function flood(mib: number, count: number, sendQueue?: number): string {
+  return [
+    "import time, zmq",
+    "kernel = get_ipython().kernel",
+    // On the thread that owns the socket, which sends in order what the cell hands it.
+    ...(sendQueue === undefined ? [] : [`kernel.iopub_thread.io_loop.add_callback(lambda: kernel.iopub_thread.socket.setsockopt(zmq.SNDHWM, ${sendQueue}))`, "time.sleep(0.5)"]),
+    `big = 'x' * (${mib} * 1024 * 1024)`,
+    "frames = kernel.session.serialize(kernel.session.msg('display_data', {'data': {'text/plain': big}, 'metadata': {}}, parent=kernel.get_parent('shell')))",
+    "del big",
+    `for _ in range(${count}): kernel.iopub_socket.send_multipart(frames, copy=False)`,
+  ].join("\n");
+}
+
+describe("B K-2 D-1 kernels flooding iopub with messages under MAX_KERNEL_MESSAGE_BYTES", () => {
+  it(`${SESSIONS} sandboxed kernels each send ${FLOOD_MESSAGES} messages of ${FLOOD_MIB} MiB at once: the daemon holds at most KERNEL_RECEIVE_HIGH_WATER_MARK + 1 of them per kernel, and a well-behaved session keeps answering meanwhile`, { timeout: 600_000 }, async () => {
+    const { dirs } = fixture;
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const ids: string[] = [];
+    for (let n = 0; n < SESSIONS + 1; n += 1) {
+      const opened = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace });
+      expect(opened.body.kernel.sandbox).toBe("bwrap");
+      ids.push(opened.body.id as string);
+    }
+    const [calm, ...flooding] = ids as [string, ...string[]];
+    const before = daemonPeakMib(daemon);
+    let floodsDone = 0;
+    const floods = Promise.all(flooding.map(async (id) => {
+      const answer = await call(daemon, "POST", `/sessions/${id}/execute`, { code: flood(FLOOD_MIB, FLOOD_MESSAGES) });
+      floodsDone += 1;
+      return answer;
+    }));
+    // The calm session runs cells one after another while the floods are taken in: each answers right, and the first before every flood ended.
+    const calmAnswers = [];
+    for (let n = 0; n < 3; n += 1) calmAnswers.push({ answer: await call(daemon, "POST", `/sessions/${calm}/execute`, { code: `print(${n} + 1)` }), floodsDone });
+    for (const [n, { answer }] of calmAnswers.entries()) expect(answer.body.outputs).toEqual([expect.objectContaining({ msg_type: "stream", content: { name: "stdout", text: `${n + 1}\n` } })]);
+    expect(calmAnswers[0]!.floodsDone).toBeLessThan(SESSIONS);
+    for (const answer of await floods) {
+      // Each ends on its own idle, which came behind its whole flood, however long the others' took.
+      expect(answer.body.status).toBe("ok");
+      expect(answer.body.outputs).toContainEqual(expect.objectContaining({ msg_type: "display_data" }));
+      expect(JSON.stringify(answer.body.outputs)).not.toContain("no idle status came");
+    }
+    const held = SESSIONS * (KERNEL_RECEIVE_HIGH_WATER_MARK + 1) + DECODE_COPIES;
+    expect(daemonPeakMib(daemon) - before).toBeLessThan(held * FLOOD_MIB + MAX_GROWTH_MIB);
+  });
+
+  it("a kernel whose own send queue drops its idle in a flood still ends its execution, LOST_IDLE_GRACE_MS after its last message, with a note", { timeout: 240_000 }, async () => {
+    const { dirs } = fixture;
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const id = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id as string;
+    const answer = await call(daemon, "POST", `/sessions/${id}/execute`, { code: `${flood(FLOOD_MIB, FLOOD_MESSAGES, 1)}\nprint('sent')` });
+    expect(answer.body.status).toBe("ok");
+    const note = `[albedo: no idle status came from the kernel within LOST_IDLE_GRACE_MS (${LOST_IDLE_GRACE_MS} ms) of its last message for this execution; the kernel dropped it, or never sent it]\n`;
+    expect(answer.body.outputs).toContainEqual(expect.objectContaining({ msg_type: "stream", content: { name: "stderr", text: note } }));
+    // The session goes on: the next cell is answered (what that kernel's shrunken send queue drops of its outputs is its own loss).
+    expect((await call(daemon, "POST", `/sessions/${id}/execute`, { code: "print(1 + 1)" })).body.status).toBe("ok");
   });
 });

@@ -102,8 +102,11 @@ describe("K-2 B an execution's outputs are bounded as they arrive", () => {
   });
 });
 
+/** The turn after the event loop polled its sockets, where a lost idle is counted (real: only timeouts are faked there). */
+const afterPoll = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 describe("K-2 B an execution whose kernel connection was dropped for a message over MAX_KERNEL_MESSAGE_BYTES", () => {
-  beforeEach(() => vi.useFakeTimers());
+  beforeEach(() => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] }));
   afterEach(() => vi.useRealTimers());
 
   it("says so in a note among its outputs, and settles LOST_IDLE_GRACE_MS after its reply when iopub (and the idle with it) was lost", async () => {
@@ -119,8 +122,10 @@ describe("K-2 B an execution whose kernel connection was dropped for a message o
     expect(seen[0]!.parent_header).toEqual(execution.request.header);
     execution.handleReply(reply(execution.request));
     await vi.advanceTimersByTimeAsync(LOST_IDLE_GRACE_MS - 1);
+    await afterPoll();
     expect(settled).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
+    await afterPoll();
     expect(settled).toHaveBeenCalledWith(expect.objectContaining({ status: "ok" }));
     expect(vi.getTimerCount()).toBe(0);
   });
