@@ -51,9 +51,9 @@ describe("X albedo setup", () => {
     const first = await setup(["--venv", venv], localIndexEnv(), true);
     requireIndex(first);
     expect(first.stderr).toMatch(/albedo setup: creating a venv with python3 \.\.\. done \(\d+\.\d s\)\n/);
-    expect(first.stderr).toMatch(/albedo setup: installing ipykernel>=7, pyzmq>=26 with pip \.\.\. done \(\d+\.\d s\)\n/);
+    expect(first.stderr).toMatch(/albedo setup: installing ipykernel>=7, pyzmq>=26, dill>=0.3.8 with pip \.\.\. done \(\d+\.\d s\)\n/);
     // pip takes seconds: a ticker counted them on the terminal, then gave way to the line above.
-    expect(first.stderr).toMatch(/\r\u001b\[2Kalbedo setup: installing ipykernel>=7, pyzmq>=26 with pip \d+\.\ds/);
+    expect(first.stderr).toMatch(/\r\u001b\[2Kalbedo setup: installing ipykernel>=7, pyzmq>=26, dill>=0.3.8 with pip \d+\.\ds/);
     expect(first.stdout).toMatch(new RegExp(`^albedo setup: ready in \\d+\\.\\d s: ${venv} has ipykernel 7\\.[^,]+, pyzmq \\d+`));
     expect(first.code).toBe(0);
 
@@ -82,7 +82,7 @@ describe("X albedo setup", () => {
     const { code, stdout, stderr } = await setup(["--venv", venv], env);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toMatch(/^albedo setup: pip could not download ipykernel>=7, pyzmq>=26: no package index it tried was reachable/);
+    expect(stderr).toMatch(/^albedo setup: pip could not download ipykernel>=7, pyzmq>=26, dill>=0.3.8: no package index it tried was reachable/m);
     expect(() => requireIndex({ code, stderr })).toThrow(/reached no package index, so the install tests cannot run here: set PIP_INDEX_URL \(or PIP_FIND_LINKS\)/);
     expect(stderr).toContain("PIP_INDEX_URL");
     expect(stderr).toContain("PIP_FIND_LINKS");
