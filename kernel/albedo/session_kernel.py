@@ -200,6 +200,8 @@ def main() -> None:
     from ._transport import expect_dial
 
     # Before the app starts: the proxy variables are then the kernel's, and every child's it starts.
-    start_from_environment()
+    # Its thread blocks SIGINT like the app's own, so an interrupt reaches the cell's thread.
+    with threads_without_sigint():
+        start_from_environment()
     expect_dial()
     SessionKernelApp.launch_instance()

@@ -26,7 +26,7 @@ describe("D-1 daemon: files and token", () => {
 describe("D-2 sessions", () => {
   it("POST /sessions returns 201 with the session resource; GET /sessions lists it", async () => {
     const resource = (await call(shared.daemon, "GET", `/sessions/${shared.sessionId}`)).body;
-    expect(resource.kernel).toEqual({ status: expect.stringMatching(/^(ready|idle)$/), pid: expect.any(Number), sandbox: expect.any(String), sandbox_notes: expect.any(Array), warm: expect.any(Boolean) });
+    expect(resource.kernel).toEqual({ status: expect.stringMatching(/^(ready|idle)$/), pid: expect.any(Number), sandbox: expect.any(String), sandbox_notes: expect.any(Array), warm: expect.any(Boolean), checkpoints: expect.any(Boolean), restore: null });
     expect(resource).toMatchObject({
       id: shared.sessionId,
       workspace: shared.dirs.workspace,

@@ -33,7 +33,7 @@ const PROBE = [
   "S = os.path.join(os.environ['HOME'], '.albedo')",
   "open('made-in-home.txt', 'w').write('kernel wrote this')",
   "print(json.dumps({'cwd': os.getcwd(), 'state': tryit(lambda: sorted(os.listdir(S))),",
-  "  'runs': tryit(lambda: len(os.listdir(os.path.join(S, 'run')))),",
+  "  'runs': tryit(lambda: len(os.listdir(os.path.join(S, 'run')))), 'checkpoints': tryit(lambda: len(os.listdir(os.path.join(S, 'checkpoints')))),",
   "  'settings': tryit(lambda: open(os.path.join(S, 'settings.json')).read()),",
   "  'token': tryit(lambda: open(os.path.join(S, 'daemon.token')).read()),",
   "  'db': tryit(lambda: open(os.path.join(S, 'albedo.db'), 'rb').read(16))}))",
@@ -43,6 +43,7 @@ interface Seen {
   readonly cwd: string;
   readonly state: string[] | string;
   readonly runs: number | string;
+  readonly checkpoints: number | string;
   readonly settings: string;
   readonly token: string;
   readonly db: string;
@@ -52,11 +53,12 @@ function seenOf(stdout: string): Seen {
   return JSON.parse(stdout.split("\n").find((line) => line.startsWith("{"))!) as Seen;
 }
 
-/** The kernel worked in the home and saw nothing of the state dir but its own run dir. */
+/** The kernel worked in the home and saw nothing of the state dir but its own run dir and its own checkpoint directory. */
 function expectHidden(seen: Seen): void {
   expect(seen.cwd).toBe(home);
-  expect(seen.state).toEqual(["run"]);
+  expect(seen.state).toEqual(["checkpoints", "run"]);
   expect(seen.runs).toBe(1);
+  expect(seen.checkpoints).toBe(1);
   expect([seen.settings, seen.token, seen.db]).toEqual(["FileNotFoundError", "FileNotFoundError", "FileNotFoundError"]);
 }
 
