@@ -27,7 +27,7 @@ describe("M-2 D-2 a daemon session's MCP servers", () => {
     const mcpOf = async () => (await call(daemon, "GET", `/sessions/${id}`)).body.composition.extensions.mcp;
     await poll(async () => (await mcpOf()).servers.every((server: { status: string }) => server.status !== "starting"), { what: "the servers to settle" });
     const mcp = await mcpOf();
-    expect(mcp).toMatchObject({ enabled: true, depends_on: ["python"], routes: ["mcp.call", "mcp.catalog", "mcp.describe", "mcp.servers", "mcp.tools"] });
+    expect(mcp).toMatchObject({ enabled: true, depends_on: ["python"], routes: ["mcp.call", "mcp.catalog", "mcp.describe", "mcp.read", "mcp.servers", "mcp.tools"] });
     expect(mcp.servers).toEqual([
       { name: "broken", origin: "global", status: "failed", tools: 0, diagnostics: expect.arrayContaining([expect.stringContaining("raw server: cannot start, missing configuration")]) },
       { name: "everything", origin: "global", status: "running", tools: expect.any(Number), diagnostics: [] },

@@ -23,7 +23,7 @@ describe("D-2 B one stream message is bounded", () => {
     expect(JSON.parse(frame.toString("utf8"))).toEqual({
       type: "status",
       session_id: "s1",
-      kernel: { status: "busy", pid: 7, sandbox: "none", sandbox_notes: [], warm: false },
+      kernel: { status: "busy", pid: 7, sandbox: "none", sandbox_notes: [], warm: false, checkpoints: false, restore: null },
       reason: null,
       revision: "r",
     });

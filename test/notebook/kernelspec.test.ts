@@ -150,7 +150,7 @@ describe("K-13 K-14 a kernel started from the kernelspec is a daemon session's k
     }
     const made = await post({ kernel: "external", kernel_pid: process.pid });
     expect(made.status).toBe(201);
-    expect(made.body.kernel).toEqual({ status: "external", pid: null, sandbox_notes: [], sandbox: "none", warm: false });
+    expect(made.body.kernel).toEqual({ status: "external", pid: null, sandbox_notes: [], sandbox: "none", warm: false, checkpoints: false, restore: null });
     expect(made.body.rpc).toEqual(expect.objectContaining({ endpoint: expect.stringMatching(/^ipc:\/\//), token: expect.any(String), extensions: ["python", "skills"] }));
     const relayed = await post({ kernel: "relay", relay: { key: "the-notebook-key", signature_scheme: "hmac-sha256", launcher_pid: process.pid } });
     expect(relayed.status).toBe(201);
