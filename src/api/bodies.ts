@@ -119,6 +119,11 @@ export const REPLACED_SETTINGS = ["sandbox", "network", "kernel", "daemon", "lim
 
 export const SettingsQuery = z.strictObject({ workspace: AbsolutePath.optional().describe("also read this workspace's project settings") });
 
+/** `GET /sessions`: the open sessions, and with `closed=resumable` the closed ones a resume starts from. */
+export const SessionListQuery = z.strictObject({
+  closed: z.enum(["resumable"]).optional().describe("`resumable` also lists the closed sessions whose checkpoint can be resumed"),
+});
+
 export const TranscriptQuery = z.strictObject({
   after: z.coerce.number().int().min(0).optional().describe("only rows after this seq (default 0: from the start)"),
   limit: z.coerce.number().int().min(1).max(MAX_TRANSCRIPT_PAGE_ROWS).optional().describe(`rows at most (default and most ${MAX_TRANSCRIPT_PAGE_ROWS})`),

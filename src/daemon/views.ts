@@ -6,7 +6,7 @@
 import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import type { ExecuteReply } from "../kernel/index.js";
 import type { OperationLookup, Receipt, Turn, TurnOutcome } from "../operations/index.js";
-import type { ReloadResult } from "../session/index.js";
+import type { ReloadResult, ResumableSession } from "../session/index.js";
 import type { SettingsSnapshot, SettingsTarget } from "../settings/index.js";
 import { stripAnsi } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
@@ -16,7 +16,7 @@ import type { OutputsAnswer } from "./outputs.js";
 import type { SpareStatus } from "./pool.js";
 import type {
   BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, OperationResource, OutputResource,
-  ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
+  ReceiptResource, ReloadAnswer, ResumableSessionResource, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
 } from "../api/index.js";
 import type { HostedSession, RelayTarget, StreamEvent } from "./sessionPort.js";
 
@@ -203,4 +203,9 @@ export function streamMessage(live: HostedSession, event: StreamEvent): StreamMe
     case "transcript":
       return { type: "transcript", session_id: live.id, turn: turnResource(event.turn) };
   }
+}
+
+/** A closed session a resume can start from, as `GET /sessions?closed=resumable` lists it. */
+export function resumableResource(session: ResumableSession): ResumableSessionResource {
+  return { id: session.id, workspace: session.workspace, closed_at: session.closedAt, checkpointed_at: session.checkpointedAt };
 }
