@@ -20,6 +20,7 @@ import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
 import { benchNotebook } from "./notebook.js";
 import { benchWeb } from "./web.js";
+import { benchCheckpoint } from "./checkpoint.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -38,6 +39,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["remote_kernel", benchRemote],
   ["notebook", benchNotebook],
   ["web", benchWeb],
+  ["checkpoint", benchCheckpoint],
 ];
 
 /** Where a full run draws its goals. */
