@@ -21,6 +21,7 @@ import { benchMcpServer } from "./mcpServer.js";
 import { benchNetwork } from "./network.js";
 import { benchNotebook } from "./notebook.js";
 import { benchWeb } from "./web.js";
+import { benchCheckpoint } from "./checkpoint.js";
 
 type Bench = () => Promise<Record<string, unknown>>;
 
@@ -40,6 +41,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["notebook", benchNotebook],
   ["web", benchWeb],
   ["network", benchNetwork],
+  ["checkpoint", benchCheckpoint],
 ];
 
 /** Where a full run draws its goals. */

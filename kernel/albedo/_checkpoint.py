@@ -158,6 +158,9 @@ class Checkpoints:
         if isinstance(code, str):
             changed |= {name for name in _touched_names(code) if name in ns}
         deleted = {name for name in before if name not in ns}
+        # IPython's own caches (`_`, `_i3`, `Out`...) change with every cell: alone, they schedule no write.
+        changed = {name for name in changed if not (name in ns and self._silent(name, ns[name]))}
+        deleted = {name for name in deleted if not _IPYTHON_CACHE.match(name)}
         del before
         if not changed and not deleted:
             return

@@ -138,6 +138,11 @@ export const NetworkQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_NETWORK_PAGE_RECORDS).optional().describe(`records at most (default and most ${MAX_NETWORK_PAGE_RECORDS})`),
 });
 
+/** `GET /sessions`: the open sessions, and with `closed=resumable` the closed ones a resume starts from. */
+export const SessionListQuery = z.strictObject({
+  closed: z.enum(["resumable"]).optional().describe("`resumable` also lists the closed sessions whose checkpoint can be resumed"),
+});
+
 export const TranscriptQuery = z.strictObject({
   after: z.coerce.number().int().min(0).optional().describe("only rows after this seq (default 0: from the start)"),
   limit: z.coerce.number().int().min(1).max(MAX_TRANSCRIPT_PAGE_ROWS).optional().describe(`rows at most (default and most ${MAX_TRANSCRIPT_PAGE_ROWS})`),

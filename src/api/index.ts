@@ -9,7 +9,7 @@ export type { RouteAccess, RouteSpec } from "./routeSpec.js";
 export { NoBody, REPLACED_SETTINGS, SettingsPatchBody, type EventBody } from "./bodies.js";
 export type {
   BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, NetworkResource, NetworkSummary, OperationResource, OutputResource, ProblemDocument,
-  ReceiptResource, ReloadAnswer, SessionClient, SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
+  ReceiptResource, ReloadAnswer, ResumableSessionResource, SessionClient, SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
 } from "./resources.js";
 export { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_PREFIX, PROBLEMS, type ProblemCode } from "./problems.js";
 export { openApiDocument, OPENAPI_COMMAND, OPENAPI_FILE } from "./openapi.js";

@@ -190,7 +190,19 @@ export type RelayResource = DeepReadonly<z.infer<typeof RelayResource>>;
 export const CreatedSession = SessionResource.extend({ rpc: BridgeResource.optional(), relay: RelayResource.optional() });
 export type CreatedSession = DeepReadonly<z.infer<typeof CreatedSession>>;
 
-export const SessionList = z.strictObject({ sessions: z.array(SessionResource) });
+/** A closed session whose checkpoint `POST /sessions` with `resume` starts from (K-15). */
+export const ResumableSession = z.strictObject({
+  id: z.string().describe("the closed session's id, for `resume`"),
+  workspace: z.string().describe("the workspace it ran on; a resume opens there"),
+  closed_at: Timestamp.nullable().describe("when it was closed; null when the process that ran it died without closing it"),
+  checkpointed_at: Timestamp.describe("when its kernel last wrote the checkpoint"),
+});
+
+export const SessionList = z.strictObject({
+  sessions: z.array(SessionResource),
+  resumable: z.array(ResumableSession).optional().describe("with `closed=resumable`: the closed sessions that can be resumed, most recently checkpointed first"),
+});
+export type ResumableSessionResource = DeepReadonly<z.infer<typeof ResumableSession>>;
 export type SessionList = DeepReadonly<z.infer<typeof SessionList>>;
 
 /** One kernel output (stream, display_data, execute_result, error, ...) with its Jupyter content; tracebacks carry no terminal escapes. */

@@ -3,7 +3,7 @@
  * bind their handlers to these declarations, the clients call through them, and docs/openapi.json
  * and the web page's contract are generated from them; a route exists only once, here.
  */
-import { CatalogPatchBody, EventBody, ExecuteBody, NetworkPatchBody, NetworkQuery, OpenSessionBody, RestartBody, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
+import { CatalogPatchBody, EventBody, ExecuteBody, NetworkPatchBody, NetworkQuery, OpenSessionBody, RestartBody, SessionListQuery, SettingsPatchBody, SettingsQuery, TranscriptQuery, WebLoginBody } from "./bodies.js";
 import {
   CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, NetworkResource, OpenApiDocumentResource, OperationResource, ReceiptResource, ReloadAnswer, RestartAnswer, SessionList,
   SessionResource, SettingsDocument, SettingsFileResource, StreamMessage, TranscriptPage, WebLoginResource, WebPageLogin,
@@ -35,8 +35,9 @@ export const API = {
     problems: ["too_many_sessions", "kernel_unavailable", "settings_file_invalid"],
   }),
   listSessions: route({
-    method: "GET", path: "/sessions", summary: "Every open session",
-    responses: { 200: { description: "the sessions, each as GET /sessions/{id} shows it", schema: SessionList } }, problems: [],
+    method: "GET", path: "/sessions", summary: "Every open session, and with closed=resumable the closed sessions a resume can start from (K-15)",
+    query: SessionListQuery,
+    responses: { 200: { description: "the sessions, each as GET /sessions/{id} shows it", schema: SessionList } }, problems: ["invalid_query"],
   }),
   getSession: route({
     method: "GET", path: "/sessions/{id}", summary: "The session resource; rereads the settings files, walks skill files only when they changed (D-2)",

@@ -7,7 +7,7 @@ import { bridgeJson, type KernelBridge } from "../bridge/index.js";
 import type { ExecuteReply } from "../kernel/index.js";
 import type { OperationLookup, Receipt, Turn, TurnOutcome } from "../operations/index.js";
 import type { NumberedRecord } from "../network/index.js";
-import type { NetworkState, ReloadResult } from "../session/index.js";
+import type { NetworkState, ReloadResult, ResumableSession } from "../session/index.js";
 import type { SettingsSnapshot, SettingsTarget } from "../settings/index.js";
 import { stripAnsi } from "../text/index.js";
 import type { StoredRow } from "../turns/index.js";
@@ -17,7 +17,7 @@ import type { OutputsAnswer } from "./outputs.js";
 import type { SpareStatus } from "./pool.js";
 import type {
   BridgeResource, CatalogResource, CreatedSession, ExecuteAnswer, HealthResource, KernelResource, NetworkResource, NetworkSummary, OperationResource, OutputResource,
-  ReceiptResource, ReloadAnswer, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
+  ReceiptResource, ReloadAnswer, ResumableSessionResource, SessionResource, SettingsFileResource, StreamMessage, TranscriptPage, TranscriptRowResource, TurnResource,
 } from "../api/index.js";
 import type { HostedSession, RelayTarget, StreamEvent } from "./sessionPort.js";
 
@@ -242,4 +242,9 @@ export function streamMessage(live: HostedSession, event: StreamEvent): StreamMe
     case "transcript":
       return { type: "transcript", session_id: live.id, turn: turnResource(event.turn) };
   }
+}
+
+/** A closed session a resume can start from, as `GET /sessions?closed=resumable` lists it. */
+export function resumableResource(session: ResumableSession): ResumableSessionResource {
+  return { id: session.id, workspace: session.workspace, closed_at: session.closedAt, checkpointed_at: session.checkpointedAt };
 }

@@ -199,6 +199,37 @@ export async function sweepCheckpoints(stateDir: string, retentionMs: number, no
   return removed;
 }
 
+/** A closed session whose checkpoint a new session can resume. */
+export interface ResumableSession {
+  readonly id: string;
+  readonly workspace: string;
+  /** When it was closed; null when the process that ran it died without closing it (a daemon killed). */
+  readonly closedAt: string | null;
+  /** When its kernel last wrote the checkpoint. */
+  readonly checkpointedAt: string;
+}
+
+/**
+ * The sessions of `stateDir` that `resume` accepts: a record, a checkpoint the kernel wrote, and no
+ * live process still running them; most recently checkpointed first, MAX_CHECKPOINT_DIRS_SWEPT
+ * directories read at most. Reads the runtime's records and file times only, never a value.
+ */
+export async function listResumable(stateDir: string): Promise<ResumableSession[]> {
+  const names = await readdir(join(stateDir, CHECKPOINTS_DIR)).catch(() => [] as string[]);
+  const found: ResumableSession[] = [];
+  for (const name of names.slice(0, MAX_CHECKPOINT_DIRS_SWEPT)) {
+    if (!SESSION_ID.test(name)) continue;
+    const record = await readCheckpointRecord(stateDir, name);
+    if (record === undefined || record.id !== name) continue;
+    const owner = processIdentityOf(record.owner);
+    if (record.closed_at === undefined && owner !== undefined && isSameProcessAlive(owner)) continue;
+    const manifest = lstatSync(join(checkpointPaths(stateDir, name).kernel, CHECKPOINT_MANIFEST_FILE), { throwIfNoEntry: false });
+    if (manifest === undefined || !manifest.isFile()) continue;
+    found.push({ id: name, workspace: record.workspace, closedAt: record.closed_at ?? null, checkpointedAt: new Date(manifest.mtimeMs).toISOString() });
+  }
+  return found.sort((a, b) => b.checkpointedAt.localeCompare(a.checkpointedAt));
+}
+
 /** When the kernel last wrote the checkpoint (its manifest), else when the directory was made. */
 async function lastTouched(stateDir: string, id: string): Promise<number | undefined> {
   const paths = checkpointPaths(stateDir, id);

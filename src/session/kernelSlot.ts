@@ -30,6 +30,8 @@ export interface KernelBoot {
   readonly startEnv: () => Record<string, string>;
   /** Told when a start finished: the first boot, and each restart the kernel came back ready from. */
   readonly onReady: () => void;
+  /** Told when the session's own supervised kernel died (the supervisor restarts it). */
+  readonly onDead?: () => void;
   /** Read at each (re)start: the host variables the kernel must not inherit (the model's key, servers' secrets). */
   readonly withoutEnv: () => string[];
   /** A notebook relay's HMAC key (K-14): the kernel signs with it and is the notebook's to restart. */
@@ -90,7 +92,7 @@ export class KernelSlot {
       ...(boot.log ? { log: boot.log } : {}),
       ...(boot.relayKey !== undefined ? { key: boot.relayKey } : {}),
     });
-    this.watch(kernel, rpc, boot.onReady);
+    this.watch(kernel, rpc, boot.onReady, boot.relayKey === undefined ? boot.onDead : undefined);
     this.local = kernel;
     boot.onReady();
     // A relayed kernel's death is the notebook's to see: its launcher exits and Jupyter restarts it.
@@ -106,14 +108,17 @@ export class KernelSlot {
     this.watch(kernel, boot.rpc);
   }
 
-  private watch(kernel: Kernel, rpc: RpcServer, onReady?: () => void): void {
+  private watch(kernel: Kernel, rpc: RpcServer, onReady?: () => void, onDead?: () => void): void {
     this.value = kernel;
     this.watchers.push(
       kernel.onInterrupt((event) => {
         if (event.msgId !== undefined) rpc.cancelCell(event.msgId, "the cell was interrupted");
       }),
       kernel.onStatus((event) => {
-        if (event.status === "dead") rpc.failAll("kernel_died", `the kernel died: ${event.reason ?? "unknown reason"}`);
+        if (event.status === "dead") {
+          onDead?.();
+          rpc.failAll("kernel_died", `the kernel died: ${event.reason ?? "unknown reason"}`);
+        }
         if (event.status === "ready") onReady?.();
       }),
     );

@@ -28,3 +28,5 @@ export const MAX_RESTORE_REPORT_BYTES = 1024 * 1024;
 export const MAX_RESTORE_REPORT_NAMES = 4096;
 /** Checkpoint directories one sweep examines. */
 export const MAX_CHECKPOINT_DIRS_SWEPT = 1024;
+/** How long a turn waits, after its kernel died, for the supervisor's restart to report its restore before it goes on untold. */
+export const RESTORE_SETTLE_MS = 60_000;

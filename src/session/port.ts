@@ -144,6 +144,8 @@ export interface SessionRestores {
   observe(observer: (report: RestoreReport) => void): Disposable;
   /** The last restore's line, once: what a conversation tells its model; then undefined until the next restore. */
   takeNotice(): string | undefined;
+  /** Resolves at once unless the kernel died and its restart is under way: then once that restart reported its restore, or at RESTORE_SETTLE_MS. */
+  settled(): Promise<void>;
 }
 
 /** What `/status` and the session resource report. */

@@ -2,6 +2,7 @@ import type { Disposable } from "../platform/index.js";
 import { CHECKPOINT_DIR_ENV, CHECKPOINT_RESTORE_ENV } from "../bridge/index.js";
 import { AppError } from "../errors/index.js";
 import { readRestoreReport, type RestoreReport, type RestoreTrigger } from "./checkpoints.js";
+import { RESTORE_SETTLE_MS } from "./limits.js";
 import type { SessionRestores } from "./port.js";
 
 /**
@@ -18,6 +19,9 @@ export class KernelRestores implements SessionRestores {
   private lastReport: RestoreReport | undefined;
   private told: RestoreReport | undefined;
   private readonly observers = new Set<(report: RestoreReport) => void>();
+  /** Set while the kernel is dead and the supervisor's restart (which restores) has not reported. */
+  private dead = false;
+  private readonly settling = new Set<() => void>();
 
   /** `dir`: the directory the session's kernel writes its checkpoint into; undefined when checkpoints are off. */
   constructor(private readonly dir: string | undefined, resume: boolean) {
@@ -44,6 +48,8 @@ export class KernelRestores implements SessionRestores {
 
   /** A kernel start finished: when it restored, its report is read (as JSON, never a pickle) and told. */
   started(): void {
+    this.dead = false;
+    for (const settle of [...this.settling]) settle();
     const trigger = this.starting;
     this.starting = undefined;
     if (trigger === undefined || this.dir === undefined) return;
@@ -59,6 +65,27 @@ export class KernelRestores implements SessionRestores {
     }
     this.nextStart = restore ? "restart" : undefined;
     this.lastReport = undefined;
+  }
+
+  /** The kernel died: the supervisor's restart restores it, and a turn waits for its report (settled). */
+  died(): void {
+    if (this.dir !== undefined) this.dead = true;
+  }
+
+  settled(): Promise<void> {
+    if (!this.dead) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        // Once waited for, a kernel left dead is not waited for again.
+        this.dead = false;
+        clearTimeout(timer);
+        this.settling.delete(done);
+        resolve();
+      };
+      // A kernel the supervisor left dead (its restart cap) never reports: the turn goes on untold.
+      const timer = setTimeout(done, RESTORE_SETTLE_MS);
+      this.settling.add(done);
+    });
   }
 
   observe(observer: (report: RestoreReport) => void): Disposable {

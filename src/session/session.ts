@@ -184,6 +184,7 @@ export class Session implements SessionPort {
       bridge: () => this.bridge(),
       startEnv: () => this.restores.startEnv(),
       onReady: () => this.restores.started(),
+      onDead: () => this.restores.died(),
       withoutEnv: () => [...secretEnvNames(this.view.selection.scopes.global ?? {}), ...mcpSecretEnvNames(this.view.selection.scopes)],
       ...(options.relayKey !== undefined ? { relayKey: options.relayKey } : {}),
       ...(options.log ? { log: options.log } : {}),

@@ -51,7 +51,7 @@ export interface TurnSetup {
 export async function runTurn(request: TurnRequest, state: ConversationState, setup: TurnSetup, signal: AbortSignal): Promise<{ end: TurnEnd; state: ConversationState }> {
   setup.emit({ kind: "user", text: request.visibleText });
   const ledger = new PullLedger(state.loaded, setup.emit);
-  const restored = restoreNotice(setup);
+  const restored = await restoreNotice(setup);
   const current: ConversationMessage[] = [{ role: "user", content: `${restored === undefined ? "" : `${restored}\n\n`}${userInput(request, ledger, setup.host)}` }];
   // Every call of the turn is counted, and its waits on the server told, a compaction's summary request's too.
   const metered = meteredAdapter(telling(setup.adapter, setup.emit));
@@ -68,8 +68,10 @@ export async function runTurn(request: TurnRequest, state: ConversationState, se
   return { end: usage === undefined ? end : { ...end, usage }, state: { turns: [...turn.turns, { turn_id: request.turnId, messages: current }], loaded: ledger.list() } };
 }
 
-/** The kernel's restore not yet told (K-15), drawn as a notice row; the text the model reads, or undefined. */
-function restoreNotice(setup: TurnSetup): string | undefined {
+/** The kernel's restore not yet told (K-15), drawn as a notice row; the text the model reads, or undefined. Waits for a restart under way. */
+async function restoreNotice(setup: TurnSetup): Promise<string | undefined> {
+  // A kernel that just died is being restarted: its restore is waited for, so the model reads what survived now.
+  await setup.host.restores?.settled();
   const line = setup.host.restores?.takeNotice();
   if (line === undefined) return undefined;
   const text = `the kernel restarted and was restored from its checkpoint: ${line}`;
@@ -200,7 +202,7 @@ class TurnLoop {
       // The images just shown are in memory: the next request need not read them back from the store.
       for (const [id, data] of bytes ?? []) this.imageBytes.set(id, data);
       // A kernel that died during the call and came back from its checkpoint: the model reads what survived with the result.
-      const restored = restoreNotice(this.setup);
+      const restored = await restoreNotice(this.setup);
       const content = restored === undefined ? result : `${result}\n\n${restored}`;
       this.current.push(images === undefined ? { role: "tool", tool_call_id: call.id, content } : { role: "tool", tool_call_id: call.id, content, images });
     }

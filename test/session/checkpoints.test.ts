@@ -102,6 +102,19 @@ describe("K-15 checkpoints come back after kill -9", () => {
     expect(await run(session, "print(small, items, len(big))")).toBe("2 [5] 52428800\n");
   });
 
+  it("a cell that changes only IPython's caches (_, _i2, Out) writes no checkpoint, so back-to-back cells wait on no write", async () => {
+    const { session, dirs } = await sessions.open();
+    await run(session, "kept = 1");
+    await checkpointed(dirs, session, "kept");
+    await run(session, "pass");
+    const manifest = join(kernelDir(dirs, session), "manifest.json");
+    const before = readFileSync(manifest, "utf8");
+    await run(session, "1 + 1");
+    await run(session, "2 + 2");
+    await run(session, "pass");
+    expect(readFileSync(manifest, "utf8")).toBe(before);
+  });
+
   it("skips a name over MAX_CHECKPOINT_NAME_BYTES and says so; a deleted name is not restored", async () => {
     const { session, dirs } = await sessions.open();
     await run(session, "huge = bytearray(65 * 1024 * 1024)\ngone = 1\nkept = 2\n_private = 3");

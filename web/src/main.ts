@@ -2,7 +2,7 @@
 import { h, render, type ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, call, messageOf, OPEN_SESSION_TIMEOUT_MS } from "./api.js";
-import type { Session } from "./generated/contract.js";
+import type { Session, SessionList } from "./generated/contract.js";
 import { establishLogin, forgetLogin } from "./login.js";
 import { SessionView } from "./session.js";
 
@@ -10,6 +10,9 @@ import { SessionView } from "./session.js";
 const SESSIONS_REFRESH_MS = 5_000;
 
 type Login = "checking" | "in" | "out";
+
+/** A closed session whose checkpoint a new session can start from (K-15). */
+type Resumable = NonNullable<SessionList["resumable"]>[number];
 
 /** How the list names who opened a session. */
 const CLIENT_NAMES: Readonly<Record<Session["client"], string>> = { console: "console", chat: "chat", web: "web", notebook: "notebook", mcp: "MCP client", api: "API" };
@@ -41,8 +44,9 @@ function LoggedOut({ why }: { why: string }): ComponentChild {
   );
 }
 
-function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
+function Sessions({ sessions, resumable, chosen, onChoose, onChanged, onError }: {
   sessions: readonly Session[];
+  resumable: readonly Resumable[];
   chosen: string | undefined;
   onChoose: (id: string) => void;
   onChanged: () => Promise<void>;
@@ -50,12 +54,13 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
 }): ComponentChild {
   const [workspace, setWorkspace] = useState("");
   const [opening, setOpening] = useState(false);
-  const open = async () => {
-    if (!workspace.trim() || opening) return;
+  /** Opens a session on `place`; with `resume`, from that closed session's checkpoint. */
+  const open = async (place = workspace.trim(), resume?: string) => {
+    if (!place || opening) return;
     setOpening(true);
     try {
-      const created = await call("openSession", { body: { workspace: workspace.trim(), client: "web" } }, OPEN_SESSION_TIMEOUT_MS);
-      setWorkspace("");
+      const created = await call("openSession", { body: { workspace: place, client: "web", ...(resume !== undefined ? { resume } : {}) } }, OPEN_SESSION_TIMEOUT_MS);
+      if (resume === undefined) setWorkspace("");
       await onChanged();
       onChoose(created.id);
     } catch (error) {
@@ -94,6 +99,19 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
       ),
     ),
     sessions.length === 0 ? h("p", null, "No session is open.") : null,
+    resumable.length === 0 ? null : h("h3", null, "Closed, with variables kept"),
+    resumable.length === 0 ? null : h(
+      "ul",
+      { class: "resumable", "aria-label": "Closed sessions to resume" },
+      resumable.map((closed) =>
+        h(
+          "li",
+          { key: closed.id, title: `${closed.workspace}\n${closed.closed_at === null ? "its process ended without closing it" : `closed at ${new Date(closed.closed_at).toLocaleString()}`}` },
+          h("span", { class: "place" }, placeName(closed.workspace)),
+          h("button", { type: "button", disabled: opening, "aria-label": `Resume ${closed.workspace} (${closed.id})`, onClick: () => void open(closed.workspace, closed.id) }, "Resume"),
+        ),
+      ),
+    ),
     h(
       "form",
       { onSubmit: (event: Event) => (event.preventDefault(), void open()) },
@@ -106,17 +124,21 @@ function Sessions({ sessions, chosen, onChoose, onChanged, onError }: {
 function App(): ComponentChild {
   const [login, setLogin] = useState<Login>("checking");
   const [sessions, setSessions] = useState<readonly Session[]>([]);
+  const [resumable, setResumable] = useState<readonly Resumable[]>([]);
   const [chosen, setChosen] = useState<string | undefined>();
   const [error, setError] = useState("");
   const [why, setWhy] = useState("");
   const loggedOut = () => {
     setLogin("out");
     setSessions([]);
+    setResumable([]);
   };
   const refresh = async () => {
     try {
-      const list = (await call("listSessions")).sessions;
+      const answer = await call("listSessions", { query: { closed: "resumable" } });
+      const list = answer.sessions;
       setSessions(list);
+      setResumable(answer.resumable ?? []);
       setLogin("in");
       setChosen((id) => pickSession(id, list));
     } catch (caught) {
@@ -155,7 +177,7 @@ function App(): ComponentChild {
     h(
       "div",
       { class: "body" },
-      h(Sessions, { sessions, chosen, onChoose: setChosen, onChanged: refresh, onError: setError }),
+      h(Sessions, { sessions, resumable, chosen, onChoose: setChosen, onChanged: refresh, onError: setError }),
       session
         ? h(SessionView, { key: session.id, session, onError: setError })
         : h("main", { class: "empty" }, login === "checking" ? "Loading…" : sessions.length > 0 ? "Pick a session on the left, or open one on a workspace." : "Open a session on a workspace to begin."),

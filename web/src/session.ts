@@ -25,7 +25,10 @@ type StreamOutput = Extract<StreamMessage, { readonly type: "output" }>;
 /** Who hears the stream's outputs, by execution id: the Python box's running cell. */
 type OutputListeners = Map<string, (output: StreamOutput) => void>;
 
-function useTranscript(id: string, onError: (message: string) => void, listeners: OutputListeners): { rows: Entry[]; streaming: Map<string, string>; kernel: string; connected: boolean } {
+function useTranscript(session: Session, onError: (message: string) => void, listeners: OutputListeners): { rows: Entry[]; streaming: Map<string, string>; kernel: string; restore: string | undefined; connected: boolean } {
+  const { id } = session;
+  // The kernel's last restore from its checkpoint (K-15): a resume's from the resource, a later one from the stream's status.
+  const [restore, setRestore] = useState(session.kernel.restore?.summary);
   const [rows, setRows] = useState<Entry[]>([]);
   const [streaming, setStreaming] = useState(new Map<string, string>());
   const [kernel, setKernel] = useState("unknown");
@@ -62,7 +65,10 @@ function useTranscript(id: string, onError: (message: string) => void, listeners
         if (message.type === "row") add([message.row]);
         else if (message.type === "output") listeners.get(message.execution_id)?.(message);
         else if (message.type === "text") setStreaming((old) => new Map(old).set(message.turn_id, (old.get(message.turn_id) ?? "") + message.delta));
-        else if (message.type === "status") setKernel(message.kernel.status);
+        else if (message.type === "status") {
+          setKernel(message.kernel.status);
+          if (message.kernel.restore !== null) setRestore(message.kernel.restore.summary);
+        }
         else if (message.type === "transcript" && message.turn.outcome !== null) {
           // A turn that ended without its assistant row (interrupted, failed) leaves no streaming text behind.
           const ended = message.turn.turn_id;
@@ -86,7 +92,7 @@ function useTranscript(id: string, onError: (message: string) => void, listeners
       ws?.close();
     };
   }, [id]);
-  return { rows, streaming, kernel, connected };
+  return { rows, streaming, kernel, restore, connected };
 }
 
 function completionsFor(text: string, commands: readonly Command[]): Command[] {
@@ -242,7 +248,7 @@ function outputText(outputs: readonly Output[], empty: string): ComponentChild {
 
 export function SessionView({ session, onError }: Props): ComponentChild {
   const listeners = useMemo<OutputListeners>(() => new Map(), [session.id]);
-  const { rows, streaming, kernel, connected } = useTranscript(session.id, onError, listeners);
+  const { rows, streaming, kernel, restore, connected } = useTranscript(session, onError, listeners);
   const transcript = useRef<HTMLDivElement>(null);
   // Only the transcript scrolls to its end; scrolling an element into view would move the whole page too.
   useEffect(() => {
@@ -285,6 +291,7 @@ export function SessionView({ session, onError }: Props): ComponentChild {
       h("button", { type: "button", onClick: () => void interrupt() }, "Interrupt"),
       h("button", { type: "button", onClick: () => void reload() }, "Reload"),
       said ? h("span", { class: "note", role: "status", "aria-label": "Reload result" }, said) : null,
+      restore ? h("span", { class: "note", role: "status", "aria-label": "Restore" }, `kernel restored from its checkpoint: ${restore}`) : null,
     ),
     h(
       "div",

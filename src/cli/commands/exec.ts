@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { CliFailure, stringOption, UsageError, type ParsedArgs } from "../plumbing/args.js";
-import { failureText, REMOTE_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "../plumbing/command.js";
+import { failureText, REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "../plumbing/command.js";
 import { openEmbeddedSession } from "../plumbing/session.js";
 import { interruptRunning } from "../terminal/interrupt.js";
 import { pageTexts, renderOutput, renderPages } from "../terminal/render.js";
@@ -97,7 +97,7 @@ async function sourceOf(args: ParsedArgs, io: CliIO): Promise<{ code: string; fr
 
 /** `albedo exec`: run code in a fresh session's kernel with `skills` and `commands` in scope. */
 export const execCommand: CliCommand = {
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
   async run(args, io) {
     const { code, fromStdin } = await sourceOf(args, io);
     // The handler is in place before the kernel boots, so Ctrl-C during boot still closes the session cleanly.
@@ -119,6 +119,8 @@ export const execCommand: CliCommand = {
     try {
       session = await openEmbeddedSession(args, io);
       if (interrupts > 0) return EXIT_INTERRUPTED;
+      const resumed = session.restores.last;
+      if (resumed !== undefined) io.stderr.write(`albedo exec: resumed: ${visibleControls(resumed.summary)}\n`);
       const readline = !fromStdin && io.stdin.isTTY ? createInterface({ input: io.stdin, output: io.stderr }) : undefined;
       const future = session.kernel.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
       const printer = new OutputPrinter(io, new ImageStore(stateDir(io.env), { retentionMs: RECEIPT_TTL_MS }), (output) => execOutput(output, io), inlineProtocol(io.stdout, io.env));

@@ -1,5 +1,6 @@
-/** `albedo sessions`: the sessions the daemon for the state dir holds, whoever opened them. */
-import { API, findRunningDaemon, type SessionResource } from "../../api/index.js";
+/** `albedo sessions`: the sessions the daemon for the state dir holds, whoever opened them; with --resumable, the closed ones a resume starts from. */
+import { API, findRunningDaemon, type ResumableSessionResource, type SessionResource } from "../../api/index.js";
+import { listResumable } from "../../session/index.js";
 import { table, textColumns, visibleControls } from "../../text/index.js";
 import { JSON_OPTION, writeJson, type CliCommand, type CliIO } from "../plumbing/command.js";
 import { formatUptime } from "./daemonCommands.js";
@@ -52,7 +53,35 @@ async function list(json: boolean, io: CliIO): Promise<number> {
   return 0;
 }
 
+const RESUMABLE_HEADER = ["ID", "CLOSED", "CHECKPOINTED", "WORKSPACE"] as const;
+
+/**
+ * The closed sessions whose checkpoint `--resume ID` starts from: the daemon's list when one runs
+ * (it owns the state dir), else read from the state dir here (records and file times, never a value).
+ */
+async function resumable(json: boolean, io: CliIO): Promise<number> {
+  const state = stateDir(io.env);
+  const daemon = await findRunningDaemon(state);
+  const rows: readonly ResumableSessionResource[] = daemon !== undefined
+    ? ((await daemon.call(API.listSessions, { query: { closed: "resumable" } })).resumable ?? [])
+    : (await listResumable(state)).map((s) => ({ id: s.id, workspace: s.workspace, closed_at: s.closedAt, checkpointed_at: s.checkpointedAt }));
+  if (json) {
+    writeJson(io, { state_dir: state, resumable: rows });
+    return 0;
+  }
+  if (rows.length === 0) {
+    io.stdout.write(`no closed session in ${state} has a checkpoint to resume\n`);
+    return 0;
+  }
+  const now = Date.now();
+  const ago = (at: string | null) => (at === null ? "not closed (its process died)" : `${formatUptime(now - Date.parse(at))} ago`);
+  const cells = rows.map((r) => [r.id, ago(r.closed_at), ago(r.checkpointed_at), visibleControls(r.workspace)]);
+  const lines = [...table(RESUMABLE_HEADER, cells, textColumns(io.stdout.columns)), "", "resume one with `albedo console --resume ID` (in its workspace)"];
+  io.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
 export const sessionsCommand: CliCommand = {
-  options: [JSON_OPTION],
-  run: (args, io) => list(args.options.has("json"), io),
+  options: [JSON_OPTION, { name: "resumable", help: "list the closed sessions whose checkpoint can be resumed (`--resume ID`) instead of the open ones" }],
+  run: (args, io) => (args.options.has("resumable") ? resumable(args.options.has("json"), io) : list(args.options.has("json"), io)),
 };

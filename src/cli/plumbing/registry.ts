@@ -194,9 +194,15 @@ export const COMMANDS: readonly DeclaredCommand[] = [
   },
   {
     path: ["sessions"],
-    summary: "list the daemon's sessions: id, who opened it (console, chat, web, notebook, mcp, api), kernel status, age, workspace",
+    summary: "list the daemon's sessions: id, who opened it (console, chat, web, notebook, mcp, api), kernel status, age, workspace; --resumable the closed ones a resume starts from",
     usage: "",
     load: async () => (await import("../commands/sessions.js")).sessionsCommand,
+  },
+  {
+    path: ["restart"],
+    summary: "restart a daemon session's kernel: empty, or with --restore loading its checkpoint so its variables come back",
+    usage: "ID",
+    load: async () => (await import("../commands/restart.js")).restartCommand,
   },
   {
     path: ["setup"],

@@ -6,7 +6,7 @@ import { openTerminalSession, type TerminalSession } from "./terminalSession.js"
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
 import { loadHistory, MAX_HISTORY_LINES, saveHistory } from "./history.js";
-import { renderOutput, renderPages } from "./render.js";
+import { renderOutput, renderPages, restoredLine } from "./render.js";
 import { inlineProtocol, OutputPrinter } from "./imageOutput.js";
 import { ImageStore } from "../../images/index.js";
 import { RECEIPT_TTL_MS } from "../../operations/index.js";
@@ -103,11 +103,16 @@ class Console {
     this.rl.on("SIGINT", () => this.onInterrupt());
     this.rl.on("close", () => (this.ended = true));
     void this.session.lost?.then((line) => this.onLost(line));
+    const restores = this.session.onRestore((line) => this.onRestored(line));
     this.prompt();
-    for await (const line of this.rl) {
-      if (this.lostLine !== undefined) break;
-      await this.onLine(line);
-      this.prompt();
+    try {
+      for await (const line of this.rl) {
+        if (this.lostLine !== undefined) break;
+        await this.onLine(line);
+        this.prompt();
+      }
+    } finally {
+      restores.dispose();
     }
     if (this.lostLine !== undefined) return false;
     // Ctrl-D leaves the cursor after the prompt; the shell's prompt belongs on a line of its own.
@@ -121,6 +126,12 @@ class Console {
     this.lostLine = line;
     this.io.stderr.write(`${this.terminal ? "\n" : ""}${line}\n`);
     this.rl.close();
+  }
+
+  /** The kernel came back from its checkpoint under the console: said on its own line, then the prompt again when none ran a cell. */
+  private onRestored(line: string): void {
+    this.io.stderr.write(`${this.terminal ? "\n" : ""}${restoredLine(line)}\n`);
+    if (this.running === undefined) this.prompt();
   }
 
   private prompt(): void {
@@ -204,7 +215,7 @@ export const consoleCommand: CliCommand = {
     const state = stateDir(io.env);
     const session = await openTerminalSession(args, io, "console");
     const restored = session.restoreLine();
-    if (restored !== undefined) io.stderr.write(`albedo: ${restored}\n`);
+    if (restored !== undefined) io.stderr.write(`albedo: resumed: ${visibleControls(restored)}\n`);
     const console = new Console(session, io, await loadHistory(state));
     try {
       return (await console.run()) ? 0 : EXIT_SESSION_LOST;

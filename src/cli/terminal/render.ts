@@ -1,5 +1,5 @@
 import type { ExecuteOutput, ExecuteReply } from "../../kernel/index.js";
-import { stripAnsi } from "../../text/index.js";
+import { stripAnsi, visibleControls } from "../../text/index.js";
 
 /** Where rendered output goes. */
 export interface OutputSink {
@@ -61,4 +61,9 @@ export function pageTexts(reply: ExecuteReply): string[] {
 /** Writes pages (see pageTexts) to stdout, colour codes kept only for a terminal. */
 export function renderPages(pages: readonly string[], sink: OutputSink): void {
   for (const text of pages) sink.stdout.write(withNewline(plain(text, sink.stdout)));
+}
+
+/** The line a terminal prints when the kernel came back from its checkpoint (K-15). */
+export function restoredLine(summary: string): string {
+  return `albedo: the kernel restarted and was restored from its checkpoint: ${visibleControls(summary)}`;
 }

@@ -70,6 +70,8 @@ export interface TerminalSession {
   readonly lost?: Promise<string>;
   /** The line of the kernel's last restore from a checkpoint (a resume), when it had one. */
   restoreLine(): string | undefined;
+  /** Calls `listener` with the line of each later restore (the kernel died and came back, a restart with restore), until disposed. */
+  onRestore(listener: (line: string) => void): { dispose(): void };
 }
 
 /** How long a Python completion may take before the console gives up on it. */
@@ -114,6 +116,10 @@ class EmbeddedTerminal implements TerminalSession {
 
   get network(): string {
     return this.session.network.state().text;
+  }
+
+  onRestore(listener: (line: string) => void): { dispose(): void } {
+    return this.session.restores.observe((report) => listener(report.summary));
   }
 
   get summary(): SkillSummary {
@@ -232,6 +238,16 @@ class DaemonTerminal implements TerminalSession {
 
   get network(): string {
     return this.remote.resource.network.text;
+  }
+
+  /** A restore reaches the stream as a status message whose kernel carries a restore not seen before. */
+  onRestore(listener: (line: string) => void): { dispose(): void } {
+    let seen = this.remote.resource.kernel.restore?.at;
+    return this.remote.watch((message) => {
+      if (message.type !== "status" || message.kernel.restore === null || message.kernel.restore.at === seen) return;
+      seen = message.kernel.restore.at;
+      listener(message.kernel.restore.summary);
+    });
   }
 
   get summary(): SkillSummary {

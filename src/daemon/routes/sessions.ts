@@ -6,11 +6,11 @@ import { KeptOutputs } from "../outputs.js";
 import { HttpProblem } from "../problem.js";
 import type { Router, RouteRequest } from "../router.js";
 import { storedRows } from "../turns.js";
-import { createdSession, executeAnswer, imageUrl, outputResource, reloadAnswer, sessionResource, transcriptPage } from "../views.js";
+import { createdSession, executeAnswer, imageUrl, outputResource, reloadAnswer, resumableResource, sessionResource, transcriptPage } from "../views.js";
 import { isProcessAlive, within } from "../../platform/index.js";
 import { outputPayloadBytes } from "../../kernel/index.js";
 import type { ImageStore } from "../../images/index.js";
-import { runCell, type CellRun } from "../../session/index.js";
+import { listResumable, runCell, type CellRun } from "../../session/index.js";
 import { RawBody } from "../router.js";
 import type { ExecuteImages } from "../views.js";
 import type { HostedSession, KernelJoin, RelayTarget } from "../sessionPort.js";
@@ -113,11 +113,12 @@ const IMMUTABLE = "private, max-age=31536000, immutable";
 export function sessionRoutes(router: Router, ctx: DaemonContext): void {
   router
     .add(API.openSession, (request) => openSession(ctx, request))
-    .add(API.listSessions, async () => {
+    .add(API.listSessions, async (request) => {
       const sessions = ctx.registry.list();
       // Each read rereads the settings (D-2); a session whose file is broken is listed as it last was.
       await Promise.allSettled(sessions.map((live) => live.session.catalog.refresh()));
-      return { status: 200, body: { sessions: sessions.map(sessionResource) } };
+      const resumable = request.query.closed === "resumable" ? (await listResumable(ctx.stateDir)).map(resumableResource) : undefined;
+      return { status: 200, body: { sessions: sessions.map(sessionResource), ...(resumable !== undefined ? { resumable } : {}) } };
     })
     .add(API.getSession, async (request) => {
       const live = ctx.registry.get(request.params.id!);

@@ -57,8 +57,12 @@ export interface RouteTypes {
     readonly body: OpenSessionBody;
     readonly answer: CreatedSession;
   };
-  /** Every open session */
+  /** Every open session, and with closed=resumable the closed sessions a resume can start from (K-15) */
   readonly listSessions: {
+    readonly query: {
+      /** `resumable` also lists the closed sessions whose checkpoint can be resumed */
+      readonly closed?: "resumable";
+    };
     readonly answer: SessionList;
   };
   /** The session resource; rereads the settings files, walks skill files only when they changed (D-2) */
@@ -650,6 +654,17 @@ export type CreatedSession = {
 
 export type SessionList = {
   readonly sessions: readonly Session[];
+  /** with `closed=resumable`: the closed sessions that can be resumed, most recently checkpointed first */
+  readonly resumable?: readonly {
+    /** the closed session's id, for `resume` */
+    readonly id: string;
+    /** the workspace it ran on; a resume opens there */
+    readonly workspace: string;
+    /** when it was closed; null when the process that ran it died without closing it */
+    readonly closed_at: string | null;
+    /** when its kernel last wrote the checkpoint */
+    readonly checkpointed_at: string;
+  }[];
 };
 
 export type Output = {
