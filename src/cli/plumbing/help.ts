@@ -70,6 +70,10 @@ export const KERNEL_ENVIRONMENT: readonly (readonly [string, string])[] = [
   ["ALBEDO_RPC_DEADLINE_MS, ALBEDO_RPC_MAX_MESSAGE_BYTES", "the longest a call waits, the largest message"],
   ["ALBEDO_EXTENSIONS", "the session's extensions: python,skills or python"],
   ["ALBEDO_INSTALL, ALBEDO_NODE", "in the albedo kernelspec: the install a notebook's kernel runs, and its node"],
+  ["ALBEDO_EGRESS_SOCKET, ALBEDO_EGRESS_CA", "in a sandboxed kernel with a network policy: the egress proxy's socket, and the local CA when the policy adds secrets"],
+  ["HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY", "the kernel's relay to that proxy, for the kernel and every process it starts"],
+  ["SSL_CERT_FILE, REQUESTS_CA_BUNDLE, PIP_CERT", "the CA bundle with the local CA, when the policy adds secrets"],
+  ["CURL_CA_BUNDLE, NODE_EXTRA_CA_CERTS, GIT_SSL_CAINFO", "the same bundle, for curl, node and git"],
 ];
 
 /** Topics `albedo help TOPIC` explains beyond the commands themselves. */
