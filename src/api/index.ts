@@ -15,6 +15,6 @@ export { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_PREFIX, PROBLEMS, type ProblemCode }
 export { openApiDocument, OPENAPI_COMMAND, OPENAPI_FILE } from "./openapi.js";
 export { WEB_COOKIE_LOST, WEB_LOGIN_PATH, WEB_PAGE_HEADER, WEB_PAGE_PROTOCOL_PREFIX, WEB_STREAM_PROTOCOL } from "./webProtocol.js";
 export { DAEMON_INFO_FILE, DAEMON_TOKEN_FILE, ON_DEMAND_LOG_FILE, readDaemonInfo, type DaemonInfo } from "./daemonFiles.js";
-export { DAEMON_START_TIMEOUT_MS, HEALTH_TIMEOUT_MS, MAX_DAEMON_FILE_BYTES, MAX_PATH_LENGTH, MAX_REQUEST_BODY_BYTES, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
+export { DAEMON_START_TIMEOUT_MS, MAX_PATH_LENGTH, MAX_REQUEST_BODY_BYTES, MAX_TRANSCRIPT_PAGE_ROWS } from "./limits.js";
 export { DaemonClient, DaemonError, findRunningDaemon } from "./client.js";
 export { RemoteSession } from "./remoteSession.js";
