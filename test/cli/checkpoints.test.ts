@@ -49,6 +49,8 @@ describe("K-15 X checkpoints on the command line", () => {
     expect((await albedo(["restart", "0123456789ab", "--restore"])).code).not.toBe(0);
     expect((await call(daemon, "GET", "/sessions?closed=resumable")).body.resumable).toEqual([]);
     expect((await call(daemon, "GET", "/sessions?closed=everything")).status).toBe(400);
+    // The plain restart emptied the checkpoint: a name defined after it gives the closed session something to resume.
+    expect(await stdout("z = 5\nprint(z)")).toBe("5\n");
     expect((await call(daemon, "DELETE", `/sessions/${id}`)).status).toBe(204);
     const listed = (await call(daemon, "GET", "/sessions?closed=resumable")).body;
     expect(listed.sessions).toEqual([]);
