@@ -1,5 +1,4 @@
 import { NO_MCP_CHANGE, type McpReloadChange, type McpServerStatus } from "../mcp/index.js";
-import type { Disposable } from "../platform/index.js";
 import { configuresMcp, SessionMcp, type SessionMcpOptions } from "./mcp.js";
 import { mcpTurnFace, type McpCallObserver, type McpTurnFace } from "./mcpMethods.js";
 import type { SessionMcpServers } from "./port.js";
@@ -42,16 +41,6 @@ export class McpServers implements SessionMcpServers {
 
   forTurns(): McpTurnFace | undefined {
     return this.running && mcpTurnFace(this.running, this.observers);
-  }
-
-  observe(observer: McpCallObserver): Disposable {
-    this.observers.add(observer);
-    return { dispose: () => void this.observers.delete(observer) };
-  }
-
-  /** The names of the running servers, for the kernel's bridge; empty when none is configured. */
-  names(): string[] {
-    return this.running?.names() ?? [];
   }
 
   /** The MCP step of a reload to `view`, after the reloads before it: restarts by entry, or starts the session's first servers. */

@@ -7,7 +7,7 @@ import type { Activation, FullDiscovery, ReadResult, ResourceListing } from "../
 import type { Settings } from "../settings/index.js";
 import type { Caller, CommandDeclaration } from "../commands/index.js";
 import type { McpServerStatus } from "../mcp/index.js";
-import type { McpCallObserver, McpTurnFace } from "./mcpMethods.js";
+import type { McpTurnFace } from "./mcpMethods.js";
 import type { RestoreReport } from "./checkpoints.js";
 import type { SessionEgress } from "../network/index.js";
 import type { NetworkState } from "./network.js";
@@ -111,10 +111,8 @@ export interface SessionCommands {
 export interface SessionMcpServers {
   /** As `mcp.servers()` lists them; empty when none is configured. */
   servers(): readonly McpServerStatus[];
-  /** As a turn reaches them; undefined when none is configured (no block, no words, no tools). */
+  /** As a turn reaches them, with every MCP call observed; undefined when none is configured (no block, no words, no tools). */
   forTurns(): McpTurnFace | undefined;
-  /** Calls `observer` for every MCP call, the kernel's and the turns', until disposed. */
-  observe(observer: McpCallObserver): Disposable;
 }
 
 /** What the session's turns used of the model (O-10), and which model its settings name (O-7). */
