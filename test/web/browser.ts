@@ -3,7 +3,9 @@
  * network it would otherwise call home on, and `--no-sandbox` lets it run as root in CI.
  */
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { runAlbedo } from "../support/cli.js";
 
 export const CHROMIUM = process.env.ALBEDO_TEST_CHROMIUM ?? "/usr/bin/chromium";
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -19,3 +21,37 @@ export async function launchChromium(): Promise<Browser> {
 
 /** Whether the browser suites run: chromium is there, or CI requires them (and launchChromium then fails loudly). */
 export const RUN_BROWSER_TESTS = HAVE_CHROMIUM || process.env.CI === "true";
+
+/** A daemon on loopback with its own state and workspace, and chromium with one page, for one suite. */
+export interface WebRig {
+  readonly dirs: Dirs;
+  readonly daemon: DaemonProcess;
+  readonly browser: Browser;
+  readonly page: Page;
+  /** Opens a one-time login link from `albedo web` in the page. */
+  logIn(): Promise<void>;
+  /** Ends the browser and the daemon, and removes the directories. */
+  close(): Promise<void>;
+}
+
+export async function startWebRig(): Promise<WebRig> {
+  const dirs = await makeDirs();
+  const daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
+  const browser = await launchChromium();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  return {
+    dirs,
+    daemon,
+    browser,
+    page,
+    logIn: async () => {
+      const link = await runAlbedo(["web", "--no-browser"], { cwd: dirs.workspace, env: envFor(dirs) });
+      await page.goto(link.stdout.trim());
+    },
+    close: async () => {
+      await browser.close();
+      await killDaemon(daemon, "SIGTERM");
+      await dirs.cleanup();
+    },
+  };
+}

@@ -3,12 +3,10 @@
  * offers to resume a closed session whose checkpoint is kept, and the session shows the restore
  * line, on opening and when its kernel died and came back restored.
  */
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, envFor, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
-import { runAlbedo } from "../support/cli.js";
+import { call } from "../daemon/support/daemon.js";
 import { poll } from "../support/poll.js";
-import { launchChromium, RUN_BROWSER_TESTS } from "./browser.js";
+import { RUN_BROWSER_TESTS, startWebRig, type WebRig } from "./browser.js";
 
 /** Time to start the daemon, chromium and a kernel. */
 const SETUP_MS = 120_000;
@@ -16,31 +14,23 @@ const SETUP_MS = 120_000;
 const SHOWN_MS = 60_000;
 
 describe.skipIf(!RUN_BROWSER_TESTS)("K-15 W-1 resuming and restores in the web console", () => {
-  let dirs: Dirs;
-  let daemon: DaemonProcess;
-  let browser: Browser;
-  let page: Page;
+  let rig: WebRig;
 
   beforeAll(async () => {
-    dirs = await makeDirs();
-    daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    rig = await startWebRig();
   }, SETUP_MS);
 
   afterAll(async () => {
-    await browser?.close();
-    if (daemon) await killDaemon(daemon, "SIGTERM");
-    await dirs?.cleanup();
+    await rig?.close();
   });
 
   it("lists a closed session with a checkpoint, resumes it with its variables, and shows each restore", { timeout: 240_000 }, async () => {
+    const { dirs, daemon, page } = rig;
     const first = (await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body.id as string;
     await call(daemon, "POST", `/sessions/${first}/execute`, { code: "kept = 41" });
     expect((await call(daemon, "DELETE", `/sessions/${first}`)).status).toBe(204);
 
-    const link = await runAlbedo(["web", "--no-browser"], { cwd: dirs.workspace, env: envFor(dirs) });
-    await page.goto(link.stdout.trim());
+    await rig.logIn();
     const resume = page.getByRole("button", { name: `Resume ${dirs.workspace} (${first})` });
     await resume.waitFor({ timeout: SHOWN_MS });
     await resume.click();

@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { call, EXECUTE_TIMEOUT_MS, messageOf, pathOf, type Command, type Entry } from "./api.js";
 import { MAX_TRANSCRIPT_PAGE_ROWS, type EventBody, type ExecuteAnswer, type Output, type Session, type StreamMessage, type TranscriptRow } from "./generated/contract.js";
 import { imageView, rowView } from "./rows.js";
+import { NetworkPanel } from "./network.js";
 import { McpPanel, SkillsPanel } from "./panels.js";
 import { streamProtocols } from "./login.js";
 
@@ -307,7 +308,7 @@ export function SessionView({ session, onError }: Props): ComponentChild {
         ),
         h(MessageBox, { session, onError }),
       ),
-      h("aside", { class: "side" }, h(PythonBox, { session, onError, listeners }), h(SkillsPanel, { session, reloads, onError }), h(McpPanel, { session })),
+      h("aside", { class: "side" }, h(PythonBox, { session, onError, listeners }), h(SkillsPanel, { session, reloads, onError }), h(McpPanel, { session }), h(NetworkPanel, { session, onError })),
     ),
   );
 }
