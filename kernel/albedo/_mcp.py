@@ -80,9 +80,14 @@ class McpImage:
 
 
 def progress_line(notice: Dict[str, Any]) -> Optional[str]:
-    """The stderr line for a progress notification of a call (`mcp everything.sync: 3/10 · copying`), or None when it is malformed."""
+    """The stderr line for a progress notification of a call (`mcp everything.sync: 3/10 · copying`),
+    or for the status of the task it became (`mcp tools.build: compiling`), or None when it is malformed."""
     name, progress, total, message = notice.get("name"), notice.get("progress"), notice.get("total"), notice.get("message")
-    if not isinstance(name, str) or not isinstance(progress, (int, float)) or isinstance(progress, bool):
+    if not isinstance(name, str):
+        return None
+    if progress is None and "progress" not in notice and isinstance(message, str) and message:
+        return f"mcp {name}: {message}"
+    if not isinstance(progress, (int, float)) or isinstance(progress, bool):
         return None
     done = f"{progress:g}/{total:g}" if isinstance(total, (int, float)) and not isinstance(total, bool) else f"{progress:g}"
     return f"mcp {name}: {done}{f' · {message}' if isinstance(message, str) and message else ''}"

@@ -176,7 +176,7 @@ export class Connection {
       // With onprogress the SDK sends a progress token, so the server knows to report.
       const progress = onProgress === undefined ? {} : { onprogress: (update: Progress) => onProgress(this.progressOf(update)) };
       raw = this.offersTasks
-        ? await callWithTasks(this.raw!, tool, args, { signal, timeoutMs: this.resolved.callTimeoutMs, ...(onStatus === undefined ? {} : { onStatus: (text) => onStatus(this.redactor.quote(text)) }) })
+        ? await callWithTasks(this.raw!, tool, args, { signal, timeoutMs: this.resolved.callTimeoutMs, ...(onStatus === undefined ? {} : { onStatus: (text) => onStatus(this.redactor.quote(text, MAX_MCP_PROGRESS_MESSAGE_CHARS)) }) })
         : await this.client.request({ method: "tools/call", params: { name: tool, arguments: args } }, AnyResult, { signal, timeout: this.resolved.callTimeoutMs, ...progress });
     } catch (error) {
       return this.callFailure(qualified, error, signal, Date.now() - started);

@@ -27,22 +27,28 @@ export interface McpCallRecord {
 
 export type McpCallObserver = (record: McpCallRecord) => void;
 
-/** A progress notification of a cell's call, as the kernel gets it (MCP_PROGRESS_NOTIFICATION). */
-export interface McpProgressNotice extends McpProgress {
+/** What a cell hears while its call runs: a progress notification, or the status message of the task the call became. */
+type CallProgress = McpProgress | { readonly message: string };
+
+/** A progress notification of a cell's call, or its task's status (then no `progress`), as the kernel gets it (MCP_PROGRESS_NOTIFICATION). */
+export type McpProgressNotice = CallProgress & {
   readonly cell: string | null;
   readonly name: string;
-}
+};
 
 /** Calls `name` through the hub and tells `observers` what it came to; failures reach them too, then rethrow. */
 export async function observedCall(
   mcp: SessionMcp, name: string, input: Record<string, unknown>, via: McpCallRecord["via"], signal: AbortSignal, observers: ReadonlySet<McpCallObserver>,
-  onProgress?: (progress: McpProgress) => void,
+  onProgress?: (progress: CallProgress) => void,
 ): Promise<McpCallResult> {
   const [server = "", tool = ""] = splitName(name);
   const started = performance.now();
   try {
-    // A call the server runs as a task: its status messages go to the log as it runs.
-    const onStatus = (text: string) => mcp.log("debug", `mcp ${name}: ${text}`, { server, tool });
+    // A call the server runs as a task: its status messages go to the log, and to the cell as it runs.
+    const onStatus = (text: string) => {
+      mcp.log("debug", `mcp ${name}: ${text}`, { server, tool });
+      onProgress?.({ message: text });
+    };
     const result = await mcp.hub.call(name, input, { signal, via, onStatus, ...(onProgress ? { onProgress } : {}) });
     for (const observer of observers) observer({ server, tool, via, ms: result.ms, bytes: result.bytes, is_error: result.is_error });
     return result;
@@ -105,7 +111,7 @@ function mcpTurnServers(mcp: SessionMcp) {
 }
 
 /** Passes on one call's progress at most once per MCP_PROGRESS_INTERVAL_MS: a server may report far more often than a person reads. */
-function throttled(name: string, cell: string | undefined, progress: (notice: McpProgressNotice) => void): (update: McpProgress) => void {
+function throttled(name: string, cell: string | undefined, progress: (notice: McpProgressNotice) => void): (update: CallProgress) => void {
   let last = -Infinity;
   return (update) => {
     const now = performance.now();

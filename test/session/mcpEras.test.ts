@@ -2,7 +2,7 @@
  * The 2026-07-28 era from a real sandboxed kernel (M-6): a server that speaks only the new era is
  * reached by typed method and by `mcp.call`, `mcp.servers()` says its protocol, a link a tool
  * returns is an object the code reads, a task keeps the cell's `await` waiting past the time a
- * plain call would take, an interrupt cancels the task on the server, and a project server in the
+ * plain call would take (its status messages on the cell's stderr), an interrupt cancels the task on the server, and a project server in the
  * new era still waits for approval.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -56,7 +56,17 @@ describe.skipIf(!HAVE_TEST_VENV)("M-6 a server that speaks only 2026-07-28, from
   it("a task keeps the cell waiting until it ends, and an interrupt cancels it on the server (tasks/cancel)", async () => {
     const { session, dirs } = await sessions.open((d) => writeFileSync(join(d.stateDir, "settings.json"), JSON.stringify({ mcp: { servers: { notes: modern(d) } } })));
     await running(session);
-    expect(await run(session, "print(await mcp.notes.slow(2))")).toBe("rested 2.0s as a task\n");
+    const waited = session.kernel.execute("print(await mcp.notes.slow(2))");
+    let stdout = "";
+    let stderr = "";
+    waited.onOutput((output) => {
+      const content = output.content as { name?: string; text?: string };
+      if (output.header.msg_type === "stream") content.name === "stderr" ? (stderr += content.text ?? "") : (stdout += content.text ?? "");
+    });
+    expect(await waited.done).toMatchObject({ status: "ok" });
+    expect(stdout).toBe("rested 2.0s as a task\n");
+    // The task's status messages reach the cell as they change, as a progress notification's would.
+    expect(stderr).toContain("mcp notes.slow: napping\n");
     expect(recorded(dirs).filter((line) => line.startsWith("tasks/get ")).length).toBeGreaterThan(1);
 
     const future = session.kernel.execute("await mcp.notes.slow(120)");
