@@ -4,6 +4,7 @@ Usage: era_server.py ERA, where ERA is
   modern  the 2026-07-28 era only (an `initialize` is refused)
   legacy  the handshake era only (server/discover is a method it does not know)
   both    whichever the client opens with (the SDK's default)
+  http    both eras over Streamable HTTP on 127.0.0.1:PORT (the next argument), path /mcp
 Tools: shout(text); link() returns a resource_link to notes://today (a readable resource);
 grow() adds the tool "grown" and tells the client its list changed; slow(seconds), which, for a
 client that declares the Tasks extension, answers at once with a task (the extension's tasks/get
@@ -143,6 +144,9 @@ async def grow(ctx: Context) -> str:
 
 async def main() -> None:
     lowlevel = server._lowlevel_server
+    if ERA == "http":
+        await server.run_streamable_http_async(host="127.0.0.1", port=int(sys.argv[2]))
+        return
     async with stdio_server() as (read_stream, write_stream):
         async with lowlevel.lifespan(lowlevel) as state:
             if ERA == "modern":
