@@ -29,6 +29,8 @@ export interface KernelSandboxInputs {
   readonly warn: (message: string) => void;
   /** Where the egress proxy reads secrets' variables (the runtime's environment). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The session's own network setting, in place of the global one (never read from the project file). */
+  readonly network?: NetworkSetting;
   readonly log?: Log;
 }
 
@@ -44,7 +46,7 @@ export async function prepareKernelSandbox(
   launch: ResolvedKernelLaunch,
 ): Promise<{ sandbox: Sandbox; launch: ResolvedKernelLaunch; egress?: SessionEgress }> {
   const settings = inputs.view.selection.scopes.global ?? {};
-  const network: NetworkSetting = settings.network ?? false;
+  const network: NetworkSetting = inputs.network ?? settings.network ?? false;
   const ignored = projectNetworkNote(inputs);
   if (ignored !== undefined) inputs.warn(ignored);
   const mode = inputs.mode ?? settings.sandbox ?? "auto";
@@ -77,7 +79,7 @@ export async function prepareKernelSandbox(
   if (network !== true) {
     try {
       egress = await SessionEgress.start({
-        runDir: realpathSync(inputs.runDir), caDir: inputs.stateDir, setting: network, ...(inputs.env ? { env: inputs.env } : {}), ...(inputs.log ? { log: inputs.log } : {}),
+        runDir: realpathSync(inputs.runDir), caDir: inputs.stateDir, setting: network, own: inputs.network !== undefined, ...(inputs.env ? { env: inputs.env } : {}), ...(inputs.log ? { log: inputs.log } : {}),
       });
     } catch (error) {
       await sandbox.dispose();

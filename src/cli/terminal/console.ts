@@ -104,6 +104,7 @@ class Console {
     this.rl.on("close", () => (this.ended = true));
     void this.session.lost?.then((line) => this.onLost(line));
     const restores = this.session.onRestore((line) => this.onRestored(line));
+    const denials = this.session.onNetworkDenial((line) => this.onDenial(line));
     this.prompt();
     try {
       for await (const line of this.rl) {
@@ -113,6 +114,7 @@ class Console {
       }
     } finally {
       restores.dispose();
+      denials.dispose();
     }
     if (this.lostLine !== undefined) return false;
     // Ctrl-D leaves the cursor after the prompt; the shell's prompt belongs on a line of its own.
@@ -131,6 +133,12 @@ class Console {
   /** The kernel came back from its checkpoint under the console: said on its own line, then the prompt again when none ran a cell. */
   private onRestored(line: string): void {
     this.io.stderr.write(`${this.terminal ? "\n" : ""}${restoredLine(line)}\n`);
+    if (this.running === undefined) this.prompt();
+  }
+
+  /** A connection the kernel's proxy refused, said as it happens on its own line; the prompt again when no cell runs (a background thread's). */
+  private onDenial(line: string): void {
+    this.io.stderr.write(`${this.terminal && this.running === undefined ? "\n" : ""}${visibleControls(line)}\n`);
     if (this.running === undefined) this.prompt();
   }
 
