@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import type { ResolvedKernelLaunch } from "../kernel/index.js";
 import { egressEnv, SessionEgress, type NetworkSetting } from "../network/index.js";
 import type { Log } from "../platform/index.js";
+import { AppError } from "../errors/index.js";
 import { projectSettingsTarget } from "../settings/index.js";
 import {
   planKey, prepareSandbox, pythonReadPaths, warmSandboxProbe, type ExposureRequest, type Sandbox, type SandboxMode, type SandboxProfile,
@@ -46,6 +47,10 @@ export async function prepareKernelSandbox(
   launch: ResolvedKernelLaunch,
 ): Promise<{ sandbox: Sandbox; launch: ResolvedKernelLaunch; egress?: SessionEgress }> {
   const settings = inputs.view.selection.scopes.global ?? {};
+  // The host's whole network is the person's to give, in the global settings; a session may only narrow it.
+  if (inputs.network === true && settings.network !== true) {
+    throw new AppError("forbidden", "network: true (the host's whole network, unfiltered) may be asked for only while the global network setting is true; give a policy instead");
+  }
   const network: NetworkSetting = inputs.network ?? settings.network ?? false;
   const ignored = projectNetworkNote(inputs);
   if (ignored !== undefined) inputs.warn(ignored);

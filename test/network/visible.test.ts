@@ -101,6 +101,14 @@ describe("N-1 N-4 a session opens with its own network policy, and each denial r
     expect(ran.stdout).toContain("status 403");
     const host = `127.0.0.3:${refused.port}`;
     expect(ran.stderr).toContain(`network: blocked ${host} (not in network.allow) — allow it: albedo network allow ${host}\n`);
+
+    // --network: the attached console's session opens with its own policy (POST /sessions network).
+    const own = await runAlbedo(["console", "--network", host], { cwd: dirs.workspace, env: envFor(dirs), stdin: `import urllib.request\nprint("status", urllib.request.urlopen("http://${host}/own", timeout=20).status)\n\n` });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toContain(`network: a policy of 1 host`);
+    expect(own.stdout).toContain("status 200");
+    expect(seen.refused).toEqual(["/own"]);
+    seen.refused.length = 0;
   });
 });
 
@@ -115,6 +123,26 @@ describe("N-4 albedo exec says each denial on stderr as it happens, and the repe
     const host = `127.0.0.3:${refused.port}`;
     const lines = ran.stderr.split("\n").filter((line) => line.startsWith("network:"));
     expect(lines).toEqual([`network: blocked ${host} (not in network.allow) — allow it: albedo network allow ${host}`, `network: blocked ${host} 3 more times (not in network.allow)`]);
+  });
+
+  it("--network gives the run its own policy, checked as the setting is; on only while the global setting is true", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dirs = fixture.dirs;
+    writeFileSync(join(dirs.state, "settings.json"), JSON.stringify({ network: { allow: [`127.0.0.2:${allowed.port}`] } }));
+    const exec = (...args: string[]) => runAlbedo(["exec", ...args], { cwd: dirs.workspace, env: envFor(dirs) });
+    const code = fetchCode(`http://127.0.0.3:${refused.port}/flag`, `http://127.0.0.2:${allowed.port}/flag`);
+    const own = await exec("--network", `127.0.0.3:${refused.port}`, "-c", code);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toBe("200\n403\n");
+    expect(seen.refused).toEqual(["/flag"]);
+    seen.refused.length = 0;
+    const json = await exec("--network", JSON.stringify({ deny: ["127.0.0.3"] }), "-c", code);
+    expect(json.stdout).toBe("403\n403\n");
+    const bad = await exec("--network", "http://x/", "-c", "1");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--network: allow[0]");
+    const open = await exec("--network", "on", "-c", "1");
+    expect(open.code).toBe(1);
+    expect(open.stderr).toContain("network: true (the host's whole network, unfiltered) may be asked for only while the global network setting is true");
   });
 });
 

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { CliFailure, stringOption, UsageError, type ParsedArgs } from "../plumbing/args.js";
-import { failureText, REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "../plumbing/command.js";
+import { failureText, NETWORK_OPTION, REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "../plumbing/command.js";
 import { openEmbeddedSession } from "../plumbing/session.js";
 import { interruptRunning } from "../terminal/interrupt.js";
 import { pageTexts, renderOutput, renderPages } from "../terminal/render.js";
@@ -98,7 +98,7 @@ async function sourceOf(args: ParsedArgs, io: CliIO): Promise<{ code: string; fr
 
 /** `albedo exec`: run code in a fresh session's kernel with `skills` and `commands` in scope. */
 export const execCommand: CliCommand = {
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION, NETWORK_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
   async run(args, io) {
     const { code, fromStdin } = await sourceOf(args, io);
     // The handler is in place before the kernel boots, so Ctrl-C during boot still closes the session cleanly.

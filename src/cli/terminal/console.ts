@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseSlashLine } from "../../commands/index.js";
 import { textColumns, visibleControls } from "../../text/index.js";
-import { REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "../plumbing/command.js";
+import { NETWORK_OPTION, REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "../plumbing/command.js";
 import { openTerminalSession, type TerminalSession } from "./terminalSession.js";
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
@@ -218,7 +218,7 @@ async function closeSession(session: TerminalSession, io: CliIO): Promise<void> 
 
 /** `albedo console`: an interactive console on a session (Python cells and slash commands). */
 export const consoleCommand: CliCommand = {
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION, NETWORK_OPTION],
   async run(args, io) {
     const state = stateDir(io.env);
     const session = await openTerminalSession(args, io, "console");

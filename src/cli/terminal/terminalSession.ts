@@ -17,7 +17,7 @@ import type { ParsedArgs } from "../plumbing/args.js";
 import type { CliIO } from "../plumbing/command.js";
 import { startProgress } from "./progress.js";
 import { pageTexts } from "./render.js";
-import { openEmbeddedSession, remoteOf, resumeOf } from "../plumbing/session.js";
+import { networkOf, openEmbeddedSession, remoteOf, resumeOf } from "../plumbing/session.js";
 import { workspaceOf } from "../plumbing/workspace.js";
 
 /** Which terminal command holds the session: the daemon lists it as that client. */
@@ -92,7 +92,7 @@ export async function openTerminalSession(args: ParsedArgs, io: CliIO, client: T
   const workspace = await workspaceOf(args, io);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, workspace, client, remoteOf(args), resumeOf(args));
+    const remote = await RemoteSession.open(daemon, workspace, client, remoteOf(args), resumeOf(args), networkOf(args));
     done();
     return new DaemonTerminal(remote, daemon.info.url, client, await remoteInvalidSkills(remote));
   } catch (error) {
