@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DENIAL_REPEAT_WINDOW_MS } from "../../src/network/limits.js";
+import { DENIAL_REPEAT_WINDOW_MS, MAX_DENIAL_HOSTS_PER_WINDOW } from "../../src/network/limits.js";
 import { call, envFor, openStream, type DaemonProcess } from "../daemon/support/daemon.js";
 import { daemonFixture } from "../daemon/support/fixture.js";
 import { runAlbedo } from "../support/cli.js";
@@ -123,6 +123,16 @@ describe("N-4 albedo exec says each denial on stderr as it happens, and the repe
     const host = `127.0.0.3:${refused.port}`;
     const lines = ran.stderr.split("\n").filter((line) => line.startsWith("network:"));
     expect(lines).toEqual([`network: blocked ${host} (not in network.allow) — allow it: albedo network allow ${host}`, `network: blocked ${host} 3 more times (not in network.allow)`]);
+
+    // Past MAX_DENIAL_HOSTS_PER_WINDOW hosts in one window, the others are summed into one line.
+    const extra = 4;
+    const many = Array.from({ length: MAX_DENIAL_HOSTS_PER_WINDOW + extra }, (_, index) => `http://127.0.2.${index + 1}:9/`);
+    const flood = await runAlbedo(["exec", "-c", fetchCode(...many)], { cwd: dirs.workspace, env: envFor(dirs) });
+    expect(flood.code, flood.stderr).toBe(0);
+    const said = flood.stderr.split("\n").filter((line) => line.startsWith("network:"));
+    expect(said).toHaveLength(MAX_DENIAL_HOSTS_PER_WINDOW + 1);
+    expect(said[0]).toBe("network: blocked 127.0.2.1:9 (not in network.allow) — allow it: albedo network allow 127.0.2.1:9");
+    expect(said.at(-1)).toBe(`network: blocked ${extra} more connections to ${extra} other hosts — albedo network show lists them`);
   });
 
   it("--network gives the run its own policy, checked as the setting is; on only while the global setting is true", { timeout: TEST_TIMEOUT_MS }, async () => {
