@@ -132,7 +132,7 @@ export const NetworkPatchBody = z
   .strictObject({
     allow: z.array(z.string().max(MAX_PATH_LENGTH)).max(MAX_NETWORK_EDIT_PATTERNS).optional().describe("PATTERNs added to network.allow (and dropped from deny)"),
     deny: z.array(z.string().max(MAX_PATH_LENGTH)).max(MAX_NETWORK_EDIT_PATTERNS).optional().describe("PATTERNs added to network.deny (and dropped from allow)"),
-    reset: z.boolean().optional().describe("back to the global setting the session opened with, before allow and deny apply"),
+    reset: z.boolean().optional().describe("back to the setting the session opened with (its own from POST /sessions, else the global one), before allow and deny apply"),
   })
   .describe("a change of the session's network policy; it applies to the kernel's next connection, without a restart");
 export type NetworkPatchBody = z.infer<typeof NetworkPatchBody>;

@@ -220,7 +220,7 @@ export interface RouteTypes {
       readonly allow?: readonly string[];
       /** PATTERNs added to network.deny (and dropped from allow) */
       readonly deny?: readonly string[];
-      /** back to the global setting the session opened with, before allow and deny apply */
+      /** back to the setting the session opened with (its own from POST /sessions, else the global one), before allow and deny apply */
       readonly reset?: boolean;
     };
     readonly answer: {
