@@ -56,6 +56,9 @@ export const OpenSessionBody = z
     remote: RemoteBody.optional().describe("run this session's kernel on that Jupyter Server (K-12), over the global kernel.remote settings"),
     client: z.enum(SESSION_CLIENTS).optional().describe('who opens it, for the lists that show sessions (`albedo sessions`, the web console); "api" when absent'),
     resume: z.string().regex(/^[0-9a-f]{1,64}$/, "must be a session id").optional().describe("start from the checkpoint of this closed session (K-15): its names are loaded before the first cell; the workspace must be the one it ran on"),
+    network: REPLACED_SECTIONS.network.optional().describe(
+      "this session's own network policy in place of the global setting (a policy object, or false); true only while the global network setting is true. Its kernel is booted for it, not taken from the warm pool",
+    ),
   })
   .superRefine((body, ctx) => {
     const external = body.kernel === "external";
@@ -65,6 +68,7 @@ export const OpenSessionBody = z
     if (!external && body.kernel_pid !== undefined) ctx.addIssue({ code: "custom", path: ["kernel_pid"], message: '"kernel_pid" goes with "kernel": "external"' });
     if (relayed && body.relay === undefined) ctx.addIssue({ code: "custom", path: ["relay"], message: 'a relayed kernel needs "relay": the notebook\'s key, signature_scheme and launcher_pid' });
     if (!relayed && body.relay !== undefined) ctx.addIssue({ code: "custom", path: ["relay"], message: '"relay" goes with "kernel": "relay"' });
+    if (body.network !== undefined && (external || body.remote !== undefined)) ctx.addIssue({ code: "custom", path: ["network"], message: '"network" goes with a kernel albedo sandboxes on this machine, not an external or remote one' });
     if (body.resume !== undefined && (external || relayed || body.remote !== undefined)) ctx.addIssue({ code: "custom", path: ["resume"], message: '"resume" goes with the session\'s own local kernel' });
   });
 export type OpenSessionBody = z.infer<typeof OpenSessionBody>;
@@ -128,7 +132,7 @@ export const NetworkPatchBody = z
   .strictObject({
     allow: z.array(z.string().max(MAX_PATH_LENGTH)).max(MAX_NETWORK_EDIT_PATTERNS).optional().describe("PATTERNs added to network.allow (and dropped from deny)"),
     deny: z.array(z.string().max(MAX_PATH_LENGTH)).max(MAX_NETWORK_EDIT_PATTERNS).optional().describe("PATTERNs added to network.deny (and dropped from allow)"),
-    reset: z.boolean().optional().describe("back to the global setting the session opened with, before allow and deny apply"),
+    reset: z.boolean().optional().describe("back to the setting the session opened with (its own from POST /sessions, else the global one), before allow and deny apply"),
   })
   .describe("a change of the session's network policy; it applies to the kernel's next connection, without a restart");
 export type NetworkPatchBody = z.infer<typeof NetworkPatchBody>;

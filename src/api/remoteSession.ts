@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type WebSocket from "ws";
 import type { JsonValue } from "../json/index.js";
+import type { NetworkSetting } from "../network/index.js";
 import { newOperationId } from "../operations/index.js";
 import { API } from "./routes.js";
 import type { DaemonClient } from "./client.js";
@@ -30,8 +31,9 @@ export class RemoteSession {
   }
 
   /** Opens a session for `who` (the console, a chat) on the daemon and attaches to its stream. Throws DaemonError when the daemon refuses. */
-  static async open(client: DaemonClient, workspace: string, who: SessionClient, remote?: { readonly url: string }, resume?: string): Promise<RemoteSession> {
-    const resource = await client.call(API.openSession, { body: { workspace, client: who, ...(remote ? { remote } : {}), ...(resume !== undefined ? { resume } : {}) } });
+  static async open(client: DaemonClient, workspace: string, who: SessionClient, remote?: { readonly url: string }, resume?: string, network?: NetworkSetting): Promise<RemoteSession> {
+    const body = { workspace, client: who, ...(remote ? { remote } : {}), ...(resume !== undefined ? { resume } : {}), ...(network !== undefined ? { network } : {}) };
+    const resource = await client.call(API.openSession, { body });
     try {
       return new RemoteSession(client, resource, await client.openStream(resource.id));
     } catch (error) {

@@ -387,6 +387,10 @@ export const TranscriptRowResource = z.discriminatedUnion("kind", [
     kind: z.literal("mcp"), server: z.string(), tool: z.string(), via: z.enum(["python", "tool"]), ms: Count, bytes: Count.describe("the result's size"),
     is_error: z.boolean(), text: z.string(), ...RowPlace,
   }).describe("an MCP tool call made by the model's code (via python) or as a function tool (via tool)"),
+  z.strictObject({
+    kind: z.literal("network"), host: z.string(), decision: z.enum(["allowed", "denied", "failed"]), connections: Count, bytes: Count.describe("both ways, summed"),
+    rule: z.string().nullable().describe("the setting that allowed it"), reason: z.string().nullable().describe("why it was refused, or what failed"), text: z.string(), ...RowPlace,
+  }).describe("one host a python step reached through the egress proxy, per decision: its connections summed"),
   z.strictObject({ kind: z.literal("notice"), text: z.string(), ...RowPlace }),
   z.strictObject({ kind: z.literal("error"), text: z.string(), ...RowPlace }),
 ]);
@@ -406,6 +410,11 @@ export const StreamMessage = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("transcript"), session_id: z.string(), turn: TurnResource }),
   z.strictObject({ type: z.literal("row"), session_id: z.string(), row: TranscriptRowResource }),
   z.strictObject({ type: z.literal("text"), session_id: z.string(), turn_id: z.string(), delta: z.string().describe("the model's prose as it streams") }),
+  z.strictObject({
+    type: z.literal("network"), session_id: z.string(), host: z.string().describe('"" on the line that sums the hosts past the bound of one window'), port: Count,
+    reason: z.string(), hint: z.string().describe("how to allow it"), count: Count.describe("the denials this line stands for: 1 as one happens, N for its repeats in a window"),
+    text: z.string().describe("the line as a terminal prints it"),
+  }).describe("a connection the session's egress proxy refused, as it happens (its repeats within a window are counted into one later line)"),
 ]);
 export type StreamMessage = DeepReadonly<z.infer<typeof StreamMessage>>;
 

@@ -2,6 +2,7 @@ import type { Session } from "../session/index.js";
 import type { SessionClient } from "../api/index.js";
 import { NO_TURNS, type SessionTurns, type StreamEvent } from "./sessionPort.js";
 import { Emitter, type Disposable } from "../platform/index.js";
+import { DenialLines } from "../network/index.js";
 
 /**
  * A session as the daemon holds it: the Session and the stream listeners its events fan out to
@@ -36,6 +37,12 @@ export class LiveSession {
     this.watchers.push(session.catalog.onChange(() => this.publishStatus(session.status().kernel)));
     // A restore from the checkpoint (K-15) reaches stream clients with the kernel's resource.
     this.watchers.push(session.restores.observe(() => this.publishStatus(session.status().kernel)));
+    // Each denial of its egress proxy reaches stream clients as it happens, its repeats counted (N-4).
+    const egress = session.network.egress;
+    if (egress !== undefined) {
+      const denials = new DenialLines(egress, (notice) => this.publish({ type: "network", notice }));
+      this.watchers.push({ dispose: () => denials.dispose() });
+    }
   }
 
   get id(): string {

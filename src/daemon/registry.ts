@@ -1,12 +1,11 @@
 import { Session, type ExtensionState } from "../session/index.js";
 import { DEFAULT_MCP_CLIENT_INFO, SharedServers } from "../mcp/index.js";
 import type { SandboxMode } from "../sandbox/index.js";
-import type { RemoteOverride } from "../kernel/index.js";
 import { LiveSession } from "./live.js";
 import { WarmPool, type SpareStatus } from "./pool.js";
 import { KERNEL_PID_POLL_MS, MAX_SESSIONS } from "./limits.js";
 import { HttpProblem } from "./problem.js";
-import type { KernelJoin, OpenOptions, SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
+import type { OpenOptions, SessionDirectory, SessionTurns, StreamEvent } from "./sessionPort.js";
 import type { SessionClient } from "../api/index.js";
 import { globalSettingsTarget, readSettings } from "../settings/index.js";
 import { isSameProcessAlive, type Log, processIdentity } from "../platform/index.js";
@@ -41,7 +40,7 @@ export class SessionRegistry implements SessionDirectory {
     this.mcpShared = new SharedServers({ log: options.log ?? (() => undefined), clientInfo: DEFAULT_MCP_CLIENT_INFO });
     this.pool = new WarmPool({
       stateDir: options.stateDir,
-      open: (workspace, extensions) => this.openSession(workspace, extensions),
+      open: (workspace, extensions) => this.openSession(workspace, extensions, {}),
       ...(options.pool !== undefined ? { size: options.pool } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
@@ -67,8 +66,9 @@ export class SessionRegistry implements SessionDirectory {
       const wanted: ExtensionState = { skills: extensions.skills ?? true };
       // A notebook's kernel (K-13, K-14: its key is fixed at boot), or one on a server named for this session only (K-12), has nothing to gain from a spare.
       // A resumed session loads its checkpoint at its kernel's first start: no spare has that.
-      const spare = join === undefined && remote === undefined && how.resume === undefined ? await this.pool.take(workspace, wanted) : undefined;
-      const session = spare ?? (await this.openSession(workspace, wanted, join, remote, how.resume));
+      // A spare's egress was started from the global network setting: a session with its own boots for it.
+      const spare = join === undefined && remote === undefined && how.resume === undefined && how.network === undefined ? await this.pool.take(workspace, wanted) : undefined;
+      const session = spare ?? (await this.openSession(workspace, wanted, { ...how, ...(join ? { join } : {}) }));
       const live = await this.adopt(session, spare !== undefined, how.client ?? "api");
       this.sessions.set(session.id, live);
       if (join !== undefined) this.watchPid(live, join.pid);
@@ -107,7 +107,8 @@ export class SessionRegistry implements SessionDirectory {
     return this.pool.status();
   }
 
-  private openSession(workspace: string, extensions: ExtensionState, join?: KernelJoin, remote?: RemoteOverride, resume?: string): Promise<Session> {
+  private openSession(workspace: string, extensions: ExtensionState, how: Pick<OpenOptions, "join" | "remote" | "resume" | "network">): Promise<Session> {
+    const { join, remote, resume, network } = how;
     return Session.open({
       workspace,
       home: this.options.home,
@@ -122,6 +123,7 @@ export class SessionRegistry implements SessionDirectory {
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
       ...(remote ? { remote } : {}),
       ...(resume !== undefined ? { resume } : {}),
+      ...(network !== undefined ? { network } : {}),
     });
   }
 

@@ -8,6 +8,7 @@ import type { ExtensionState, RelayTarget, SessionPort } from "../session/index.
 
 export type { RelayTarget };
 import type { StoredRow } from "../turns/index.js";
+import type { DenialNotice, NetworkSetting } from "../network/index.js";
 import type { SpareStatus } from "./pool.js";
 import type { Disposable } from "../platform/index.js";
 import type { SessionClient } from "../api/index.js";
@@ -18,7 +19,8 @@ export type StreamEvent =
   | { readonly type: "status"; readonly kernel: string; readonly reason?: string; readonly revision: string }
   | { readonly type: "transcript"; readonly turn: Turn }
   | { readonly type: "row"; readonly row: StoredRow }
-  | { readonly type: "text"; readonly turnId: string; readonly delta: string };
+  | { readonly type: "text"; readonly turnId: string; readonly delta: string }
+  | { readonly type: "network"; readonly notice: DenialNotice };
 
 /** What the daemon does with a session's turns. */
 export interface SessionTurns {
@@ -73,6 +75,8 @@ export interface OpenOptions {
   readonly client?: SessionClient;
   /** Start from this closed session's checkpoint (K-15). */
   readonly resume?: string;
+  /** The session's own network setting, in place of the global one (N-1): its kernel boots for it, never from a spare. */
+  readonly network?: NetworkSetting;
 }
 
 /** A session as the daemon holds it: the session and the stream listeners its events fan out to. */

@@ -241,6 +241,10 @@ export function streamMessage(live: HostedSession, event: StreamEvent): StreamMe
       return { type: "text", session_id: live.id, turn_id: event.turnId, delta: event.delta };
     case "transcript":
       return { type: "transcript", session_id: live.id, turn: turnResource(event.turn) };
+    case "network": {
+      const { host, port, reason, hint, count, text } = event.notice;
+      return { type: "network", session_id: live.id, host, port, reason, hint, count, text };
+    }
   }
 }
 

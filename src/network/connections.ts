@@ -77,6 +77,7 @@ export class TrackedConnection {
 /** The proxy's table of connections, bounded and swept. */
 export class ConnectionTable {
   private readonly live = new Set<TrackedConnection>();
+  private readonly emptyWaiters = new Set<() => void>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly bounds: ProxyBounds) {
@@ -99,8 +100,25 @@ export class ConnectionTable {
     }
     const tracked = new TrackedConnection(client);
     this.live.add(tracked);
-    tracked.whenClosed(() => this.live.delete(tracked));
+    tracked.whenClosed(() => {
+      this.live.delete(tracked);
+      if (this.live.size === 0) for (const resolve of [...this.emptyWaiters]) resolve();
+    });
     return tracked;
+  }
+
+  /** Settles once no connection is held (at once when none is), or when `signal` aborts. */
+  whenEmpty(signal: AbortSignal): Promise<void> {
+    if (this.live.size === 0 || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.emptyWaiters.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      this.emptyWaiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 
   /** Closes connections idle past idleTimeoutMs or older than lifetimeMs. */
@@ -114,5 +132,6 @@ export class ConnectionTable {
   close(): void {
     clearInterval(this.timer);
     for (const tracked of [...this.live]) tracked.destroy();
+    for (const resolve of [...this.emptyWaiters]) resolve();
   }
 }

@@ -45,8 +45,10 @@ export interface EgressOptions {
   readonly runDir: string;
   /** Where the local CA lives (the state dir); opened only when the setting names secrets. */
   readonly caDir: string;
-  /** The global setting the session starts from (false when unset). */
+  /** The setting the session starts from: the global one (false when unset), or the session's own. */
   readonly setting: NetworkSetting;
+  /** Whether `setting` is the session's own (given when it opened), not the global one. */
+  readonly own?: boolean;
   /** Where secrets' variables are read (the daemon's environment). */
   readonly env?: NodeJS.ProcessEnv;
   readonly log?: Log;
@@ -68,13 +70,16 @@ export class SessionEgress {
   private readonly listeners = new Set<(record: NumberedRecord) => void>();
   private proxy: EgressProxy | undefined;
 
-  private constructor(private readonly base: NetworkSetting) {
+  private constructor(
+    private readonly base: NetworkSetting,
+    private readonly own: boolean,
+  ) {
     this.policy = compilePolicy(base);
   }
 
   /** Starts the proxy on the run dir's socket (and, with secrets, the CA and its bundle in the run dir). Throws what the proxy or the CA throws. */
   static async start(options: EgressOptions): Promise<SessionEgress> {
-    const egress = new SessionEgress(options.setting);
+    const egress = new SessionEgress(options.setting, options.own ?? false);
     let authority: LocalCa | undefined;
     if (hasSecrets(options.setting)) {
       authority = await openLocalCa(options.caDir);
@@ -98,9 +103,9 @@ export class SessionEgress {
     return this.override ?? this.base;
   }
 
-  /** Whether the session changed its policy (then `setting()` is the session's, not the global one). */
+  /** Whether the session opened with its own policy or changed it since (then `setting()` is the session's, not the global one). */
   get overridden(): boolean {
-    return this.override !== undefined;
+    return this.own || this.override !== undefined;
   }
 
   /** One line: off, a policy of N hosts, open. */
@@ -139,6 +144,17 @@ export class SessionEgress {
     const records = start < 0 ? [] : this.kept.slice(start, start + bounded);
     const last = records.at(-1);
     return { records, next: last !== undefined && last.seq < this.seq ? last.seq : undefined };
+  }
+
+  /**
+   * Settles once the kernel holds no connection through the proxy, or after `timeoutMs`: the
+   * records of connections a cell opened arrive as those connections close, a moment after it.
+   */
+  async settled(timeoutMs: number): Promise<void> {
+    const proxy = this.proxy;
+    if (proxy === undefined) return;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    await proxy.idle(timeout);
   }
 
   /** Calls `listener` with each record as its connection ends; returns the function that stops it. */

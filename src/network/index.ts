@@ -16,3 +16,4 @@ export { openLocalCa, LocalCaError, CA_BUNDLE_FILE, type LocalCa } from "./ca.js
 export { describeNetwork, editNetworkSetting, NetworkEditError } from "./edit.js";
 export { egressEnv, SessionEgress, type EgressCounts, type NumberedRecord } from "./egress.js";
 export { MAX_RECORDS_PAGE } from "./limits.js";
+export { DenialLines, type DenialNotice } from "./denials.js";

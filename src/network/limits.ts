@@ -80,3 +80,12 @@ export const CERTIFICATE_BACKDATE_MS = 60 * 60_000;
 export const MAX_SESSION_RECORDS = 2_000;
 /** Records one page of a session's list carries. */
 export const MAX_RECORDS_PAGE = 200;
+
+/**
+ * How long after a host's first denial line its repeats are counted rather than shown: the
+ * repeats of that window end in one line with their count, so a loop of refused requests draws
+ * two lines a window, not one per request.
+ */
+export const DENIAL_REPEAT_WINDOW_MS = 2_000;
+/** Hosts one window names on a line of their own; denials of further hosts are summed into one line at the window's end. */
+export const MAX_DENIAL_HOSTS_PER_WINDOW = 16;

@@ -42,6 +42,8 @@ export interface EgressProxy {
   readonly socketPath: string;
   /** Client connections held now. */
   connections(): number;
+  /** Settles once the proxy holds no client connection, or when `signal` aborts. */
+  idle(signal: AbortSignal): Promise<void>;
   /** Stops listening, closes every connection and removes the socket file. */
   close(): Promise<void>;
 }
@@ -99,6 +101,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   return {
     socketPath: options.socketPath,
     connections: () => table.size,
+    idle: (signal) => table.whenEmpty(signal),
     close: () => closeProxy(outer, inner, table, options.socketPath),
   };
 }

@@ -25,6 +25,8 @@ export interface ConnectionRecord {
   readonly reason?: string;
   /** What refused it (denied). */
   readonly denial?: DenialKind;
+  /** How to let it through (denied): `allow it: albedo network allow pypi.org`. */
+  readonly hint?: string;
   /** Whether the proxy terminated TLS to add headers (a secrets host). */
   readonly intercepted: boolean;
   /** The upstream address connected to. */
@@ -62,8 +64,8 @@ export class Exchange {
     this.fields = { ...this.fields, address };
   }
 
-  deny(kind: DenialKind, reason: string): void {
-    this.fields = { decision: "denied", denial: kind, reason };
+  deny(kind: DenialKind, reason: string, hint: string): void {
+    this.fields = { decision: "denied", denial: kind, reason, hint };
   }
 
   /** Marks a failure (lookup, connect, upstream, client); an allowed exchange keeps its rule. */

@@ -26,7 +26,8 @@ export interface Refusal {
   readonly status: 403 | 502;
   readonly line: string;
   readonly reason: string;
-  readonly denial?: DenialKind;
+  /** What refused it and how to let it through, for a denial (a failure has none). */
+  readonly denial?: { readonly kind: DenialKind; readonly hint: string };
 }
 
 export interface RouteContext {
@@ -38,7 +39,7 @@ export interface RouteContext {
 /** The route to `host`:`port` under `policy`, or the refusal to answer with. */
 async function findRoute(policy: NetworkPolicy, context: RouteContext, host: Host, port: number): Promise<Route | Refusal> {
   const decision = policy.decide(host, port);
-  if (!decision.allowed) return { status: 403, line: denialLine(host, port, decision), reason: decision.reason, denial: decision.kind };
+  if (!decision.allowed) return { status: 403, line: denialLine(host, port, decision), reason: decision.reason, denial: { kind: decision.kind, hint: decision.hint } };
   let addresses: readonly ResolvedAddress[];
   try {
     addresses = host.ip ? [{ address: host.name, family: host.ip.family }] : await resolveWithin(context.resolver, host.name, context.bounds.lookupTimeoutMs, BOUND_NAMES.lookupTimeoutMs);
@@ -52,7 +53,7 @@ async function findRoute(policy: NetworkPolicy, context: RouteContext, host: Hos
     const found = classifyIp(ip);
     if (found.kind === "public" || decision.internalAllowed) continue;
     const denial = internalDenial(host, port, address, found);
-    return { status: 403, line: denialLine(host, port, denial), reason: denial.reason, denial: "internal" };
+    return { status: 403, line: denialLine(host, port, denial), reason: denial.reason, denial: { kind: "internal", hint: denial.hint } };
   }
   return { host, port, rule: decision.rule, addresses };
 }
@@ -113,7 +114,7 @@ export async function routeOrRefuse(policy: NetworkPolicy, context: RouteContext
     exchange.allow(found.rule);
     return found;
   }
-  if (found.denial) exchange.deny(found.denial, found.reason);
+  if (found.denial) exchange.deny(found.denial.kind, found.reason, found.denial.hint);
   else exchange.fail(found.reason);
   reply(found.status, found.line);
   exchange.finish();

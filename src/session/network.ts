@@ -19,7 +19,7 @@ export interface NetworkState {
 export class KernelNetwork implements SessionNetwork {
   constructor(
     private readonly plan: KernelPlan,
-    private readonly where: { readonly workspace: string; readonly stateDir: string },
+    private readonly where: { readonly workspace: string; readonly stateDir: string; readonly network?: NetworkSetting },
     private readonly currentView: () => SessionView,
   ) {}
 
@@ -29,7 +29,9 @@ export class KernelNetwork implements SessionNetwork {
 
   state(): NetworkState {
     const view = this.currentView();
-    const global: NetworkSetting = view.selection.scopes.global?.network ?? false;
+    const own = this.where.network;
+    const global: NetworkSetting = own ?? view.selection.scopes.global?.network ?? false;
+    const from = own === undefined ? "global" : "session";
     const note = projectNetworkNote({ ...this.where, view });
     const diagnostics = note === undefined ? [] : [note];
     const egress = this.egress;
@@ -40,9 +42,9 @@ export class KernelNetwork implements SessionNetwork {
     }
     const counts = { allowed: 0, denied: 0, failed: 0, bytes: 0, dropped: 0 };
     const sandboxed = this.plan.kind === "local" && this.plan.sandbox.kind === "bwrap";
-    if (sandboxed || global === true) return { mode: global === true ? "open" : "off", text: describeNetwork(global), hosts: 0, from: "global", setting: global, counts, diagnostics };
+    if (sandboxed || global === true) return { mode: global === true ? "open" : "off", text: describeNetwork(global), hosts: 0, from, setting: global, counts, diagnostics };
     const where = this.plan.kind === "remote" ? "on its Jupyter Server" : this.plan.kind === "external" ? "outside albedo" : "unsandboxed";
     const text = `unenforced (the kernel runs ${where}, with that host's network)`;
-    return { mode: "unenforced", text, hosts: 0, from: "global", setting: global, counts, diagnostics };
+    return { mode: "unenforced", text, hosts: 0, from, setting: global, counts, diagnostics };
   }
 }

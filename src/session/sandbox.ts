@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import type { ResolvedKernelLaunch } from "../kernel/index.js";
 import { egressEnv, SessionEgress, type NetworkSetting } from "../network/index.js";
 import type { Log } from "../platform/index.js";
+import { AppError } from "../errors/index.js";
 import { projectSettingsTarget } from "../settings/index.js";
 import {
   planKey, prepareSandbox, pythonReadPaths, warmSandboxProbe, type ExposureRequest, type Sandbox, type SandboxMode, type SandboxProfile,
@@ -29,6 +30,8 @@ export interface KernelSandboxInputs {
   readonly warn: (message: string) => void;
   /** Where the egress proxy reads secrets' variables (the runtime's environment). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The session's own network setting, in place of the global one (never read from the project file). */
+  readonly network?: NetworkSetting;
   readonly log?: Log;
 }
 
@@ -44,7 +47,11 @@ export async function prepareKernelSandbox(
   launch: ResolvedKernelLaunch,
 ): Promise<{ sandbox: Sandbox; launch: ResolvedKernelLaunch; egress?: SessionEgress }> {
   const settings = inputs.view.selection.scopes.global ?? {};
-  const network: NetworkSetting = settings.network ?? false;
+  // The host's whole network is the person's to give, in the global settings; a session may only narrow it.
+  if (inputs.network === true && settings.network !== true) {
+    throw new AppError("forbidden", "network: true (the host's whole network, unfiltered) may be asked for only while the global network setting is true; give a policy instead");
+  }
+  const network: NetworkSetting = inputs.network ?? settings.network ?? false;
   const ignored = projectNetworkNote(inputs);
   if (ignored !== undefined) inputs.warn(ignored);
   const mode = inputs.mode ?? settings.sandbox ?? "auto";
@@ -77,7 +84,7 @@ export async function prepareKernelSandbox(
   if (network !== true) {
     try {
       egress = await SessionEgress.start({
-        runDir: realpathSync(inputs.runDir), caDir: inputs.stateDir, setting: network, ...(inputs.env ? { env: inputs.env } : {}), ...(inputs.log ? { log: inputs.log } : {}),
+        runDir: realpathSync(inputs.runDir), caDir: inputs.stateDir, setting: network, own: inputs.network !== undefined, ...(inputs.env ? { env: inputs.env } : {}), ...(inputs.log ? { log: inputs.log } : {}),
       });
     } catch (error) {
       await sandbox.dispose();

@@ -14,6 +14,7 @@ import type { McpProgressNotice } from "./mcpMethods.js";
 import type { SharedServers } from "../mcp/index.js";
 import { makeRunDir, privateSocketFor, sweepRunDirs } from "./runDirs.js";
 import type { Settings } from "../settings/index.js";
+import type { NetworkSetting } from "../network/index.js";
 import type { Sandbox, SandboxMode } from "../sandbox/index.js";
 import { sandboxInputsKey } from "./sandbox.js";
 import { SkillFiles } from "./skills.js";
@@ -72,6 +73,8 @@ export interface SessionOptions {
   readonly resume?: string;
   /** Checkpoint the namespace after each cell (K-15); default: the global `kernel.checkpoints`, else on. */
   readonly checkpoints?: boolean;
+  /** This session's own network setting in place of the global one (N-1); the caller checked it (`true` only where the settings allow it). */
+  readonly network?: NetworkSetting;
 }
 
 /**

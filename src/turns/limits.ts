@@ -29,3 +29,11 @@ export const MAX_LIVE_TRANSCRIPT_ROWS = 10_000;
 export const MAX_IMAGES_IN_CONTEXT = 8;
 /** Characters an image counts as when a request's size is estimated for compaction (about 1,500 tokens at CHARS_PER_TOKEN). */
 export const IMAGE_ESTIMATE_CHARS = 6_000;
+/**
+ * How long a python step waits, after its cell ended, for the connections it opened through the
+ * egress proxy to close (their records arrive as they close) before its `network` rows are drawn;
+ * a connection the kernel keeps open longer is not in them.
+ */
+export const NETWORK_STEP_SETTLE_MS = 500;
+/** `network` rows one python step draws (one per host and decision); the hosts past it are summed in one notice row. */
+export const MAX_NETWORK_ROWS_PER_STEP = 16;

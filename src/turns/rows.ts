@@ -24,11 +24,21 @@ export type TranscriptRow =
       readonly kind: "mcp"; readonly server: string; readonly tool: string; readonly via: McpCallRecord["via"];
       readonly ms: number; readonly bytes: number; readonly is_error: boolean; readonly text: string;
     }
+  | {
+      /** One host a python step reached, per decision (N-4): "used network pypi.org · 3 connections · 12.1 MB". */
+      readonly kind: "network"; readonly host: string; readonly decision: "allowed" | "denied" | "failed";
+      readonly connections: number; readonly bytes: number;
+      /** The setting that allowed it (allowed), else null. */
+      readonly rule: string | null;
+      /** Why it was refused or failed, else null. */
+      readonly reason: string | null;
+      readonly text: string;
+    }
   | { readonly kind: "notice"; readonly text: string }
   | { readonly kind: "error"; readonly text: string };
 
 export type RowKind = TranscriptRow["kind"];
-export const ROW_KINDS: readonly RowKind[] = ["user", "assistant", "code", "output", "skill", "mcp", "notice", "error"];
+export const ROW_KINDS: readonly RowKind[] = ["user", "assistant", "code", "output", "skill", "mcp", "network", "notice", "error"];
 
 /**
  * A stored row: the row with its turn, its place in the session's transcript and when it was

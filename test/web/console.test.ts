@@ -267,6 +267,22 @@ describe.skipIf(!RUN_BROWSER_TESTS)("W-1 W-2 W-3 the web console in chromium", (
     await page.locator("[data-kind=assistant]").filter({ hasText: "Drawn." }).waitFor({ timeout: SHOWN_MS });
   });
 
+  describe("N-4 the web console shows the network as it happens", () => {
+    it("a model's python step that is refused the network draws its network row, and the denial line shows as it happens", async () => {
+      // The network is off (no setting): the session's proxy refuses every host, and says how to allow it.
+      const code = "import urllib.request, urllib.error\ntry:\n    urllib.request.urlopen('http://127.0.0.3:9/page', timeout=20)\nexcept urllib.error.HTTPError as e:\n    print('refused', e.code)";
+      server.enqueue({ kind: "reply", toolCalls: [{ id: "n1", name: "python", arguments: JSON.stringify({ code }) }] }, { kind: "reply", text: "Refused." });
+      await page.getByLabel("Message").fill("fetch it");
+      await page.getByLabel("Message").press("Enter");
+      const line = page.getByRole("log", { name: "Network denials" }).getByText("network: blocked 127.0.0.3:9 (network is off) — allow it: albedo network allow 127.0.0.3:9");
+      await line.waitFor({ timeout: SHOWN_MS });
+      const row = page.locator("[data-kind=network]");
+      await row.waitFor({ timeout: SHOWN_MS });
+      expect(await row.innerText()).toBe("blocked network 127.0.0.3 (network is off)");
+      await page.locator("[data-kind=output]").filter({ hasText: "refused 403" }).waitFor({ timeout: SHOWN_MS });
+    });
+  });
+
   it("Reload rediscovers skills and says what changed", async () => {
     writeSkill(join(dirs.workspace, ".agents", "skills"), "csv-cleaning", { description: "Clean CSV files." });
     await page.getByRole("button", { name: "Reload" }).click();

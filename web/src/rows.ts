@@ -81,6 +81,8 @@ export function rowView(row: Entry): ComponentChild {
         { ...base, class: `${base.class} ${row.is_error ? "failed" : ""}` },
         h("p", { class: "used" }, `${row.text} · ${row.ms} ms via ${row.via}${row.is_error ? " · failed" : ""}`),
       );
+    case "network":
+      return h("div", { ...base, class: `${base.class} ${row.decision === "allowed" ? "" : "failed"}` }, h("p", { class: "used" }, row.rule === null ? row.text : `${row.text} · ${row.rule}`));
     case "notice":
       return h("div", base, h("pre", { class: "notice" }, row.text));
     case "error":

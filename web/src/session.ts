@@ -12,6 +12,8 @@ import { streamProtocols } from "./login.js";
 const MAX_SHOWN_ROWS = 2_000;
 /** Completions listed under the Message box. */
 const MAX_COMPLETIONS = 8;
+/** Network denial lines shown under the session's head; the oldest go first. */
+const MAX_SHOWN_DENIALS = 5;
 /** Wait before the stream is opened again after it dropped. */
 const STREAM_RETRY_MS = 1_000;
 
@@ -26,7 +28,23 @@ type StreamOutput = Extract<StreamMessage, { readonly type: "output" }>;
 /** Who hears the stream's outputs, by execution id: the Python box's running cell. */
 type OutputListeners = Map<string, (output: StreamOutput) => void>;
 
-function useTranscript(session: Session, onError: (message: string) => void, listeners: OutputListeners): { rows: Entry[]; streaming: Map<string, string>; kernel: string; restore: string | undefined; connected: boolean } {
+/** A denial line as the stream said it, numbered for its key. */
+interface Denial {
+  readonly key: number;
+  readonly text: string;
+}
+
+interface Transcript {
+  readonly rows: Entry[];
+  readonly streaming: Map<string, string>;
+  readonly kernel: string;
+  readonly restore: string | undefined;
+  readonly connected: boolean;
+  /** The newest connections the kernel's proxy refused, as they happened (N-4). */
+  readonly denials: readonly Denial[];
+}
+
+function useTranscript(session: Session, onError: (message: string) => void, listeners: OutputListeners): Transcript {
   const { id } = session;
   // The kernel's last restore from its checkpoint (K-15): a resume's from the resource, a later one from the stream's status.
   const [restore, setRestore] = useState(session.kernel.restore?.summary);
@@ -34,8 +52,10 @@ function useTranscript(session: Session, onError: (message: string) => void, lis
   const [streaming, setStreaming] = useState(new Map<string, string>());
   const [kernel, setKernel] = useState("unknown");
   const [connected, setConnected] = useState(false);
+  const [denials, setDenials] = useState<readonly Denial[]>([]);
   useEffect(() => {
     let closed = false;
+    let denied = 0;
     let ws: WebSocket | undefined;
     let lastSeq = 0;
     const turnsWithRows = new Set<string>();
@@ -66,7 +86,10 @@ function useTranscript(session: Session, onError: (message: string) => void, lis
         if (message.type === "row") add([message.row]);
         else if (message.type === "output") listeners.get(message.execution_id)?.(message);
         else if (message.type === "text") setStreaming((old) => new Map(old).set(message.turn_id, (old.get(message.turn_id) ?? "") + message.delta));
-        else if (message.type === "status") {
+        else if (message.type === "network") {
+          const denial = { key: ++denied, text: message.text };
+          setDenials((old) => [...old, denial].slice(-MAX_SHOWN_DENIALS));
+        } else if (message.type === "status") {
           setKernel(message.kernel.status);
           if (message.kernel.restore !== null) setRestore(message.kernel.restore.summary);
         }
@@ -93,7 +116,7 @@ function useTranscript(session: Session, onError: (message: string) => void, lis
       ws?.close();
     };
   }, [id]);
-  return { rows, streaming, kernel, restore, connected };
+  return { rows, streaming, kernel, restore, connected, denials };
 }
 
 function completionsFor(text: string, commands: readonly Command[]): Command[] {
@@ -249,7 +272,7 @@ function outputText(outputs: readonly Output[], empty: string): ComponentChild {
 
 export function SessionView({ session, onError }: Props): ComponentChild {
   const listeners = useMemo<OutputListeners>(() => new Map(), [session.id]);
-  const { rows, streaming, kernel, restore, connected } = useTranscript(session, onError, listeners);
+  const { rows, streaming, kernel, restore, connected, denials } = useTranscript(session, onError, listeners);
   const transcript = useRef<HTMLDivElement>(null);
   // Only the transcript scrolls to its end; scrolling an element into view would move the whole page too.
   useEffect(() => {
@@ -294,6 +317,7 @@ export function SessionView({ session, onError }: Props): ComponentChild {
       said ? h("span", { class: "note", role: "status", "aria-label": "Reload result" }, said) : null,
       restore ? h("span", { class: "note", role: "status", "aria-label": "Restore" }, `kernel restored from its checkpoint: ${restore}`) : null,
     ),
+    denials.length === 0 ? null : h("ul", { class: "denials", role: "log", "aria-label": "Network denials", "aria-live": "polite" }, denials.map((denial) => h("li", { key: denial.key }, denial.text))),
     h(
       "div",
       { class: "columns" },

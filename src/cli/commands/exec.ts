@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { CliFailure, stringOption, UsageError, type ParsedArgs } from "../plumbing/args.js";
-import { failureText, REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "../plumbing/command.js";
+import { failureText, NETWORK_OPTION, REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, WORKSPACE_OPTION, type CliCommand, type CliIO } from "../plumbing/command.js";
 import { openEmbeddedSession } from "../plumbing/session.js";
 import { interruptRunning } from "../terminal/interrupt.js";
 import { pageTexts, renderOutput, renderPages } from "../terminal/render.js";
@@ -12,6 +12,7 @@ import { RECEIPT_TTL_MS } from "../../operations/index.js";
 import { stateDir } from "../../platform/index.js";
 import { visibleControls } from "../../text/index.js";
 import type { Session } from "../../session/index.js";
+import { DenialLines } from "../../network/index.js";
 import type { ExecuteOutput, ExecuteReply } from "../../kernel/index.js";
 
 /** Exit code after Ctrl-C ended the run (128 + SIGINT). */
@@ -97,13 +98,14 @@ async function sourceOf(args: ParsedArgs, io: CliIO): Promise<{ code: string; fr
 
 /** `albedo exec`: run code in a fresh session's kernel with `skills` and `commands` in scope. */
 export const execCommand: CliCommand = {
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION, NETWORK_OPTION, { name: "code", short: "c", value: "CODE", help: "the Python code to run" }],
   async run(args, io) {
     const { code, fromStdin } = await sourceOf(args, io);
     // The handler is in place before the kernel boots, so Ctrl-C during boot still closes the session cleanly.
     let session: Session | undefined;
     let cell: Promise<unknown> | undefined;
     let interrupts = 0;
+    let denials: DenialLines | undefined;
     const onSigint = () => {
       interrupts += 1;
       if (session === undefined || cell === undefined) return;
@@ -122,11 +124,17 @@ export const execCommand: CliCommand = {
       const resumed = session.restores.last;
       if (resumed !== undefined) io.stderr.write(`albedo exec: resumed: ${visibleControls(resumed.summary)}\n`);
       const readline = !fromStdin && io.stdin.isTTY ? createInterface({ input: io.stdin, output: io.stderr }) : undefined;
+      // A connection the kernel's proxy refuses is said on stderr as it happens; the repeats' counts when the cell ends (N-4).
+      const egress = session.network.egress;
+      denials = egress && new DenialLines(egress, (notice) => io.stderr.write(`${visibleControls(notice.text)}\n`));
       const future = session.kernel.execute(code, readline ? { onInput: (prompt) => readline.question(prompt) } : {});
       const printer = new OutputPrinter(io, new ImageStore(stateDir(io.env), { retentionMs: RECEIPT_TTL_MS }), (output) => execOutput(output, io), inlineProtocol(io.stdout, io.env));
       future.onOutput((output) => printer.push(output));
       cell = future.done;
-      const reply = await future.done.finally(() => readline?.close());
+      const reply = await future.done.finally(() => {
+        readline?.close();
+        denials?.flush();
+      });
       await printer.flush();
       renderPages(pageTexts(reply), io);
       const exit = systemExitStatus(reply);
@@ -138,6 +146,7 @@ export const execCommand: CliCommand = {
       return 1;
     } finally {
       process.off("SIGINT", onSigint);
+      denials?.dispose();
       await session?.close();
     }
   },

@@ -57,6 +57,12 @@ export const RESUME_OPTION: OptionSpec = {
   help: "start from the checkpoint of this closed session: its variables are loaded before the first cell",
 };
 
+export const NETWORK_OPTION: OptionSpec = {
+  name: "network",
+  value: "POLICY",
+  help: "this session's own network policy instead of the global one: off, PATTERN[,PATTERN...] to allow just those, or a JSON policy object; on (the whole network) only while the global setting is true",
+};
+
 export const SANDBOX_OPTION: OptionSpec = {
   name: "sandbox",
   value: "MODE",

@@ -42,6 +42,7 @@ export function renderRow(row: StoredRow, streamedProse: boolean, stateDir?: str
     case "skill":
       return row.already_loaded ? `${row.text} (already loaded)` : row.text;
     case "mcp":
+    case "network":
       return row.text;
     case "notice":
       return `[${row.text}]`;

@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseSlashLine } from "../../commands/index.js";
 import { textColumns, visibleControls } from "../../text/index.js";
-import { REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "../plumbing/command.js";
+import { NETWORK_OPTION, REMOTE_OPTION, RESUME_OPTION, SANDBOX_OPTION, type CliCommand, type CliIO, WORKSPACE_OPTION } from "../plumbing/command.js";
 import { openTerminalSession, type TerminalSession } from "./terminalSession.js";
 import { interruptRunning } from "./interrupt.js";
 import { completeTabOnlyReads, discardLine, serialCompleter, type Completion } from "./lineEditor.js";
@@ -104,6 +104,7 @@ class Console {
     this.rl.on("close", () => (this.ended = true));
     void this.session.lost?.then((line) => this.onLost(line));
     const restores = this.session.onRestore((line) => this.onRestored(line));
+    const denials = this.session.onNetworkDenial((line) => this.onDenial(line));
     this.prompt();
     try {
       for await (const line of this.rl) {
@@ -113,6 +114,7 @@ class Console {
       }
     } finally {
       restores.dispose();
+      denials.dispose();
     }
     if (this.lostLine !== undefined) return false;
     // Ctrl-D leaves the cursor after the prompt; the shell's prompt belongs on a line of its own.
@@ -131,6 +133,12 @@ class Console {
   /** The kernel came back from its checkpoint under the console: said on its own line, then the prompt again when none ran a cell. */
   private onRestored(line: string): void {
     this.io.stderr.write(`${this.terminal ? "\n" : ""}${restoredLine(line)}\n`);
+    if (this.running === undefined) this.prompt();
+  }
+
+  /** A connection the kernel's proxy refused, said as it happens on its own line; the prompt again when no cell runs (a background thread's). */
+  private onDenial(line: string): void {
+    this.io.stderr.write(`${this.terminal && this.running === undefined ? "\n" : ""}${visibleControls(line)}\n`);
     if (this.running === undefined) this.prompt();
   }
 
@@ -210,7 +218,7 @@ async function closeSession(session: TerminalSession, io: CliIO): Promise<void> 
 
 /** `albedo console`: an interactive console on a session (Python cells and slash commands). */
 export const consoleCommand: CliCommand = {
-  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION],
+  options: [WORKSPACE_OPTION, SANDBOX_OPTION, REMOTE_OPTION, RESUME_OPTION, NETWORK_OPTION],
   async run(args, io) {
     const state = stateDir(io.env);
     const session = await openTerminalSession(args, io, "console");

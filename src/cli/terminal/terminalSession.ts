@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { BUILTIN_COMMANDS, completeSlash, describeResult, findCommand, parseSlashLine } from "../../commands/index.js";
 import { findRunningDaemon, RemoteSession, type ReceiptResource, type StreamMessage, type TurnResource } from "../../api/index.js";
 import type { ExecuteOutput, InputHandler } from "../../kernel/index.js";
+import { DenialLines } from "../../network/index.js";
 import type { ModelMode } from "../../model/index.js";
 import { installDir, stateDir } from "../../platform/index.js";
 import type { Session } from "../../session/index.js";
@@ -16,7 +17,7 @@ import type { ParsedArgs } from "../plumbing/args.js";
 import type { CliIO } from "../plumbing/command.js";
 import { startProgress } from "./progress.js";
 import { pageTexts } from "./render.js";
-import { openEmbeddedSession, remoteOf, resumeOf } from "../plumbing/session.js";
+import { networkOf, openEmbeddedSession, remoteOf, resumeOf } from "../plumbing/session.js";
 import { workspaceOf } from "../plumbing/workspace.js";
 
 /** Which terminal command holds the session: the daemon lists it as that client. */
@@ -72,6 +73,8 @@ export interface TerminalSession {
   restoreLine(): string | undefined;
   /** Calls `listener` with the line of each later restore (the kernel died and came back, a restart with restore), until disposed. */
   onRestore(listener: (line: string) => void): { dispose(): void };
+  /** Calls `listener` with the one line of each connection the kernel's egress proxy refuses, as it happens (repeats counted into a later line), until disposed. */
+  onNetworkDenial(listener: (line: string) => void): { dispose(): void };
 }
 
 /** How long a Python completion may take before the console gives up on it. */
@@ -89,7 +92,7 @@ export async function openTerminalSession(args: ParsedArgs, io: CliIO, client: T
   const workspace = await workspaceOf(args, io);
   const done = startProgress(io.stderr, `albedo: opening a session on the daemon at ${daemon.info.url}`);
   try {
-    const remote = await RemoteSession.open(daemon, workspace, client, remoteOf(args), resumeOf(args));
+    const remote = await RemoteSession.open(daemon, workspace, client, remoteOf(args), resumeOf(args), networkOf(args));
     done();
     return new DaemonTerminal(remote, daemon.info.url, client, await remoteInvalidSkills(remote));
   } catch (error) {
@@ -103,6 +106,7 @@ class EmbeddedTerminal implements TerminalSession {
   readonly where = "embedded";
   private turns: { readonly worker: TurnWorker; readonly waiting: TurnRequest[]; readonly ends: Map<string, TurnEnd> } | undefined;
   private handlers: ChatHandlers | undefined;
+  private readonly denials = new Set<DenialLines>();
 
   constructor(private readonly session: Session, private readonly env: NodeJS.ProcessEnv, private readonly mode: ModelMode | undefined) {}
 
@@ -122,6 +126,19 @@ class EmbeddedTerminal implements TerminalSession {
     return this.session.restores.observe((report) => listener(report.summary));
   }
 
+  onNetworkDenial(listener: (line: string) => void): { dispose(): void } {
+    const egress = this.session.network.egress;
+    if (egress === undefined) return { dispose: () => undefined };
+    const lines = new DenialLines(egress, (notice) => listener(notice.text));
+    this.denials.add(lines);
+    return {
+      dispose: () => {
+        this.denials.delete(lines);
+        lines.dispose();
+      },
+    };
+  }
+
   get summary(): SkillSummary {
     return { skills: this.session.view.snapshot.skills.length, withErrors: invalidSkills(this.session.view.discovered.diagnostics) };
   }
@@ -137,7 +154,10 @@ class EmbeddedTerminal implements TerminalSession {
   async execute(code: string, onOutput: (output: ExecuteOutput) => void, onInput?: InputHandler): Promise<CellResult> {
     const future = this.session.kernel.execute(code, onInput ? { onInput } : {});
     future.onOutput(onOutput);
-    const reply = await future.done;
+    const reply = await future.done.finally(() => {
+      // The cell's repeated denials are counted into their line now, before the next prompt.
+      for (const lines of this.denials) lines.flush();
+    });
     return { status: reply.status, pages: pageTexts(reply) };
   }
 
@@ -238,6 +258,12 @@ class DaemonTerminal implements TerminalSession {
 
   get network(): string {
     return this.remote.resource.network.text;
+  }
+
+  onNetworkDenial(listener: (line: string) => void): { dispose(): void } {
+    return this.remote.watch((message) => {
+      if (message.type === "network") listener(message.text);
+    });
   }
 
   /** A restore reaches the stream as a status message whose kernel carries a restore not seen before. */

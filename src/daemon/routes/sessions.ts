@@ -14,6 +14,8 @@ import { listResumable, runCell, type CellRun } from "../../session/index.js";
 import { RawBody } from "../router.js";
 import type { ExecuteImages } from "../views.js";
 import type { HostedSession, KernelJoin, RelayTarget } from "../sessionPort.js";
+import type { NetworkSetting } from "../../network/index.js";
+import { globalSettingsTarget, readSettings } from "../../settings/index.js";
 
 async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.openSession>) {
   const body = request.body();
@@ -35,6 +37,7 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
     ...(body.remote ? { remote: body.remote } : {}),
     ...(body.client ? { client: body.client } : {}),
     ...(body.resume ? { resume: body.resume } : {}),
+    ...(body.network !== undefined ? { network: await sessionNetwork(ctx, body.network) } : {}),
   });
   try {
     // Only the creator learns how to reach the RPC socket, or the kernel's channels: it is the one that starts or relays the kernel.
@@ -47,6 +50,18 @@ async function openSession(ctx: DaemonContext, request: RouteRequest<typeof API.
     await ctx.registry.close(live.id).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The network a session asks for at open, checked as the settings check it (the body's schema):
+ * `true`, the host's whole network, only while the global setting is `true` already, so an API
+ * caller cannot open more than the person's settings do. Throws 400 invalid_body.
+ */
+async function sessionNetwork(ctx: DaemonContext, network: NetworkSetting): Promise<NetworkSetting> {
+  if (network !== true) return network;
+  const global = (await readSettings(globalSettingsTarget(ctx.stateDir))).settings.network ?? false;
+  if (global === true) return network;
+  throw new HttpProblem("invalid_body", "network: true (the host's whole network, unfiltered) may be asked for only while the global network setting is true; give a policy object, e.g. {\"allow\": [\"pypi.org\"]}", { field: "network" });
 }
 
 /** A relayed kernel's working directory as a real path: a directory inside the workspace (the kernel sees nothing else writable). Throws 400 invalid_body. */

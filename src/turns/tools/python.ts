@@ -3,6 +3,7 @@ import { z } from "zod";
 import { CELL_INTERRUPT_GRACE_MS, NO_OUTPUT, runCell, type CellRun } from "../../session/index.js";
 import { imagesFollowLine, resultImages } from "../images.js";
 import { MAX_TOOL_RESULT_BYTES } from "../limits.js";
+import { NetworkStep } from "../network.js";
 import { alreadyLoadedNote } from "../pulls.js";
 import { boundToolText } from "./bounds.js";
 import type { Tool, ToolContext } from "./tool.js";
@@ -30,12 +31,15 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
   schema,
   async run({ code }, context) {
     context.emit({ kind: "code", code });
+    // Each host the cell reached draws its row (N-4) once the cell ended, before its output.
+    const network = new NetworkStep(context.host.network?.egress);
     const observing = context.host.skills.observe((entry, activation) =>
       context.ledger.pull(entry, "python", activation.instructions) ? { ...activation, instructions: alreadyLoadedNote(entry.name) } : activation,
     );
     try {
       if (context.signal.aborted) throw new TurnInterrupted("the turn was interrupted before the cell ran");
       const cell = await runCell(context.host.kernel, code, { signal: context.signal, textBytes: MAX_TOOL_RESULT_BYTES });
+      for (const row of await network.finish()) context.emit(row);
       if (cell.stopped !== undefined) throw interrupted(cell, context.emit);
       const { text, bytes, status, images, notes } = cell;
       const printed = text.length > 0 || !cell.showedImages ? boundToolText(text.length > 0 ? text : NO_OUTPUT, undefined, text.length > 0 ? bytes : undefined) : { text: "", truncated: false };
@@ -49,6 +53,8 @@ export const pythonTool: Tool<z.infer<typeof schema>> = {
       return { text: joinLines(shown, imagesFollowLine(images.length)), ...resultImages(images, kept.each) };
     } finally {
       observing.dispose();
+      // A cell that never ended (the kernel died) still shows what it reached.
+      for (const row of network.end()) context.emit(row);
     }
   },
 };

@@ -40,10 +40,11 @@ export interface TurnMcp {
 /**
  * What the turn loop needs from its session: a view of the session's port. The kernel, the skills
  * and the catalog always; its images (without them, output rows carry no images), its usage (the
- * session's total for `/status`), its MCP servers (no block, no words, no tools) and its kernel's
- * restores (the model learns which names came back) when it has them.
+ * session's total for `/status`), its MCP servers (no block, no words, no tools), its kernel's
+ * restores (the model learns which names came back) and its network (no `network` rows without
+ * it) when it has them.
  */
-export type TurnHost = Pick<SessionPort, "workspace" | "stateDir" | "view" | "kernel" | "skills"> & Partial<Pick<SessionPort, "images" | "usage" | "mcp" | "restores">>;
+export type TurnHost = Pick<SessionPort, "workspace" | "stateDir" | "view" | "kernel" | "skills"> & Partial<Pick<SessionPort, "images" | "usage" | "mcp" | "restores" | "network">>;
 
 /** What a tool may use while it runs. */
 export interface ToolContext {

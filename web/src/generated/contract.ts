@@ -220,7 +220,7 @@ export interface RouteTypes {
       readonly allow?: readonly string[];
       /** PATTERNs added to network.deny (and dropped from allow) */
       readonly deny?: readonly string[];
-      /** back to the global setting the session opened with, before allow and deny apply */
+      /** back to the setting the session opened with (its own from POST /sessions, else the global one), before allow and deny apply */
       readonly reset?: boolean;
     };
     readonly answer: {
@@ -899,6 +899,20 @@ export type StreamMessage =
       readonly turn_id: string;
       /** the model's prose as it streams */
       readonly delta: string;
+    }
+  | {
+      readonly type: "network";
+      readonly session_id: string;
+      /** "" on the line that sums the hosts past the bound of one window */
+      readonly host: string;
+      readonly port: number;
+      readonly reason: string;
+      /** how to allow it */
+      readonly hint: string;
+      /** the denials this line stands for: 1 as one happens, N for its repeats in a window */
+      readonly count: number;
+      /** the line as a terminal prints it */
+      readonly text: string;
     };
 
 export type Problem = {
@@ -1003,6 +1017,24 @@ export type TranscriptRow =
       readonly at: number;
     }
   | {
+      readonly kind: "network";
+      readonly host: string;
+      readonly decision: "allowed" | "denied" | "failed";
+      readonly connections: number;
+      /** both ways, summed */
+      readonly bytes: number;
+      /** the setting that allowed it */
+      readonly rule: string | null;
+      /** why it was refused, or what failed */
+      readonly reason: string | null;
+      readonly text: string;
+      readonly turn_id: string;
+      /** the row's place in the session's transcript, from 1 */
+      readonly seq: number;
+      /** when it was written, in ms since the epoch */
+      readonly at: number;
+    }
+  | {
       readonly kind: "notice";
       readonly text: string;
       readonly turn_id: string;
@@ -1076,6 +1108,8 @@ export type OpenSessionBody = {
   readonly client?: "console" | "chat" | "web" | "notebook" | "mcp" | "api";
   /** start from the checkpoint of this closed session (K-15): its names are loaded before the first cell; the workspace must be the one it ran on */
   readonly resume?: string;
+  /** this session's own network policy in place of the global setting (a policy object, or false); true only while the global network setting is true. Its kernel is booted for it, not taken from the warm pool */
+  readonly network?: unknown;
 };
 
 export type ExecuteBody = {
