@@ -199,7 +199,12 @@ export class SkillsOverMcp {
  */
 export function offerSkillsOverMcp(mcp: McpServer, session: SkillsSession | Promise<SkillsSession>, options: SkillsOverMcpOptions = {}): SkillsOverMcp {
   const skills = new SkillsOverMcp(Promise.resolve(session), options);
-  skills.attach(mcp);
+  try {
+    skills.attach(mcp);
+  } catch (error) {
+    skills.dispose();
+    throw error;
+  }
   return skills;
 }
 
