@@ -5,12 +5,12 @@
  * the in-memory pair only for the notification and bound logic.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { SKILL_LIMITS, SkillsClient, SkillVerificationError, type Skill } from "@modelcontextprotocol/client/ext/skills";
+import { SKILL_LIMITS, SkillsClient, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { createMcpHandler, McpServer, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { SkillCatalogChanges, SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -182,6 +182,21 @@ describe("P-5 Skills over MCP on a 2.x server, over Streamable HTTP on loopback"
     }
     expect(warnings.map((w) => w.path)).toEqual(expect.arrayContaining(["linky/secret.txt", "linky/elsewhere/secret.txt"]));
     expect(JSON.stringify(await host.readDirectory("skill://linky"))).not.toContain("secret");
+  });
+
+  it("a link turned outward after publication is refused at read, even toward a file of identical bytes", async () => {
+    const host = await connect(MODERN);
+    const linky = byName((await host.list()).skills).get("linky")!;
+    const alias = join(files.skills, "linky", "alias.md");
+    writeFileSync(join(files.outside, "copy.md"), "notes\n");
+    rmSync(alias);
+    symlinkSync(join(files.outside, "copy.md"), alias);
+    try {
+      await expect(host.read(linky, "alias.md")).rejects.toThrow(/resolves outside the skill's directory/);
+    } finally {
+      rmSync(alias);
+      symlinkSync("notes.md", alias);
+    }
   });
 
   it("a file edited in place is refused until a reload; the reload changes that skill's digests and no other's", async () => {
