@@ -83,7 +83,7 @@ async function httpClient(url: URL, era: "legacy" | typeof MODERN): Promise<{ cl
   return { client, skills: new SkillsClient(client) };
 }
 
-describe("P-5 Skills over MCP on a 2.x server, over Streamable HTTP on loopback", () => {
+describe("P-4 P-5 Skills over MCP on a 2.x server, over Streamable HTTP on loopback", () => {
   let dirs: SessionDirs;
   let session: Session;
   let files: { skills: string; outside: string };
@@ -218,7 +218,7 @@ describe("P-5 Skills over MCP on a 2.x server, over Streamable HTTP on loopback"
   });
 });
 
-describe("P-5 Skills over MCP: reload announcements and bounds (in-memory pair)", () => {
+describe("P-4 P-5 Skills over MCP: reload announcements and bounds (in-memory pair)", () => {
   const sessions = sessionsPerTest();
   const open: { client: Client; skills: SkillsOverMcp }[] = [];
 
