@@ -159,12 +159,14 @@ export class SkillsOverMcp {
         return (await this.current()).byName.get(named.skill);
       },
       read: async (uri, _ctx: ServerContext) => {
-        const named = parseUri(uri);
+        // albedo's own page addresses (`?offset=N`, P-4) fall under the extension's `skill://` template too.
+        const paged = /^([^?#]*)\?offset=(\d{1,15})$/.exec(uri);
+        const named = parseUri(paged === null ? uri : paged[1]!);
         if (named === undefined) return undefined;
         const published = await this.current();
         const file = published.files.get(keyOf(named.skill, named.path));
         if (file === undefined) return undefined;
-        return await this.readPublished(file);
+        return paged === null ? await this.readPublished(file) : await this.readPage(file, Number(paged[2]));
       },
       readDirectory: async (uri, { cursor }) => {
         const named = parseUri(uri.replace(/\/+$/, ""), true);
@@ -175,6 +177,14 @@ export class SkillsOverMcp {
         return { resources: page.items, ...(page.next === undefined ? {} : { nextCursor: page.next }) };
       },
     };
+  }
+
+  /** One page (R-2) of a published file from byte `offset`: what `skill://NAME/PATH?offset=N` names; not checked against the digest. */
+  private async readPage(file: PublishedFile, offset: number): Promise<SkillReadResult> {
+    const session = await this.session;
+    const page = await containedRead(file.skill, file.path, () => session.skills.read(file.skill.name, file.path, offset, MAX_READ_LIMIT));
+    const mimeType = resourceMime(file.path);
+    return page.encoding === "utf-8" ? { text: page.content, mimeType } : { bytes: new Uint8Array(Buffer.from(page.content, "base64")), mimeType };
   }
 
   /** A published file as it is now, only if it is still the one its entry describes. */
@@ -306,24 +316,32 @@ async function inside(entry: SkillEntry, path: string): Promise<boolean> {
  * `budget` bytes, refused when a link takes it out of the skill's directory before or after the read.
  */
 async function readContained(session: SkillsSession, entry: SkillEntry, path: string, budget: number): Promise<Uint8Array> {
+  return await containedRead(entry, path, async () => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let size: number | undefined;
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page = await session.skills.read(entry.name, path, offset, MAX_READ_LIMIT);
+      if (size !== undefined && page.size !== size) throw new Error(`skill://${entry.name}/${path} changed while it was read; read it again`);
+      size = page.size;
+      if (size > budget) throw new Error(`skill://${entry.name}/${path} is ${size} bytes, past what its skill may still hold: SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} per skill`);
+      const chunk = Buffer.from(page.content, page.encoding === "base64" ? "base64" : "utf8");
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > budget) throw new Error(`skill://${entry.name}/${path} grew past SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} while it was read`);
+      offset = page.next_offset;
+    }
+    return new Uint8Array(Buffer.concat(chunks));
+  });
+}
+
+/** `read`, refused when a link takes the file out of its skill's directory before or after it. */
+async function containedRead<T>(entry: SkillEntry, path: string, read: () => Promise<T>): Promise<T> {
   const outside = () => new Error(`skill://${entry.name}/${path} resolves outside the skill's directory; it is not served`);
   if (!(await inside(entry, path))) throw outside();
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let size: number | undefined;
-  for (let offset: number | null = 0; offset !== null; ) {
-    const page = await session.skills.read(entry.name, path, offset, MAX_READ_LIMIT);
-    if (size !== undefined && page.size !== size) throw new Error(`skill://${entry.name}/${path} changed while it was read; read it again`);
-    size = page.size;
-    if (size > budget) throw new Error(`skill://${entry.name}/${path} is ${size} bytes, past what its skill may still hold: SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} per skill`);
-    const chunk = Buffer.from(page.content, page.encoding === "base64" ? "base64" : "utf8");
-    chunks.push(chunk);
-    total += chunk.length;
-    if (total > budget) throw new Error(`skill://${entry.name}/${path} grew past SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} while it was read`);
-    offset = page.next_offset;
-  }
+  const result = await read();
   if (!(await inside(entry, path))) throw outside();
-  return new Uint8Array(Buffer.concat(chunks));
+  return result;
 }
 
 /** The skill and path a `skill://NAME/PATH` address names (the root of a skill when `directory`); undefined for anything else. */

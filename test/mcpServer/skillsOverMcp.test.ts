@@ -157,6 +157,13 @@ describe("P-4 P-5 Skills over MCP on a 2.x server, over Streamable HTTP on loopb
     await expect(host.get("skill://gamma/SKILL.md")).rejects.toThrow(/No skill is served at skill:\/\/gamma\/SKILL.md/);
   });
 
+  it("albedo's page addresses (?offset=N) still read one page from that byte, under the extension's skill:// template", async () => {
+    await connect("legacy");
+    const page = await clients[0]!.readResource({ uri: "skill://alpha/references/GUIDE.md?offset=2" });
+    expect(page.contents).toEqual([{ uri: "skill://alpha/references/GUIDE.md?offset=2", mimeType: "text/markdown", text: "Guide\n\nStep one.\n" }]);
+    await expect(clients[0]!.readResource({ uri: "skill://gamma/SKILL.md?offset=0" })).rejects.toThrow(/not found/i);
+  });
+
   it("resources/directory/read lists a skill's files and directories", async () => {
     const host = await connect(MODERN);
     const root = await host.readDirectory("skill://alpha");
