@@ -22,3 +22,5 @@ export const MAX_NOISE_LINES = 20;
 export const SKILLS_PAGE_SIZE = 100;
 /** Children in one page of resources/directory/read; the rest come with its cursor. */
 export const DIRECTORY_PAGE_SIZE = 200;
+/** Bytes of skill files one publication of Skills over MCP reads over all skills (each skill also within SKILL_LIMITS.bytes); skills past it are left out, with a warning. */
+export const MAX_PUBLISHED_SKILL_BYTES = 64 * 1024 * 1024;

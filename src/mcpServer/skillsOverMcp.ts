@@ -18,7 +18,7 @@ import { decodeUtf8 } from "../json/index.js";
 import type { Disposable } from "../platform/index.js";
 import { MAX_READ_LIMIT, type CatalogSnapshot, type SkillEntry } from "../skills/index.js";
 import type { ServedSession } from "./host.js";
-import { DIRECTORY_PAGE_SIZE, SKILLS_PAGE_SIZE } from "./limits.js";
+import { DIRECTORY_PAGE_SIZE, MAX_PUBLISHED_SKILL_BYTES, SKILLS_PAGE_SIZE } from "./limits.js";
 import { resourceMime } from "./uris.js";
 
 /** What Skills over MCP needs of a session: its current view (the enabled skills), its guarded file access, its catalog swaps. */
@@ -190,7 +190,7 @@ export class SkillsOverMcp {
   /** A published file as it is now, only if it is still the one its entry describes. */
   private async readPublished(file: PublishedFile): Promise<SkillReadResult> {
     const session = await this.session;
-    const bytes = await readContained(session, file.skill, file.path, SKILL_LIMITS.bytes);
+    const bytes = await readContained(session, file.skill, file.path, { bytes: SKILL_LIMITS.bytes, limit: `SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} per skill` });
     if (bytes.length !== file.size || sha256(bytes) !== file.digest) {
       this.warn({ path: `${file.skill.name}/${file.path}`, message: "changed since its skill was published; reload the session" });
       throw new Error(`skill://${file.skill.name}/${file.path} changed since the skill was published: reload the session (/reload session, or the reload tool), then get the skill again`);
@@ -223,12 +223,18 @@ async function publish(session: SkillsSession, snapshot: CatalogSnapshot, warn: 
   const skills: Skill[] = [];
   const files = new Map<string, PublishedFile>();
   const dirs = new Map<string, DirectoryResource[]>();
+  let spent = 0;
   for (const entry of snapshot.skills) {
-    const built = await publishSkill(session, entry, warn).catch((error: unknown) => {
+    const left = MAX_PUBLISHED_SKILL_BYTES - spent;
+    const budget: Budget = left < SKILL_LIMITS.bytes
+      ? { bytes: left, limit: `MAX_PUBLISHED_SKILL_BYTES = ${MAX_PUBLISHED_SKILL_BYTES} over all skills` }
+      : { bytes: SKILL_LIMITS.bytes, limit: `SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} per skill` };
+    const built = await publishSkill(session, entry, budget, warn).catch((error: unknown) => {
       warn({ path: entry.name, message: `not published: ${errorText(error)}` });
       return undefined;
     });
     if (built === undefined) continue;
+    spent += built.files.reduce((sum, file) => sum + file.size, 0);
     skills.push(built.skill);
     for (const file of built.files) files.set(keyOf(entry.name, file.path), file);
     for (const [dir, children] of built.dirs) dirs.set(keyOf(entry.name, dir), children);
@@ -240,10 +246,17 @@ async function publish(session: SkillsSession, snapshot: CatalogSnapshot, warn: 
 /** Codes of listing diagnostics that mean the listing is incomplete: such a skill cannot be published with a full set of digests. */
 const CUT_CODES = new Set(["resource_limit", "resource_entries_limit", "resource_depth_limit", "diagnostic_limit"]);
 
+/** Bytes a read may still take, and the limit that says so (named in the refusal). */
+interface Budget {
+  readonly bytes: number;
+  readonly limit: string;
+}
+
 /** One skill's entry, files and directories; undefined (with a warning) when it cannot be published whole. */
 async function publishSkill(
   session: SkillsSession,
   entry: SkillEntry,
+  budget: Budget,
   warn: (warning: SkillWarning) => void,
 ): Promise<{ skill: Skill; files: PublishedFile[]; dirs: Map<string, DirectoryResource[]> } | undefined> {
   const listing = await session.skills.resources(entry.name);
@@ -264,7 +277,7 @@ async function publishSkill(
   const contents: Record<string, Uint8Array> = {};
   let total = 0;
   for (const path of paths) {
-    const bytes = await readContained(session, entry, path, SKILL_LIMITS.bytes - total);
+    const bytes = await readContained(session, entry, path, { bytes: budget.bytes - total, limit: budget.limit });
     total += bytes.length;
     contents[path] = bytes;
   }
@@ -315,7 +328,7 @@ async function inside(entry: SkillEntry, path: string): Promise<boolean> {
  * A whole file of a skill through the session's guarded, pinned page reads (R-2, R-4), at most
  * `budget` bytes, refused when a link takes it out of the skill's directory before or after the read.
  */
-async function readContained(session: SkillsSession, entry: SkillEntry, path: string, budget: number): Promise<Uint8Array> {
+async function readContained(session: SkillsSession, entry: SkillEntry, path: string, budget: Budget): Promise<Uint8Array> {
   return await containedRead(entry, path, async () => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -324,11 +337,11 @@ async function readContained(session: SkillsSession, entry: SkillEntry, path: st
       const page = await session.skills.read(entry.name, path, offset, MAX_READ_LIMIT);
       if (size !== undefined && page.size !== size) throw new Error(`skill://${entry.name}/${path} changed while it was read; read it again`);
       size = page.size;
-      if (size > budget) throw new Error(`skill://${entry.name}/${path} is ${size} bytes, past what its skill may still hold: SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} per skill`);
+      if (size > budget.bytes) throw new Error(`skill://${entry.name}/${path} is ${size} bytes, past what is left of ${budget.limit}`);
       const chunk = Buffer.from(page.content, page.encoding === "base64" ? "base64" : "utf8");
       chunks.push(chunk);
       total += chunk.length;
-      if (total > budget) throw new Error(`skill://${entry.name}/${path} grew past SKILL_LIMITS.bytes = ${SKILL_LIMITS.bytes} while it was read`);
+      if (total > budget.bytes) throw new Error(`skill://${entry.name}/${path} grew past what is left of ${budget.limit} while it was read`);
       offset = page.next_offset;
     }
     return new Uint8Array(Buffer.concat(chunks));

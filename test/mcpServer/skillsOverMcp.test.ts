@@ -14,6 +14,7 @@ import { SKILL_LIMITS, SkillsClient, type Skill } from "@modelcontextprotocol/cl
 import { createMcpHandler, McpServer, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { SkillCatalogChanges, SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MAX_PUBLISHED_SKILL_BYTES } from "../../src/mcpServer/limits.js";
 import { offerSkillsOverMcp, SkillsOverMcp } from "../../src/mcpServer/skillsOverMcp.js";
 import type { Session } from "../../src/session/index.js";
 import { openSession, sessionDirs, sessionsPerTest, type SessionDirs } from "../session/fixtures.js";
@@ -291,6 +292,21 @@ describe("P-4 P-5 Skills over MCP: reload announcements and bounds (in-memory pa
     expect(named.has("many")).toBe(false);
     expect(warnings.find((w) => w.path === "heavy")?.message).toMatch(/SKILL_LIMITS.bytes = 16777216/);
     expect(warnings.find((w) => w.path === "many")?.message).toMatch(/listing is incomplete.*MAX_RESOURCES = 512/);
+  });
+
+  it("one publication reads at most MAX_PUBLISHED_SKILL_BYTES over all skills; the skills past it are left out, naming the limit", async () => {
+    const each = Math.floor(MAX_PUBLISHED_SKILL_BYTES / 4.5);
+    expect(each).toBeLessThan(SKILL_LIMITS.bytes);
+    const { session } = await sessions.open((dirs) => {
+      const root = roots.wsAgents(dirs.workspace);
+      for (let i = 1; i <= 5; i++) writeFileSync(join(writeSkill(root, `big-${i}`), "data.bin"), Buffer.alloc(each, i));
+    });
+    const warnings: SkillWarning[] = [];
+    const { host } = await connected(session, { onWarning: (w) => warnings.push(w) });
+    const named = byName((await host.list()).skills);
+    expect(["big-1", "big-2", "big-3", "big-4"].every((name) => named.has(name))).toBe(true);
+    expect(named.has("big-5")).toBe(false);
+    expect(warnings.find((w) => w.path === "big-5")?.message).toMatch(new RegExp(`MAX_PUBLISHED_SKILL_BYTES = ${MAX_PUBLISHED_SKILL_BYTES} over all skills`));
   });
 
   it("a request waits for a session still opening, and a skill the SDK cannot publish is left out with a warning", async () => {
