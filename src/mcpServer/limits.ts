@@ -18,3 +18,9 @@ export const RESOURCES_PAGE_SIZE = 200;
 export const ROOTS_TIMEOUT_MS = 5000;
 /** Lines of protocol noise (what is not JSON-RPC) a connection writes to stderr; past it they are counted only. */
 export const MAX_NOISE_LINES = 20;
+/** Skills in one page of skills/list (Skills over MCP); the rest come with its cursor. */
+export const SKILLS_PAGE_SIZE = 100;
+/** Children in one page of resources/directory/read; the rest come with its cursor. */
+export const DIRECTORY_PAGE_SIZE = 200;
+/** Bytes of skill files one publication of Skills over MCP reads over all skills (each skill also within SKILL_LIMITS.bytes); skills past it are left out, with a warning. */
+export const MAX_PUBLISHED_SKILL_BYTES = 64 * 1024 * 1024;
