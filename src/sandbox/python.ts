@@ -13,7 +13,7 @@ const QUERY = [
   "if user_site and os.path.isdir(user_site): paths.append(user_site)",
   "base = getattr(sys, '_base_executable', None) or sys.executable",
   "sites = [p for p in site.getsitepackages() if os.path.isdir(p)]",
-  "print(json.dumps({'paths': paths, 'base': base, 'version': '%d.%d' % sys.version_info[:2], 'sites': sites, 'prefix': sys.prefix}))",
+  "print(json.dumps({'paths': paths, 'base': base, 'version': '%d.%d' % sys.version_info[:2], 'sites': sites}))",
 ].join("\n");
 
 /** What a package layer over an interpreter needs (see packageLayer.ts). */
@@ -24,8 +24,6 @@ export interface InterpreterFacts {
   readonly version: string;
   /** Its site-packages directories, which a layer over it adds after its own. */
   readonly sites: readonly string[];
-  /** sys.prefix: its environment. */
-  readonly prefix: string;
 }
 
 export interface InterpreterPaths {
@@ -43,12 +41,12 @@ export async function pythonPaths(python: string): Promise<InterpreterPaths> {
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
     throw new Error(`cannot ask ${python} for its install paths: ${detail}`);
   }
-  const answer = JSON.parse(stdout) as { paths?: unknown; base?: unknown; version?: unknown; sites?: unknown; prefix?: unknown };
+  const answer = JSON.parse(stdout) as { paths?: unknown; base?: unknown; version?: unknown; sites?: unknown };
   const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((p) => typeof p === "string");
-  if (!strings(answer.paths) || !strings(answer.sites) || typeof answer.base !== "string" || typeof answer.version !== "string" || typeof answer.prefix !== "string") {
+  if (!strings(answer.paths) || !strings(answer.sites) || typeof answer.base !== "string" || typeof answer.version !== "string") {
     throw new Error(`unexpected answer from ${python}`);
   }
-  return { readPaths: [...new Set(answer.paths)], facts: { base: answer.base, version: answer.version, sites: answer.sites, prefix: answer.prefix } };
+  return { readPaths: [...new Set(answer.paths)], facts: { base: answer.base, version: answer.version, sites: answer.sites } };
 }
 
 /** Prefixes, install dir and user site of `python` (deduplicated); rejects when the interpreter cannot be run. */

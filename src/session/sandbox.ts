@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ResolvedKernelLaunch } from "../kernel/index.js";
 import { egressEnv, SessionEgress, type NetworkSetting } from "../network/index.js";
-import { within, type Log } from "../platform/index.js";
+import type { Log } from "../platform/index.js";
 import { projectSettingsTarget } from "../settings/index.js";
 import {
   DEFAULT_PACKAGES_MB, detectSandbox, planKey, preparePackageLayer, prepareSandbox, pythonPaths, warmSandboxProbe,
@@ -96,13 +96,13 @@ export async function prepareKernelSandbox(
 /**
  * The workspace's package layer (N-5) for a kernel that will run sandboxed, made or measured now;
  * undefined when the kernel will not be sandboxed (it then has the host's own rights, and pip
- * installs where it would on the host) or when its interpreter lies in the workspace (pip then
- * installs into that environment itself). Over its quota, it is said once and bound read-only.
+ * installs where it would on the host). An interpreter inside the workspace gets one too: the
+ * sandbox shows it read-only, since the host runs it (to ask for its paths) and a kernel must not
+ * be able to change what the host runs. Over its quota, it is said once and bound read-only.
  */
 async function packageLayerFor(inputs: KernelSandboxInputs, packagesMB: number | undefined, paths: InterpreterPaths): Promise<(PackageLayer & { quotaBytes: number }) | undefined> {
   if (!detectSandbox().usable) return undefined;
   const workspace = realpathSync(inputs.workspace);
-  if (within(realpathSync(paths.facts.prefix), workspace)) return undefined;
   const quotaBytes = (packagesMB ?? DEFAULT_PACKAGES_MB) * MIB;
   const layer = await preparePackageLayer(inputs.stateDir, workspace, paths.facts, quotaBytes);
   if (layer.cleared !== undefined) inputs.warn(`packages: the package layer of ${workspace} was cleared: ${layer.cleared}`);

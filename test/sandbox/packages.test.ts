@@ -121,7 +121,7 @@ describe("N-5 %pip install in a cell installs into the workspace's package layer
     expect(await run(daemon, other, IMPORT_PROBE)).toBe("ModuleNotFoundError\n");
 
     const doctor = await runAlbedo(["doctor", "--json"], { cwd: dirs.workspace, env: envFor(dirs) });
-    const check = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((c) => c.name === "packages");
+    const check = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((c) => c.name === "package-layer");
     expect(check, doctor.stdout).toMatchObject({ status: "ok" });
     expect(check!.detail).toMatch(new RegExp(`${layer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} holds [\\d.]+ (KiB|MiB) of 2048 MiB \\(limits\\.packagesMB\\)`));
 

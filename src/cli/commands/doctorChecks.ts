@@ -133,7 +133,7 @@ export function sizeText(bytes: number): string {
 
 /** This workspace's package layer (where `%pip install` in a sandboxed cell puts packages): its path, what it holds, and its quota. */
 export async function checkPackageLayer(env: NodeJS.ProcessEnv, cwd: string, packagesMB: number | undefined): Promise<DoctorCheck> {
-  const name = "packages";
+  const name = "package-layer";
   const quota = packagesMB ?? DEFAULT_PACKAGES_MB;
   const layer = packageLayerDir(stateDir(env), realpathSync(cwd));
   const made = await readLayerRecord(layer);
