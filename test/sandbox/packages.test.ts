@@ -143,6 +143,23 @@ describe("N-5 %pip install in a cell installs into the workspace's package layer
   });
 });
 
+describe("N-5 two sessions of one workspace installing at once take turns", () => {
+  it("a cell that runs pip waits for the other session's pip cell to end: the two never overlap", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const dirs = fixture.dirs;
+    writeGlobal(dirs.state, { network: { allow: [indexHost()] } });
+    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
+    const [a, b] = [await openSession(daemon, dirs.workspace), await openSession(daemon, dirs.workspace)];
+    const span = (text: string) => text.match(/^(start|end) [\d.]+/gm)!.map((line) => Number(line.split(" ")[1]));
+    const slow = run(daemon, a, "import time\nprint('start', time.time())\ntime.sleep(4)\nprint('end', time.time())  # as long as a pip install");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const other = await run(daemon, b, `import time\nprint('start', time.time())\n%pip install ${pipArgs()} albedo-second\nprint('end', time.time())`);
+    expect(other).toContain("Successfully installed albedo-second-1.0");
+    const [aStart, aEnd] = span(await slow);
+    const [bStart, bEnd] = span(other);
+    expect(bStart! >= aEnd! || aStart! >= bEnd!, JSON.stringify({ aStart, aEnd, bStart, bEnd })).toBe(true);
+  });
+});
+
 describe("N-5 the package layer's quota (limits.packagesMB)", () => {
   it("an install that takes the layer over its quota is removed with a line naming the bound; a layer found over it is read-only for the next session", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dirs = fixture.dirs;
