@@ -241,7 +241,9 @@ def _install(ip: Any, session: SessionObjects) -> None:
     ip.events.register("pre_run_cell", _pre_run_cell)
     ip.events.register("post_run_cell", _cells.post_run_cell)
     kernel = getattr(ip, "kernel", None)
-    from . import _checkpoint
+    from . import _checkpoint, _packages
+
+    _packages.install(ip)
 
     global _checkpoints
     _checkpoints = _checkpoint.install(ip, kernel)

@@ -17,7 +17,9 @@ export { detectSandbox, warmSandboxProbe } from "./detect.js";
 export { sandboxEnv, type SandboxProfile } from "./profile.js";
 export { CHECKPOINTS_DIR, planKey, type ExposureRequest } from "./plan.js";
 export { sandboxedPid, signalSandboxed } from "./pids.js";
-export { pythonReadPaths } from "./python.js";
+export { pythonPaths, pythonReadPaths, type InterpreterPaths } from "./python.js";
+export { clearPackageLayer, measurePackageLayer, packageLayerDir, preparePackageLayer, readLayerRecord, type PackageLayer } from "./packageLayer.js";
+export { DEFAULT_PACKAGES_MB, MIN_PACKAGES_MB } from "./limits.js";
 export { KernelWrites } from "./kernelWrites.js";
 export { sandboxServer, ServerSandboxError, type SandboxedProcess, type ServerProcess, type ServerSandboxPlaces } from "./server.js";
 

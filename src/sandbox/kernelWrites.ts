@@ -1,12 +1,15 @@
 /**
  * What a session's kernel can write, as one predicate: the one place every path the runtime hands
  * to a host process (an MCP server's command, arguments, working directory and search paths) is
- * checked. A kernel writes its workspace, its run dir and its checkpoint directory; a file there, or a link there on the way
- * to a file elsewhere, may be the kernel's choice, so no host process runs it or starts from it.
+ * checked. A kernel writes its workspace, its run dir, its checkpoint directory and its workspace's
+ * package layer (every workspace's: any of them may be some kernel's); a file there, or a link
+ * there on the way to a file elsewhere, may be the kernel's choice, so no host process runs it or
+ * starts from it.
  */
 import { isAbsolute, join, normalize, resolve } from "node:path";
 import { within } from "../platform/index.js";
 import { traceRealPath } from "./paths.js";
+import { PACKAGES_DIR } from "./packageLayer.js";
 import { CHECKPOINTS_DIR } from "./plan.js";
 
 export interface KernelWritesPlaces {
@@ -21,8 +24,8 @@ export class KernelWrites {
   private readonly roots: readonly string[];
   private readonly runDirs: readonly string[];
   private readonly stateDirs: readonly string[];
-  /** Every session's checkpoint directories: each is written by its session's kernel. */
-  private readonly checkpointDirs: readonly string[];
+  /** Every session's checkpoint directories and every workspace's package layers: each is written by a kernel. */
+  private readonly kernelStateDirs: readonly string[];
 
   constructor(places: KernelWritesPlaces) {
     const both = (path: string): string[] => {
@@ -32,7 +35,7 @@ export class KernelWrites {
     this.runDirs = both(places.runDir);
     this.roots = [...both(places.workspace), ...this.runDirs];
     this.stateDirs = both(places.stateDir);
-    this.checkpointDirs = this.stateDirs.map((state) => join(state, CHECKPOINTS_DIR));
+    this.kernelStateDirs = this.stateDirs.flatMap((state) => [join(state, CHECKPOINTS_DIR), join(state, PACKAGES_DIR)]);
   }
 
   /**
@@ -52,11 +55,11 @@ export class KernelWrites {
   /** Why `path` may not be given to a host process as `what`, or undefined when it may. */
   refusal(path: string, what: string, base?: string): string | undefined {
     if (!this.writes(path, base)) return undefined;
-    return `its ${what} ${path} lies where the session's kernel can write (the workspace or its run dir), so the kernel could choose what runs on the host`;
+    return `its ${what} ${path} lies where the session's kernel can write (the workspace, its run dir or a package layer), so the kernel could choose what runs on the host`;
   }
 
   private inside(path: string): boolean {
-    if (this.stateDirs.some((state) => within(path, state))) return [...this.runDirs, ...this.checkpointDirs].some((dir) => within(path, dir));
+    if (this.stateDirs.some((state) => within(path, state))) return [...this.runDirs, ...this.kernelStateDirs].some((dir) => within(path, dir));
     return this.roots.some((root) => within(path, root));
   }
 }

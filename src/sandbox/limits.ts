@@ -97,3 +97,13 @@ export function prlimitArgv(prlimit: string, limits: ResourceLimits): string[] {
   const bytes = limits.memoryMB * 1024 * 1024;
   return [prlimit, `--as=${bytes}`, `--nproc=${limits.processes}`, `--nofile=${limits.openFiles}`, "--"];
 }
+
+/**
+ * Default quota of a workspace's package layer (N-5), in MiB: what `%pip install` in its sandboxed
+ * kernels may put there in all. `limits.packagesMB` in the global settings sets another.
+ */
+export const DEFAULT_PACKAGES_MB = 2048;
+/** Smallest accepted package-layer quota, in MiB. */
+export const MIN_PACKAGES_MB = 1;
+/** Entries a measure of a package layer walks; a layer with more counts as over its quota. */
+export const MAX_PACKAGE_LAYER_ENTRIES = 200_000;

@@ -8,6 +8,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { within, type FileIdentity } from "../platform/index.js";
+import { PACKAGES_DIR } from "./packageLayer.js";
 import { traceRealPath, type Traced } from "./paths.js";
 import { protectedEntries, removeUnused } from "./protectedEntries.js";
 
@@ -23,6 +24,11 @@ export interface SandboxPlaces {
    * read-write at its real path, into this session's sandbox only. Absent when checkpoints are off.
    */
   readonly checkpointDir?: string;
+  /**
+   * The workspace's package layer (N-5), in the state dir's PACKAGES_DIR: bound at its real path,
+   * read-write, or read-only once it is over its quota. Absent for an unsandboxed kernel.
+   */
+  readonly packageLayer?: { readonly dir: string; readonly kind: "ro" | "rw" };
 }
 
 /** The state dir's directory of sessions' checkpoints; each session's kernel writes the `kernel` directory of its own. */
@@ -102,6 +108,11 @@ export class SandboxPlan {
         const outside = (real: string) => (dirname(dirname(real)) === base ? undefined : `it does not lie in ${base}`);
         pinned.push(pinRequired("checkpoint dir", resolved.checkpointDir, "rw", outside));
       }
+      if (resolved.packageLayer !== undefined) {
+        const base = join(resolved.stateDir, PACKAGES_DIR);
+        const outside = (real: string) => (dirname(real) === base ? undefined : `it does not lie in ${base}`);
+        pinned.push(pinRequired("package layer", resolved.packageLayer.dir, resolved.packageLayer.kind, outside));
+      }
       pinned.push(...scratchDirs(places, resolved));
       const guarded = workspaceKind === "rw" ? protectedEntries(resolved, notes, created) : [];
       for (const request of [...guarded, ...requests]) {
@@ -143,7 +154,11 @@ export class SandboxPlan {
 function resolvePlaces(places: SandboxPlaces): SandboxPlaces {
   const real = (path: string) => traceRealPath(path)?.real ?? normalize(path);
   const resolved = { workspace: real(places.workspace), runDir: real(places.runDir), stateDir: real(places.stateDir), home: real(places.home) };
-  return places.checkpointDir === undefined ? resolved : { ...resolved, checkpointDir: real(places.checkpointDir) };
+  return {
+    ...resolved,
+    ...(places.checkpointDir !== undefined ? { checkpointDir: real(places.checkpointDir) } : {}),
+    ...(places.packageLayer !== undefined ? { packageLayer: { ...places.packageLayer, dir: real(places.packageLayer.dir) } } : {}),
+  };
 }
 
 /** The kernel's private /tmp and home: dirs in the run dir, bound over the host's (at the home's given and real path). */

@@ -2,7 +2,7 @@
  * The bwrap profile of one kernel (K-10): which paths it sees and how, its namespaces, and its
  * environment. Pure argument building over a pinned plan; nothing here starts a process.
  */
-import { isAbsolute } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { BRIDGE_ENV_NAMES, CHECKPOINT_DIR_ENV, CHECKPOINT_RESTORE_ENV } from "../bridge/index.js";
 import { CONNECTION_FILE_PLACEHOLDER, substituteConnectionFile } from "../kernel/index.js";
 import { mountArgs, viewMounts } from "./mounts.js";
@@ -40,6 +40,10 @@ export const RESOLVER_RUN_DIR = "/run/systemd/resolve";
 /** Where the kernel reads its connection file: a 0600 file in the sandbox's private /run, never on the host's disk. */
 export const SANDBOX_CONNECTION_FILE = "/run/albedo/connection.json";
 const MIB = 1024 * 1024;
+/** Where the kernel's package layer is, its quota in bytes, and "0" when it is mounted read-only (over its quota). */
+export const PACKAGES_DIR_ENV = "ALBEDO_PACKAGES_DIR";
+export const PACKAGES_QUOTA_ENV = "ALBEDO_PACKAGES_QUOTA";
+export const PACKAGES_WRITABLE_ENV = "ALBEDO_PACKAGES_WRITABLE";
 /** Host places hidden behind a small empty tmpfs. */
 const TMPFS_HIDDEN_PATHS: readonly string[] = ["/run"];
 
@@ -52,6 +56,11 @@ export interface SandboxProfile {
   readonly stateDir: string;
   /** The session's own checkpoint directory (K-15), read-write; absent when checkpoints are off. */
   readonly checkpointDir?: string;
+  /**
+   * The workspace's package layer (N-5): bound at its real path, read-write unless it is over its
+   * quota; its `bin` leads PATH, and the kernel learns where it is and its quota.
+   */
+  readonly packageLayer?: { readonly dir: string; readonly kind: "ro" | "rw"; readonly quotaBytes: number };
   /** The user's home: replaced by a private scratch dir, except what is exposed below. */
   readonly home: string;
   /** Directories to show read-only (skill roots, linked skills, the Python install): judged and pinned once. */
@@ -77,7 +86,19 @@ export function sandboxEnv(profile: SandboxProfile, spawnEnv: Readonly<Record<st
     if (PASS_ENV_NAMES.includes(name)) env[name] = value;
   }
   env.HOME = profile.home;
-  return { ...env, ...SANDBOX_PLOT_ENV, ...(profile.env ?? {}) };
+  return { ...env, ...SANDBOX_PLOT_ENV, ...packageLayerEnv(profile, env.PATH ?? DEFAULT_SANDBOX_PATH), ...(profile.env ?? {}) };
+}
+
+/** The variables that tell the kernel package where its layer is (kernel/albedo/_packages.py reads them), and PATH with the layer's `bin` first. */
+function packageLayerEnv(profile: SandboxProfile, path: string): Record<string, string> {
+  const layer = profile.packageLayer;
+  if (layer === undefined) return {};
+  return {
+    PATH: `${join(layer.dir, "bin")}:${path}`,
+    [PACKAGES_DIR_ENV]: layer.dir,
+    [PACKAGES_QUOTA_ENV]: String(layer.quotaBytes),
+    [PACKAGES_WRITABLE_ENV]: layer.kind === "rw" ? "1" : "0",
+  };
 }
 
 /** The bwrap command line of one launch, and the descriptors it binds from (fds 3 on). */

@@ -6,7 +6,8 @@ import type { Log } from "../platform/index.js";
 import { AppError } from "../errors/index.js";
 import { projectSettingsTarget } from "../settings/index.js";
 import {
-  planKey, prepareSandbox, pythonReadPaths, warmSandboxProbe, type ExposureRequest, type Sandbox, type SandboxMode, type SandboxProfile,
+  DEFAULT_PACKAGES_MB, detectSandbox, planKey, preparePackageLayer, prepareSandbox, pythonPaths, warmSandboxProbe,
+  type ExposureRequest, type InterpreterPaths, type PackageLayer, type Sandbox, type SandboxMode, type SandboxProfile,
 } from "../sandbox/index.js";
 import { discoveryRoots } from "../skills/index.js";
 import type { SessionView } from "./view.js";
@@ -14,7 +15,8 @@ import type { SessionView } from "./view.js";
 /** Warnings already printed by this process: "auto without bwrap" is said once, not per session. */
 const said = new Set<string>();
 /** An interpreter's install paths never change while the runtime runs; asking costs a Python start. */
-const pythonPaths = new Map<string, Promise<readonly string[]>>();
+const interpreterPaths = new Map<string, Promise<InterpreterPaths>>();
+const MIB = 1024 * 1024;
 
 export interface KernelSandboxInputs {
   readonly workspace: string;
@@ -57,14 +59,16 @@ export async function prepareKernelSandbox(
   const mode = inputs.mode ?? settings.sandbox ?? "auto";
   const python = launch.argv[0]!;
   // Both answers are cached per process; asking them asynchronously keeps a daemon's other sessions responsive.
-  const [interpreterPaths] = await Promise.all([mode === "off" ? [] : readPathsOf(python), mode === "off" ? undefined : warmSandboxProbe()]);
+  const [paths] = await Promise.all([mode === "off" ? undefined : pathsOf(python), mode === "off" ? undefined : warmSandboxProbe()]);
+  const layer = paths === undefined ? undefined : await packageLayerFor(inputs, settings.limits?.packagesMB, paths);
   const profile: SandboxProfile = {
     workspace: inputs.workspace,
     runDir: inputs.runDir,
     ...(inputs.checkpointDir !== undefined ? { checkpointDir: inputs.checkpointDir } : {}),
     stateDir: inputs.stateDir,
     home: inputs.home,
-    readOnly: exposureRequests(inputs, inputs.view, interpreterPaths),
+    readOnly: exposureRequests(inputs, inputs.view, paths?.readPaths ?? []),
+    ...(layer !== undefined ? { packageLayer: { dir: layer.dir, kind: layer.over ? "ro" : "rw", quotaBytes: layer.quotaBytes } } : {}),
     // The host's network only for `true`; otherwise the private namespace, with the way out through the session's proxy.
     network: network === true,
     ...(network === true || mode === "off" ? {} : { env: egressEnv(realpathSync(inputs.runDir), network) }),
@@ -91,7 +95,35 @@ export async function prepareKernelSandbox(
       throw error;
     }
   }
-  return { sandbox, launch: { ...launch, interruptMode: sandbox.interruptMode }, ...(egress ? { egress } : {}) };
+  // The kernel runs from its workspace's layer (inside the sandbox only: the host never runs it), so pip installs there.
+  const argv = layer !== undefined ? [layer.python, ...launch.argv.slice(1)] : launch.argv;
+  return { sandbox, launch: { ...launch, argv, interruptMode: sandbox.interruptMode }, ...(egress ? { egress } : {}) };
+}
+
+/**
+ * The workspace's package layer (N-5) for a kernel that will run sandboxed, made or measured now;
+ * undefined when the kernel will not be sandboxed (it then has the host's own rights, and pip
+ * installs where it would on the host). An interpreter inside the workspace gets one too: the
+ * sandbox shows it read-only, since the host runs it (to ask for its paths) and a kernel must not
+ * be able to change what the host runs. Over its quota, it is said once and bound read-only.
+ */
+async function packageLayerFor(inputs: KernelSandboxInputs, packagesMB: number | undefined, paths: InterpreterPaths): Promise<(PackageLayer & { quotaBytes: number }) | undefined> {
+  if (!detectSandbox().usable) return undefined;
+  const workspace = realpathSync(inputs.workspace);
+  const quotaBytes = (packagesMB ?? DEFAULT_PACKAGES_MB) * MIB;
+  const layer = await preparePackageLayer(inputs.stateDir, workspace, paths.facts, quotaBytes);
+  if (layer.cleared !== undefined) inputs.warn(`packages: the package layer of ${workspace} was cleared: ${layer.cleared}`);
+  if (layer.over) {
+    inputs.warn(
+      `packages: the package layer ${layer.dir} holds ${megabytes(layer.bytes)}, over its quota of ${megabytes(quotaBytes)} (limits.packagesMB); ` +
+        "it is read-only in this session: `albedo packages clear` empties it, or raise limits.packagesMB",
+    );
+  }
+  return { ...layer, quotaBytes };
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / MIB).toFixed(1)} MiB`;
 }
 
 function warnOnce(inputs: KernelSandboxInputs, warning: string): void {
@@ -143,13 +175,13 @@ export function sandboxInputsKey(inputs: { workspace: string; home: string; inst
   return JSON.stringify([view.selection.settingsRevision, planKey(inputs, exposureRequests(inputs, view, []))]);
 }
 
-function readPathsOf(python: string): Promise<readonly string[]> {
-  let paths = pythonPaths.get(python);
+function pathsOf(python: string): Promise<InterpreterPaths> {
+  let paths = interpreterPaths.get(python);
   if (paths === undefined) {
-    paths = pythonReadPaths(python).then((found) => [...found, dirname(python)]);
+    paths = pythonPaths(python).then((found) => ({ ...found, readPaths: [...found.readPaths, dirname(python)] }));
     // A failed query is not remembered: the next session asks again.
-    paths.catch(() => pythonPaths.delete(python));
-    pythonPaths.set(python, paths);
+    paths.catch(() => interpreterPaths.delete(python));
+    interpreterPaths.set(python, paths);
   }
   return paths;
 }

@@ -6,7 +6,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { jsonNestingDepth, problemsOfIssues, type JsonProblem } from "../json/index.js";
-import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, SANDBOX_MODES } from "../sandbox/index.js";
+import { LIMIT_MINIMUMS, MAX_LIMIT_VALUE, MIN_PACKAGES_MB, SANDBOX_MODES } from "../sandbox/index.js";
 import {
   MAX_BASE_URL_LENGTH,
   MAX_CONTEXT_TOKENS,
@@ -152,7 +152,11 @@ function kernelField() {
 
 // The sandbox's own range: a value it would refuse must not be saved, or every session would fail to open.
 const limit = (key: keyof typeof LIMIT_MINIMUMS) => integer(LIMIT_MINIMUMS[key], MAX_LIMIT_VALUE).optional();
-const LimitsSection = section("limits", { memoryMB: limit("memoryMB"), processes: limit("processes"), openFiles: limit("openFiles"), shmMB: limit("shmMB") });
+const LimitsSection = section("limits", {
+  memoryMB: limit("memoryMB"), processes: limit("processes"), openFiles: limit("openFiles"), shmMB: limit("shmMB"),
+  // The quota of each workspace's package layer (N-5), in MiB.
+  packagesMB: integer(MIN_PACKAGES_MB, MAX_LIMIT_VALUE).optional(),
+});
 
 /** A portable environment variable name (POSIX: letters, digits, underscore; no leading digit). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

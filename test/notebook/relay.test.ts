@@ -5,13 +5,14 @@
  * bubblewrap sandbox, real processes killed for real.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { KernelClient } from "../../src/kernel/index.js";
+import { packageLayerDir } from "../../src/sandbox/index.js";
 import { call, killDaemon, makeDirs, ROOT, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { daemonFixture } from "../daemon/support/fixture.js";
 import { poll } from "../support/poll.js";
@@ -104,6 +105,7 @@ describe.skipIf(!HAVE_TEST_VENV)("K-14 a notebook on the albedo kernelspec runs 
       "%albedo /help",
       "c = await commands.catalog()\nprint('/reload' in [x['name'] for x in c['commands']])",
       "import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE))",
+      "import sys\nprint(sys.prefix)",
     ];
     const shown = await notebookCells(dirs, cells, env, dirs.workspace);
     expect(shown[0]).toBe(`${dirs.workspace}\n`);
@@ -123,6 +125,8 @@ describe.skipIf(!HAVE_TEST_VENV)("K-14 a notebook on the albedo kernelspec runs 
     expect(shown[8]).toBe("True\n");
     // The limits settings apply to a notebook's kernel as to any.
     expect(shown[9]).toBe("(321, 321)\n");
+    // It runs from its workspace's package layer (N-5), as a console's kernel does: `%pip install` goes there.
+    expect(shown[10]).toBe(`${packageLayerDir(dirs.state, realpathSync(dirs.workspace))}\n`);
     // The notebook's session was the daemon's own sandboxed kernel; it closed when nbclient shut the kernel down.
     await poll(async () => (await sessions(daemon)).length === 0, { what: "the notebook's session to close" });
   });

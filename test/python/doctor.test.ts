@@ -9,7 +9,7 @@ import { tempDirs } from "../support/tempDirs.js";
 
 // The "no kernelspecs" case needs a machine whose system-wide Jupyter dirs hold none.
 const SYSTEM_KERNELS = ["/usr/local/share/jupyter/kernels", "/usr/share/jupyter/kernels"].some((dir) => existsSync(dir));
-const CHECK_NAMES = ["node", "python", "ipykernel", "pyzmq", "packages", "kernelspecs", "state-dir", "bubblewrap", "albedo-kernelspec", "notebook-sandbox", "network", "daemon"];
+const CHECK_NAMES = ["node", "python", "ipykernel", "pyzmq", "packages", "kernelspecs", "state-dir", "bubblewrap", "albedo-kernelspec", "notebook-sandbox", "network", "package-layer", "daemon"];
 
 const temps = tempDirs("albedo-python-");
 const venvTemps = tempDirs("albedo-python-");

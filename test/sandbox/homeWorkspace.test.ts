@@ -34,6 +34,7 @@ const PROBE = [
   "open('made-in-home.txt', 'w').write('kernel wrote this')",
   "print(json.dumps({'cwd': os.getcwd(), 'state': tryit(lambda: sorted(os.listdir(S))),",
   "  'runs': tryit(lambda: len(os.listdir(os.path.join(S, 'run')))), 'checkpoints': tryit(lambda: len(os.listdir(os.path.join(S, 'checkpoints')))),",
+  "  'packages': tryit(lambda: len(os.listdir(os.path.join(S, 'packages')))),",
   "  'settings': tryit(lambda: open(os.path.join(S, 'settings.json')).read()),",
   "  'token': tryit(lambda: open(os.path.join(S, 'daemon.token')).read()),",
   "  'db': tryit(lambda: open(os.path.join(S, 'albedo.db'), 'rb').read(16))}))",
@@ -44,6 +45,7 @@ interface Seen {
   readonly state: string[] | string;
   readonly runs: number | string;
   readonly checkpoints: number | string;
+  readonly packages: number | string;
   readonly settings: string;
   readonly token: string;
   readonly db: string;
@@ -53,12 +55,13 @@ function seenOf(stdout: string): Seen {
   return JSON.parse(stdout.split("\n").find((line) => line.startsWith("{"))!) as Seen;
 }
 
-/** The kernel worked in the home and saw nothing of the state dir but its own run dir and its own checkpoint directory. */
+/** The kernel worked in the home and saw nothing of the state dir but its own run dir, its own checkpoint directory and its workspace's package layer. */
 function expectHidden(seen: Seen): void {
   expect(seen.cwd).toBe(home);
-  expect(seen.state).toEqual(["checkpoints", "run"]);
+  expect(seen.state).toEqual(["checkpoints", "packages", "run"]);
   expect(seen.runs).toBe(1);
   expect(seen.checkpoints).toBe(1);
+  expect(seen.packages).toBe(1);
   expect([seen.settings, seen.token, seen.db]).toEqual(["FileNotFoundError", "FileNotFoundError", "FileNotFoundError"]);
 }
 

@@ -3,7 +3,7 @@ import { remoteDoctor, resolveRemoteKernel } from "../../kernel/index.js";
 import { globalSettingsTarget, readSettings, SettingsFileError } from "../../settings/index.js";
 import { remoteOf } from "../plumbing/session.js";
 import type { ParsedArgs } from "../plumbing/args.js";
-import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon, checkMcpServers, checkNetwork, checkNotebookSandbox } from "./doctorChecks.js";
+import { checkAlbedoKernelSpec, checkBubblewrap, checkDaemon, checkMcpServers, checkNetwork, checkNotebookSandbox, checkPackageLayer } from "./doctorChecks.js";
 import { styleFor, type Style } from "../terminal/style.js";
 import { listKernelSpecs } from "../../kernel/index.js";
 import { runDoctor, type CheckStatus, type DoctorPackages, type DoctorReport, type KernelSpecSummary } from "../../python/index.js";
@@ -50,11 +50,12 @@ async function remoteReport(args: ParsedArgs, io: CliIO): Promise<DoctorReport> 
  * What doctor takes from the global settings: `python.packages`, the `sandbox` mode a kernel start
  * would use, and `mcp`. A settings file that cannot be read is reported, not thrown (the sandbox is then "auto").
  */
-async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; sandbox: SandboxMode; network: NetworkSetting; mcp?: McpSection }> {
+async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: DoctorPackages; sandbox: SandboxMode; network: NetworkSetting; mcp?: McpSection; packagesMB?: number }> {
   try {
     const { settings } = await readSettings(globalSettingsTarget(stateDir(env)));
     return {
       packages: { requirements: settings.python?.packages ?? [] }, sandbox: settings.sandbox ?? "auto", network: settings.network ?? false, ...(settings.mcp ? { mcp: settings.mcp } : {}),
+      ...(settings.limits?.packagesMB !== undefined ? { packagesMB: settings.limits.packagesMB } : {}),
     };
   } catch (error) {
     if (error instanceof SettingsFileError) return { packages: { requirements: [], unreadable: error.message }, sandbox: "auto", network: false };
@@ -64,11 +65,11 @@ async function doctorSettings(env: NodeJS.ProcessEnv): Promise<{ packages: Docto
 
 /** This machine's checks (the Python domain's, then bubblewrap under the sandbox setting), the albedo kernelspec's, the daemon's and each global MCP server's. */
 async function localReport(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorReport> {
-  const { packages, sandbox, network, mcp } = await doctorSettings(env);
+  const { packages, sandbox, network, mcp, packagesMB } = await doctorSettings(env);
   const base = await runDoctor({ env, kernelSpecs: kernelSpecSummary, packages });
   const bubblewrap = checkBubblewrap(env, sandbox);
   const kernelspec = await checkAlbedoKernelSpec(env);
-  const checks = [...base.checks, bubblewrap, kernelspec, checkNotebookSandbox(kernelspec, bubblewrap, sandbox), checkNetwork(network, bubblewrap, sandbox), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd, sandbox))];
+  const checks = [...base.checks, bubblewrap, kernelspec, checkNotebookSandbox(kernelspec, bubblewrap, sandbox), checkNetwork(network, bubblewrap, sandbox), await checkPackageLayer(env, cwd, packagesMB), await checkDaemon(env), ...(await checkMcpServers(env, mcp, cwd, sandbox))];
   return { ok: checks.every((check) => check.status !== "fail"), checks };
 }
 

@@ -3,13 +3,13 @@
  * whether the "albedo" kernelspec runs this install (a kernelspec left by another checkout starts
  * notebooks on that checkout's code).
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { findRunningDaemon } from "../../api/index.js";
 import { findKernelSpec } from "../../kernel/index.js";
 import type { McpSection } from "../../mcp/index.js";
 import { withServersOnce } from "./mcpCommands.js";
-import { detectSandbox, type SandboxMode } from "../../sandbox/index.js";
+import { DEFAULT_PACKAGES_MB, detectSandbox, measurePackageLayer, packageLayerDir, readLayerRecord, type SandboxMode } from "../../sandbox/index.js";
 import { describeNetwork, type NetworkSetting } from "../../network/index.js";
 import type { DoctorCheck } from "../../python/index.js";
 import { DEFAULT_KERNELSPEC_NAME } from "./kernelspec.js";
@@ -124,4 +124,24 @@ export function checkNetwork(setting: NetworkSetting, bubblewrap: DoctorCheck, m
   }
   const how = setting === false ? "; `albedo network allow HOST` lets kernels reach a host" : " through each session's egress proxy; `albedo network show` lists them";
   return { name, status: "ok", detail: `${text}${how}`, fix: null };
+}
+
+/** Bytes as doctor and `albedo packages` show them. */
+export function sizeText(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** This workspace's package layer (where `%pip install` in a sandboxed cell puts packages): its path, what it holds, and its quota. */
+export async function checkPackageLayer(env: NodeJS.ProcessEnv, cwd: string, packagesMB: number | undefined): Promise<DoctorCheck> {
+  const name = "package-layer";
+  const quota = packagesMB ?? DEFAULT_PACKAGES_MB;
+  const layer = packageLayerDir(stateDir(env), realpathSync(cwd));
+  const made = await readLayerRecord(layer);
+  if (made === undefined) return { name, status: "ok", detail: `no package layer for ${cwd} yet; \`%pip install\` in a sandboxed cell makes ${layer}`, fix: null };
+  const { bytes, truncated } = await measurePackageLayer(layer);
+  const detail = `${layer} holds ${sizeText(bytes)} of ${quota} MiB (limits.packagesMB), over ${made.base} (Python ${made.version})`;
+  if (truncated || bytes > quota * 1024 * 1024) {
+    return { name, status: "warn", detail: `${detail}: over its quota, read-only for new sessions`, fix: "albedo packages clear (in this workspace), or raise limits.packagesMB" };
+  }
+  return { name, status: "ok", detail, fix: null };
 }

@@ -25,6 +25,7 @@ export const SETTABLE_KEYS: readonly SettableKey[] = [
   { key: "limits.processes", kind: "integer" },
   { key: "limits.openFiles", kind: "integer" },
   { key: "limits.shmMB", kind: "integer" },
+  { key: "limits.packagesMB", kind: "integer" },
   { key: "model.provider", kind: "string" },
   { key: "model.base_url", kind: "string" },
   { key: "model.api_key_env", kind: "string" },

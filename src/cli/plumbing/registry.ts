@@ -211,6 +211,12 @@ export const COMMANDS: readonly DeclaredCommand[] = [
     load: async () => (await import("../commands/setup.js")).setupCommand,
   },
   {
+    path: ["packages", "clear"],
+    summary: "empty this workspace's package layer: what `%pip install` in its sandboxed cells installed (kept in the state dir)",
+    usage: "",
+    load: async () => (await import("../commands/packages.js")).packagesClear,
+  },
+  {
     path: ["doctor"],
     summary: "check Node, Python, ipykernel, the extra packages, kernelspecs (and that the albedo one runs this install), the state dir, bubblewrap, the daemon and each configured MCP server (started once), each with a fix",
     usage: "",

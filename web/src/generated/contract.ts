@@ -359,6 +359,7 @@ export type Settings = {
     readonly processes?: number;
     readonly openFiles?: number;
     readonly shmMB?: number;
+    readonly packagesMB?: number;
   };
   readonly model?: {
     readonly provider?: "openai" | "anthropic" | "stub";
@@ -1157,6 +1158,7 @@ export type SettingsPatchBody = {
         readonly processes?: number;
         readonly openFiles?: number;
         readonly shmMB?: number;
+        readonly packagesMB?: number;
       }
     | null;
   readonly model?:
