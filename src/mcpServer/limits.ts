@@ -18,3 +18,13 @@ export const RESOURCES_PAGE_SIZE = 200;
 export const ROOTS_TIMEOUT_MS = 5000;
 /** Lines of protocol noise (what is not JSON-RPC) a connection writes to stderr; past it they are counted only. */
 export const MAX_NOISE_LINES = 20;
+/** How long a `python` call from a client that declares the Tasks extension waits for its cell before it answers with a task instead. */
+export const PYTHON_TASK_AFTER_MS = 5000;
+/** The poll interval a task suggests to its client (`pollIntervalMs`). */
+export const TASK_POLL_INTERVAL_MS = 500;
+/** How long a finished task's result stays readable by `tasks/get` (its `ttlMs`). */
+export const TASK_TTL_MS = 10 * 60_000;
+/** Tasks kept at once (running and finished); past it the oldest finished one is forgotten, and with none finished a new cell answers as a plain call. */
+export const MAX_MCP_TASKS = 256;
+/** A stdio line up to this size is parsed once more to say on stderr when it is not JSON (the SDK skips such lines silently); a longer one only has its first byte looked at. */
+export const MAX_NOISE_CHECK_BYTES = 64 * 1024;
