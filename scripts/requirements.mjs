@@ -26,7 +26,7 @@ export const REQUIREMENTS = [
   ["O-1", "Operation ids"], ["O-2", "Restart"], ["O-3", "Turns"], ["O-4", "Catalog in context"], ["O-5", "Tool mode"], ["O-6", "Visible pulls, loaded once"],
   ["O-7", "Adapters"], ["O-8", "Compaction"], ["O-9", "Transcript"], ["O-10", "Anthropic"],
   ["M-1", "Configuration"], ["M-2", "Lifecycle"], ["M-3", "Python API"], ["M-4", "In context"], ["M-5", "Calls"],
-  ["P-1", "Serving"], ["P-2", "Tools"], ["P-3", "Prompts"], ["P-4", "Resources"],
+  ["P-1", "Serving"], ["P-2", "Tools"], ["P-3", "Prompts"], ["P-4", "Resources"], ["P-5", "Both eras, long cells as tasks"],
   ["I-1", "Kept, bounded"], ["I-2", "To the model"], ["I-3", "To people"],
   ["W-1", "The page"], ["W-2", "Safety"], ["W-3", "Built and shipped"],
   ["N-1", "Policy"], ["N-2", "Enforcement"], ["N-3", "Secrets stay on the host"], ["N-4", "Visible"], ["N-5", "Packages in the sandbox"], ["N-6", "Bounds and cost"],
