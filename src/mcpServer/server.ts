@@ -100,11 +100,16 @@ export function buildServer(parts: ServerParts): { server: Server; dispose(): vo
 }
 
 /**
- * Extensions on a built server: the Tasks extension's `tasks/get` and `tasks/cancel` (2026-07-28
- * era, where the server offers tasks). Other extensions are attached here too, with the session
- * source they serve from.
+ * Extensions on a built server, before it connects, in either era: each gets the server and the
+ * parts it serves from (`parts.sessions.current()` is the session whose catalog lists are read
+ * from). Today the Tasks extension.
  */
 function attachExtensions(server: Server, parts: ServerParts): void {
+  attachTasks(server, parts);
+}
+
+/** The Tasks extension's `tasks/get` and `tasks/cancel` (2026-07-28 era, where the server offers tasks). */
+function attachTasks(server: Server, parts: ServerParts): void {
   const { tasks, taskOwner } = parts;
   if (parts.era !== "modern" || tasks === undefined) return;
   const owner = taskOwner ?? "";
