@@ -2,7 +2,9 @@
  * albedo as an MCP server, against the same work through the daemon's HTTP API:
  * - python_round_trip: a trivial `python` call from the SDK's Client to `albedo mcp serve`
  *   (stdio) and to the daemon's `/mcp` (Streamable HTTP), against `POST /sessions/{id}/execute`
- *   of the same code on a daemon, in alternating batches;
+ *   of the same code on a daemon, in alternating batches; python_round_trip_modern is the same
+ *   call from the SDK's v2 Client pinned to 2026-07-28 on the daemon's `/mcp`, on the session
+ *   handle its first call returned;
  * - first_result: from spawning `albedo mcp serve` (stdio), or from connecting to the daemon's
  *   `/mcp` (HTTP), to the first `python` result, against a cold `POST /sessions` on a running
  *   daemon (no warm spares) plus one execute; with what starting a process costs by itself
@@ -10,6 +12,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -41,6 +44,23 @@ async function connectHttp(daemon: DaemonProcess, dirs: Dirs): Promise<Client> {
   const url = new URL(`${daemon.url}/mcp?workspace=${encodeURIComponent(dirs.workspace)}`);
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${daemon.token}` } } }));
   return client;
+}
+
+/** A v2 client pinned to 2026-07-28 on the daemon's /mcp, and the session handle its first python call returned. */
+async function connectModern(daemon: DaemonProcess, dirs: Dirs): Promise<{ client: ModernClient; handle: string }> {
+  const client = new ModernClient({ name: "bench", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const url = new URL(`${daemon.url}/mcp?workspace=${encodeURIComponent(dirs.workspace)}`);
+  await client.connect(new ModernHttp(url, { requestInit: { headers: { authorization: `Bearer ${daemon.token}` } } }));
+  const first = await client.callTool({ name: "python", arguments: { code: CODE } });
+  const handle = (first.structuredContent as { session?: unknown } | undefined)?.session;
+  if (typeof handle !== "string") throw new Error("the first 2026-07-28 python call returned no session handle");
+  return { client, handle };
+}
+
+async function modernBatch({ client, handle }: { client: ModernClient; handle: string }): Promise<number> {
+  const began = performance.now();
+  for (let i = 0; i < CALLS_PER_BATCH; i++) await client.callTool({ name: "python", arguments: { code: CODE, session: handle } });
+  return (performance.now() - began) / CALLS_PER_BATCH;
 }
 
 /** Milliseconds `argv` takes to run to its end, the median of STARTS runs. */
@@ -96,6 +116,7 @@ export async function benchMcpServer(): Promise<Record<string, unknown>> {
   let daemon: DaemonProcess | undefined;
   let client: Client | undefined;
   let httpClient: Client | undefined;
+  let modern: { client: ModernClient; handle: string } | undefined;
   try {
     daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
     const running = daemon;
@@ -109,23 +130,27 @@ export async function benchMcpServer(): Promise<Record<string, unknown>> {
     }
     client = await connect(dirs);
     httpClient = await connectHttp(daemon, dirs);
+    modern = await connectModern(daemon, dirs);
     const id = ((await call(daemon, "POST", "/sessions", { workspace: dirs.workspace })).body as { id: string }).id;
     const viaMcp: number[] = [];
     const viaHttp: number[] = [];
+    const viaModern: number[] = [];
     const viaDaemon: number[] = [];
     for (let i = 0; i < BATCHES; i++) {
-      const [m, h, d] = [await mcpBatch(client), await mcpBatch(httpClient), await daemonBatch(daemon, id)];
+      const [m, h, n, d] = [await mcpBatch(client), await mcpBatch(httpClient), await modernBatch(modern), await daemonBatch(daemon, id)];
       if (i === 0) continue;
       viaMcp.push(m);
       viaHttp.push(h);
+      viaModern.push(n);
       viaDaemon.push(d);
     }
-    const [roundTrip, roundTripHttp, execute] = [median(viaMcp), median(viaHttp), median(viaDaemon)];
+    const [roundTrip, roundTripHttp, roundTripModern, execute] = [median(viaMcp), median(viaHttp), median(viaModern), median(viaDaemon)];
     const [first, firstOverHttp, cold] = [median(firstMcp), median(firstHttp), median(firstDaemon)];
     const env = envFor(dirs);
     return {
       python_round_trip: { mcp_ms: round(roundTrip), daemon_execute_ms: round(execute), goal: goal(roundTrip, execute, ROUND_TRIP_BOUND) },
       python_round_trip_http: { mcp_http_ms: round(roundTripHttp), daemon_execute_ms: round(execute), goal: goal(roundTripHttp, execute, ROUND_TRIP_BOUND) },
+      python_round_trip_modern: { mcp_2026_07_28_ms: round(roundTripModern), daemon_execute_ms: round(execute), goal: goal(roundTripModern, execute, ROUND_TRIP_BOUND) },
       first_result: {
         mcp_serve_ms: round(first),
         daemon_open_and_execute_ms: round(cold),
@@ -136,6 +161,7 @@ export async function benchMcpServer(): Promise<Record<string, unknown>> {
       first_result_http: { mcp_http_ms: round(firstOverHttp), daemon_open_and_execute_ms: round(cold), goal: goal(firstOverHttp, cold, FIRST_RESULT_BOUND) },
     };
   } finally {
+    await modern?.client.close();
     await httpClient?.close();
     await client?.close();
     if (daemon) await killDaemon(daemon, "SIGTERM");

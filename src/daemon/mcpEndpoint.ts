@@ -1,15 +1,19 @@
 /**
- * albedo's MCP server over Streamable HTTP at `/mcp` on the daemon (P-1): each MCP session is
- * one daemon session on the workspace its URL names (`/mcp?workspace=DIR`), opened before the
- * `initialize` answer, listed with the daemon's other sessions, and closed on `DELETE`, after
- * MCP_IDLE_TIMEOUT_MS with nothing in flight, or when its daemon session is closed.
+ * albedo's MCP server over Streamable HTTP at `/mcp` on the daemon (P-1, P-5), in both eras on
+ * the one path. A legacy client's MCP session (`initialize`, `Mcp-Session-Id`) is one daemon
+ * session on the workspace its URL names (`/mcp?workspace=DIR`), opened before the `initialize`
+ * answer, listed with the daemon's other sessions, and closed on `DELETE`, after
+ * MCP_IDLE_TIMEOUT_MS with nothing in flight, or when its daemon session is closed. A 2026-07-28
+ * request (its per-request `_meta` envelope) is served by an instance of its own; its kernel
+ * session is named by a handle (HandleTable) bound to the URL's workspace, closed after the same
+ * idle time, and its long cells become tasks.
  */
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { AlbedoMcpServer } from "../mcpServer/index.js";
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type Server } from "@modelcontextprotocol/server";
+import { buildServer, ConnectionSessions, HandleTable, TaskStore, type OpenedSession } from "../mcpServer/index.js";
 import type { Log } from "../platform/index.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import { MAX_PATH_LENGTH } from "../api/index.js";
@@ -34,15 +38,16 @@ export interface McpEndpointOptions {
   readonly idleMs?: number;
 }
 
-/** One MCP session: its transport, its server, the daemon session it serves, and what keeps it alive. */
+/** One legacy MCP session: its transport, its server, the daemon session it serves, and what keeps it alive. */
 class McpConnection {
   private inFlight = 0;
   private idle: NodeJS.Timeout | undefined;
   private ended: Promise<void> | undefined;
 
   constructor(
-    readonly transport: StreamableHTTPServerTransport,
-    readonly served: AlbedoMcpServer,
+    readonly transport: WebStandardStreamableHTTPServerTransport,
+    readonly server: { readonly server: Server; dispose(): void },
+    readonly sessions: ConnectionSessions,
     readonly live: LiveSession,
     private readonly idleMs: number,
     private readonly finish: (connection: McpConnection, why: string) => Promise<void>,
@@ -70,7 +75,8 @@ class McpConnection {
   end(why: string): Promise<void> {
     this.ended ??= (async () => {
       clearTimeout(this.idle);
-      this.served.dispose();
+      this.server.dispose();
+      this.sessions.dispose();
       await this.transport.close().catch(() => undefined);
       await this.finish(this, why);
     })();
@@ -78,12 +84,32 @@ class McpConnection {
   }
 }
 
-/** The `/mcp` route: token, Host and Origin checked, then each request handed to its session's transport. */
+/** The `/mcp` route: token, Host and Origin checked, then each request handed to its era's serving. */
 export class McpEndpoint {
   private readonly connections = new Map<string, McpConnection>();
+  private readonly handles: HandleTable;
+  private readonly tasks = new TaskStore();
+  private readonly modern: McpHttpHandler;
   private closing = false;
 
-  constructor(private readonly options: McpEndpointOptions) {}
+  constructor(private readonly options: McpEndpointOptions) {
+    const idleMs = options.idleMs ?? MCP_IDLE_TIMEOUT_MS;
+    this.handles = new HandleTable({ open: (workspace) => this.openSession(workspace), idleMs, log: (message) => options.log?.("info", message) });
+    this.modern = createMcpHandler(
+      ({ requestInfo }) => {
+        // The URL was checked before the request reached the handler (workspaceOf): the handles of that workspace alone.
+        const workspace = new URL(requestInfo!.url).searchParams.get("workspace")!;
+        return buildServer({ era: "modern", sessions: this.handles.source(workspace), tasks: this.tasks, taskOwner: workspace, announce: false }).server;
+      },
+      { legacy: "reject", maxRequestBodySize: MAX_MCP_BODY_BYTES, onerror: (error) => options.log?.("debug", `${MCP_PATH} (2026-07-28): ${error.message}`) },
+    );
+    // A reload of a handle's session reaches clients listening on subscriptions/listen.
+    this.handles.onCatalogChange(() => {
+      this.modern.notify.toolsChanged();
+      this.modern.notify.promptsChanged();
+      this.modern.notify.resourcesChanged();
+    });
+  }
 
   /** Whether `url` (a request's target) is the MCP endpoint. */
   static owns(url: string | undefined): boolean {
@@ -91,9 +117,9 @@ export class McpEndpoint {
     return path === MCP_PATH;
   }
 
-  /** MCP sessions open now. */
+  /** MCP sessions open now: legacy connections and 2026-07-28 handles. */
   get size(): number {
-    return this.connections.size;
+    return this.connections.size + this.handles.size;
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -107,8 +133,13 @@ export class McpEndpoint {
       if (typeof id === "string") return await this.forward(id, req, res);
       if (req.method !== "POST") throw new HttpProblem("mcp_session_required", `${req.method} ${MCP_PATH} needs the Mcp-Session-Id an initialize answer gave`);
       const body = await readJsonBody(req, { bytes: MAX_MCP_BODY_BYTES, name: "MAX_MCP_BODY_BYTES" });
-      if (!isInitialize(body)) throw new HttpProblem("mcp_session_required", "send initialize first: a request without Mcp-Session-Id starts a session");
-      await this.start(url, req, res, body);
+      const request = webRequest(req, body);
+      if (await isLegacyRequest(request.web, body, { maxRequestBodySize: MAX_MCP_BODY_BYTES })) {
+        if (!isInitialize(body)) throw new HttpProblem("mcp_session_required", "send initialize first: a request without Mcp-Session-Id starts a session");
+        return await this.start(url, req, res, request, body);
+      }
+      await workspaceOf(url);
+      await sendWeb(res, await this.modern.fetch(request.web, { parsedBody: body }), request.abort);
     } catch (error) {
       const problem = problemOf(error);
       if (problem.status >= 500) this.options.log?.("error", `${req.method} ${MCP_PATH}: ${problem.code}: ${problem.message}`);
@@ -117,42 +148,58 @@ export class McpEndpoint {
     }
   }
 
-  /** A request of an open session: its transport answers (POST, the GET event stream, DELETE). */
+  /** A request of an open legacy session: its transport answers (POST, the GET event stream, DELETE). */
   private async forward(id: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const connection = this.connections.get(id);
     if (connection === undefined) throw new HttpProblem("mcp_session_not_found", `no MCP session ${id.slice(0, 80)} in this daemon (closed, idle too long, or the daemon restarted); initialize a new one`);
     const body = req.method === "POST" ? await readJsonBody(req, { bytes: MAX_MCP_BODY_BYTES, name: "MAX_MCP_BODY_BYTES" }) : undefined;
     connection.track(res);
-    await connection.transport.handleRequest(req, res, body);
+    const request = webRequest(req, body);
+    await sendWeb(res, await connection.transport.handleRequest(request.web, body === undefined ? {} : { parsedBody: body }), request.abort);
   }
 
-  /** An initialize: opens the daemon session first (a failure is the answer, and nothing is kept), then the MCP session. */
-  private async start(url: URL, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  /** A legacy initialize: opens the daemon session first (a failure is the answer, and nothing is kept), then the MCP session. */
+  private async start(url: URL, req: IncomingMessage, res: ServerResponse, request: WebRequest, body: unknown): Promise<void> {
     const workspace = await workspaceOf(url);
     const live = await this.options.registry.open(workspace, {}, { client: "mcp" });
-    const served = new AlbedoMcpServer();
+    const sessions = new ConnectionSessions();
+    const served = buildServer({ era: "legacy", sessions, announce: true });
     let connection: McpConnection | undefined;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void this.connections.set(id, connection!),
     });
-    connection = new McpConnection(transport, served, live, this.options.idleMs ?? MCP_IDLE_TIMEOUT_MS, (ended, why) => this.finish(ended, why));
+    connection = new McpConnection(transport, served, sessions, live, this.options.idleMs ?? MCP_IDLE_TIMEOUT_MS, (ended, why) => this.finish(ended, why));
     const opened = connection;
     // Closed elsewhere (DELETE /sessions/{id}, the kernel's end, the daemon's shutdown): the MCP session ends with it.
     live.onClosed(() => void opened.end("its daemon session was closed"));
     served.server.onclose = () => void opened.end("the transport closed");
     try {
       await served.server.connect(transport);
-      served.attach(live.session);
+      sessions.attach(live.session);
       this.options.log?.("info", `MCP client opened session ${live.id} on ${workspace}`);
       opened.track(res);
-      await transport.handleRequest(req, res, body);
+      await sendWeb(res, await transport.handleRequest(request.web, { parsedBody: body }), request.abort);
     } catch (error) {
       await opened.end("its initialize failed");
       throw error;
     }
     // An initialize the transport refused made no session; nothing may stay open for it.
     if (transport.sessionId === undefined || !this.connections.has(transport.sessionId)) await opened.end("its initialize was refused");
+  }
+
+  /** A session for a 2026-07-28 handle, and how it ends: closed by the handle table, or elsewhere (REST, its kernel, shutdown). */
+  private async openSession(workspace: string): Promise<OpenedSession> {
+    const live = await this.options.registry.open(workspace, {}, { client: "mcp" });
+    this.options.log?.("info", `MCP client (2026-07-28) opened session ${live.id} on ${workspace}`);
+    return {
+      session: live.session,
+      close: async () => {
+        // At shutdown the registry closes every session itself, kernels side by side.
+        if (!this.closing && this.options.registry.list().includes(live)) await this.options.registry.close(live.id);
+      },
+      onClosed: (listener) => void live.onClosed(listener),
+    };
   }
 
   /** Forgets a connection and closes its daemon session unless that is what ended it. */
@@ -169,10 +216,60 @@ export class McpEndpoint {
     }
   }
 
-  /** Ends every MCP session's transport (the daemon's shutdown; the registry closes the sessions) and refuses new ones. */
+  /** Ends every MCP session's transport and handle (the daemon's shutdown; the registry closes the sessions) and refuses new ones. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.allSettled([...this.connections.values()].map((connection) => connection.end("the daemon is shutting down")));
+    this.tasks.close();
+    await Promise.allSettled([...[...this.connections.values()].map((connection) => connection.end("the daemon is shutting down")), this.handles.close(), this.modern.close()]);
+  }
+}
+
+/** A Node request as the SDK's web-standard faces take it, with the body already read, and what aborts it when the client goes away. */
+interface WebRequest {
+  readonly web: Request;
+  readonly abort: AbortController;
+}
+
+function webRequest(req: IncomingMessage, body: unknown): WebRequest {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  headers.delete("content-length");
+  const abort = new AbortController();
+  const url = `http://${req.headers.host ?? "albedo.invalid"}${req.url ?? "/"}`;
+  const web = new Request(url, { method: req.method ?? "GET", headers, signal: abort.signal, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { web, abort };
+}
+
+/** Writes the SDK's answer to `res`: its status, headers and body, streamed (an event stream stays open until either side ends it). */
+async function sendWeb(res: ServerResponse, answer: Response, abort: AbortController): Promise<void> {
+  const gone = () => abort.abort();
+  res.once("close", gone);
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(answer.status, headers);
+  if (answer.body === null) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = answer.body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  res.once("close", stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resume) => { res.once("drain", resume); res.once("close", resume); });
+      if (res.destroyed) break;
+    }
+  } catch {
+    // The client went away, or the SDK ended the stream: nothing more to write.
+  } finally {
+    res.off("close", stop);
+    if (!res.destroyed) res.end();
   }
 }
 

@@ -24,3 +24,13 @@ export const SKILLS_PAGE_SIZE = 100;
 export const DIRECTORY_PAGE_SIZE = 200;
 /** Bytes of skill files one publication of Skills over MCP reads over all skills (each skill also within SKILL_LIMITS.bytes); skills past it are left out, with a warning. */
 export const MAX_PUBLISHED_SKILL_BYTES = 64 * 1024 * 1024;
+/** How long a `python` call from a client that declares the Tasks extension waits for its cell before it answers with a task instead. */
+export const PYTHON_TASK_AFTER_MS = 5000;
+/** The poll interval a task suggests to its client (`pollIntervalMs`). */
+export const TASK_POLL_INTERVAL_MS = 500;
+/** How long a finished task's result stays readable by `tasks/get` (its `ttlMs`). */
+export const TASK_TTL_MS = 10 * 60_000;
+/** Tasks kept at once (running and finished); past it the oldest finished one is forgotten, and with none finished a new cell answers as a plain call. */
+export const MAX_MCP_TASKS = 256;
+/** A stdio line up to this size is parsed once more to say on stderr when it is not JSON (the SDK skips such lines silently); a longer one only has its first byte looked at. */
+export const MAX_NOISE_CHECK_BYTES = 64 * 1024;

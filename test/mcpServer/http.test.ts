@@ -14,24 +14,15 @@ import { call, killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs 
 import { HAVE_TEST_VENV, TEST_VENV_PYTHON } from "../support/testVenv.js";
 import { runProgram } from "../support/cli.js";
 import { poll } from "../support/poll.js";
-import { roots, writeSkill } from "../support/skills.js";
-import { processesMentioning } from "./support.js";
+import { mcpDaemon, processesMentioning, stopMcpDaemon } from "./support.js";
 
 let dirs: Dirs;
 let daemon: DaemonProcess;
 const open: Client[] = [];
 
-beforeAll(async () => {
-  dirs = await makeDirs();
-  writeSkill(roots.wsAgents(dirs.workspace), "demo", { description: "Tidy up the files of a folder.", body: "# Demo\n\nTidy up.\n" });
-  daemon = await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0"]);
-}, 120_000);
+beforeAll(async () => void ({ dirs, daemon } = await mcpDaemon()), 120_000);
 
-afterAll(async () => {
-  await Promise.allSettled(open.map((client) => client.close()));
-  if (daemon) await killDaemon(daemon, "SIGTERM");
-  await dirs?.cleanup();
-});
+afterAll(async () => await stopMcpDaemon({ dirs, daemon }, open));
 
 const endpoint = (workspace = dirs.workspace) => `${daemon.url}${MCP_PATH}?workspace=${encodeURIComponent(workspace)}`;
 const text = (result: CallToolResult) => result.content.filter((part) => part.type === "text").map((part) => (part as { text: string }).text).join("");

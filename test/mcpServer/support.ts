@@ -5,6 +5,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionDirs } from "../session/fixtures.js";
+import { killDaemon, makeDirs, startDaemon, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
+import { roots, writeSkill } from "../support/skills.js";
 
 import { ALBEDO_BIN as BIN } from "../support/cli.js";
 
@@ -100,3 +102,17 @@ export function processesMentioning(marker: string): number[] {
 
 /** An 8×8 red PNG, made by hand (IHDR, IDAT, IEND with their CRCs). */
 export const TINY_PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC";
+
+/** A real daemon on loopback (`args` after the defaults) whose workspace has the skill `demo`: what the /mcp suites serve. */
+export async function mcpDaemon(args: readonly string[] = []): Promise<{ dirs: Dirs; daemon: DaemonProcess }> {
+  const dirs = await makeDirs();
+  writeSkill(roots.wsAgents(dirs.workspace), "demo", { description: "Tidy up the files of a folder.", body: "# Demo\n\nTidy up.\n" });
+  return { dirs, daemon: await startDaemon(dirs, ["--listen", "127.0.0.1:0", "--pool", "0", ...args]) };
+}
+
+/** Closes the clients, stops the daemon (SIGTERM: its sessions close first) and removes its dirs. */
+export async function stopMcpDaemon(served: { dirs?: Dirs; daemon?: DaemonProcess }, clients: readonly { close(): Promise<unknown> }[]): Promise<void> {
+  await Promise.allSettled(clients.map((client) => client.close()));
+  if (served.daemon) await killDaemon(served.daemon, "SIGTERM");
+  await served.dirs?.cleanup();
+}

@@ -1,13 +1,17 @@
 /**
- * `albedo mcp serve`: albedo as an MCP server on stdio (P-1), one session per connection, and
+ * `albedo mcp serve`: albedo as an MCP server on stdio (P-1, P-5), in whichever era the client
+ * opens with (the `initialize` handshake, or 2026-07-28's per-request envelope), one session per
+ * process, and
  * `albedo mcp config CLIENT`: the entry an MCP client's configuration needs to start it. stdout
  * carries protocol only; everything a person should read goes to stderr.
  */
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { AlbedoMcpServer, MAX_NOISE_LINES, MCP_SERVE_MAX_MESSAGE_BYTES, ROOTS_TIMEOUT_MS } from "../../mcpServer/index.js";
+import type { Readable, Writable } from "node:stream";
+import type { Server } from "@modelcontextprotocol/server";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { buildServer, ConnectionSessions, MAX_NOISE_CHECK_BYTES, MAX_NOISE_LINES, MCP_SERVE_MAX_MESSAGE_BYTES, ROOTS_TIMEOUT_MS, TaskStore } from "../../mcpServer/index.js";
 import { homeDir, installDir, stateDir } from "../../platform/index.js";
 import { Session } from "../../session/index.js";
 import { visibleControls } from "../../text/index.js";
@@ -41,10 +45,10 @@ class Diagnostics {
 }
 
 /** The workspace of a connection without --workspace: the client's first root when it offers roots, else the current directory. */
-async function rootsWorkspace(served: AlbedoMcpServer, io: CliIO, say: Diagnostics): Promise<string> {
-  if (served.server.getClientCapabilities()?.roots === undefined) return io.cwd;
+async function rootsWorkspace(server: Server, io: CliIO, say: Diagnostics): Promise<string> {
+  if (server.getClientCapabilities()?.roots === undefined) return io.cwd;
   try {
-    const { roots } = await served.server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
+    const { roots } = await server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
     const first = roots[0]?.uri;
     if (first === undefined) return io.cwd;
     if (!first.startsWith("file://")) {
@@ -60,12 +64,26 @@ async function rootsWorkspace(served: AlbedoMcpServer, io: CliIO, say: Diagnosti
   return io.cwd;
 }
 
+/** Why a stdio line is not a JSON message, or undefined when it is (or is too long to check beyond its first byte). */
+function noise(line: Buffer): string | undefined {
+  const text = line.subarray(0, MAX_NOISE_CHECK_BYTES + 1).toString("utf8").trim();
+  if (text === "") return undefined;
+  if (line.length > MAX_NOISE_CHECK_BYTES) return text.startsWith("{") || text.startsWith("[") ? undefined : `a line starting ${JSON.stringify(text.slice(0, 40))}`;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
   if (args.positionals.length > 0) throw new UsageError("takes no arguments");
   const flagged = stringOption(args, "workspace") === undefined ? undefined : await workspaceOf(args, io);
   const sandbox = sandboxOf(args);
   const say = new Diagnostics(io);
-  const served = new AlbedoMcpServer();
+  const sessions = new ConnectionSessions();
+  const tasks = new TaskStore();
   let session: Session | undefined;
   let opening: Promise<void> | undefined;
   const open = (workspace: string) => {
@@ -81,39 +99,66 @@ async function serve(args: ParsedArgs, io: CliIO): Promise<number> {
             if (level === "warn" || level === "error") say.line(`${level}: ${message}`);
           },
         });
-        served.attach(session);
+        sessions.attach(session);
         say.line(`session ${session.id} on ${workspace} (${session.status().sandbox === "bwrap" ? "sandboxed" : "not sandboxed"})`);
       } catch (error) {
         say.line(`the session did not open: ${(error as Error).message}`);
-        served.fail(error);
+        sessions.fail(error);
       }
     })();
     return opening;
   };
-  // With --workspace the kernel boots while the client initializes; otherwise the client's roots decide.
+  // With --workspace the kernel boots while the client opens; otherwise the legacy client's roots
+  // decide, and a 2026-07-28 client (which has no roots) gets the current directory.
   if (flagged !== undefined) void open(flagged);
-  else served.server.oninitialized = () => void rootsWorkspace(served, io, say).then(open);
 
   // Whole lines reach the SDK's buffer, which copies what it holds on every chunk: a long message costs one copy, not one per chunk.
   const frames = io.stdin.pipe(new LineFrames(MCP_SERVE_MAX_MESSAGE_BYTES));
-  const transport = new StdioServerTransport(frames as unknown as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream, { maxBufferSize: MCP_SERVE_MAX_MESSAGE_BYTES });
-  frames.once("error", () => void transport.close());
-  served.server.onerror = (error) => {
-    const oversize = error instanceof LineTooLong || /exceeded maximum size/.test(error.message);
-    say.line(oversize ? `a message over ${MCP_SERVE_MAX_MESSAGE_BYTES} bytes (MCP_SERVE_MAX_MESSAGE_BYTES) arrived; the connection is closed` : `ignored input that is not a JSON-RPC message: ${error.message.split("\n")[0]}`);
-  };
-  const closed = new Promise<void>((done) => (served.server.onclose = done));
-  const end = () => void transport.close();
+  frames.on("data", (line: Buffer) => {
+    const problem = noise(line);
+    if (problem !== undefined) say.line(`ignored input that is not a JSON-RPC message: ${problem}`);
+  });
+  const transport = new StdioServerTransport(frames as unknown as Readable, io.stdout as Writable, { maxBufferSize: MCP_SERVE_MAX_MESSAGE_BYTES });
+  const built: { dispose(): void }[] = [];
+  const handle = serveStdio(
+    ({ era }) => {
+      const { server, dispose } = buildServer({ era, sessions, tasks, taskOwner: "stdio", announce: true });
+      built.push({ dispose });
+      if (flagged === undefined) {
+        if (era === "modern") sessions.openWhenAsked(() => void open(io.cwd));
+        else server.oninitialized = () => void rootsWorkspace(server, io, say).then(open);
+      }
+      return server;
+    },
+    {
+      transport,
+      onerror: (error) => {
+        const oversize = error instanceof LineTooLong || /exceeded maximum size/.test(error.message);
+        say.line(oversize ? `a message over ${MCP_SERVE_MAX_MESSAGE_BYTES} bytes (MCP_SERVE_MAX_MESSAGE_BYTES) arrived; the connection is closed` : `ignored input that is not a JSON-RPC message: ${error.message.split("\n")[0]}`);
+      },
+    },
+  );
+  // The entry owns the transport's close: hear it after the entry did.
+  const closed = new Promise<void>((done) => {
+    const entryClose = transport.onclose;
+    transport.onclose = () => {
+      entryClose?.();
+      done();
+    };
+  });
+  const end = () => void handle.close();
+  frames.once("error", end);
   io.stdin.once("end", end);
   process.once("SIGTERM", end);
   process.once("SIGINT", end);
   try {
-    await served.server.connect(transport);
     await closed;
   } finally {
     process.off("SIGTERM", end);
     process.off("SIGINT", end);
-    served.dispose();
+    for (const server of built) server.dispose();
+    sessions.dispose();
+    tasks.close();
     await opening;
     // The client is gone: a running cell ends with its kernel, which shuts down in order.
     await session?.close();
