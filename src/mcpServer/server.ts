@@ -18,6 +18,7 @@ import type { CellAnswer } from "./cells.js";
 import type { ServedSession } from "./host.js";
 import { DEFAULT_PYTHON_TIMEOUT_S, MAX_PYTHON_TIMEOUT_S, PYTHON_TASK_AFTER_MS, RESOURCES_PAGE_SIZE } from "./limits.js";
 import { HandleProblem, type HandledSession, type SessionSource } from "./sessions.js";
+import { attachSkillsOverMcp, type WholeSkillRead } from "./skillsOverMcp.js";
 import { TASKS_EXTENSION, UnknownTask, type TaskStore } from "./tasks.js";
 import { parseSkillUri, resourceMime, skillUri } from "./uris.js";
 
@@ -92,9 +93,9 @@ export function buildServer(parts: ServerParts): { server: Server; dispose(): vo
     },
     instructions: INSTRUCTIONS,
   });
-  const served = new Served(server, parts);
+  const { readSkill } = attachExtensions(server, parts);
+  const served = new Served(server, parts, readSkill);
   served.handle();
-  attachExtensions(server, parts);
   const watching: Disposable | undefined = parts.announce ? parts.sessions.onCatalogChange(() => void announceChanges(server)) : undefined;
   return { server, dispose: () => watching?.dispose() };
 }
@@ -102,10 +103,12 @@ export function buildServer(parts: ServerParts): { server: Server; dispose(): vo
 /**
  * Extensions on a built server, before it connects, in either era: each gets the server and the
  * parts it serves from (`parts.sessions.current()` is the session whose catalog lists are read
- * from). Today the Tasks extension.
+ * from): the Tasks extension, and Skills over MCP, whose whole-file reads albedo's resources/read
+ * gives a plain skill:// address.
  */
-function attachExtensions(server: Server, parts: ServerParts): void {
+function attachExtensions(server: Server, parts: ServerParts): { readSkill: WholeSkillRead } {
   attachTasks(server, parts);
+  return { readSkill: attachSkillsOverMcp(server, async () => (await parts.sessions.current()).session) };
 }
 
 /** The Tasks extension's `tasks/get` and `tasks/cancel` (2026-07-28 era, where the server offers tasks). */
@@ -140,7 +143,7 @@ function declaresTasks(ctx: ServerContext): boolean {
 
 /** The handlers of one server instance. */
 class Served {
-  constructor(private readonly server: Server, private readonly parts: ServerParts) {}
+  constructor(private readonly server: Server, private readonly parts: ServerParts, private readonly readSkill: WholeSkillRead) {}
 
   /** The session lists are served from; in the legacy era a request before `initialize` is refused. */
   private async current(): Promise<ServedSession> {
@@ -300,6 +303,13 @@ class Served {
       if (typeof wanted === "string") throw new ProtocolError(ProtocolErrorCode.InvalidParams, wanted);
       const entry = enabledSkill(session, wanted.skill);
       try {
+        // A plain address of a file within one page: the file whole, as Skills over MCP published
+        // it (checked against its digest). A larger one, or a page address, answers one page.
+        const whole = request.params.uri.includes("?") ? undefined : await this.readSkill(request.params.uri, MAX_READ_LIMIT);
+        if (whole !== undefined) {
+          const mimeType = whole.mimeType ?? resourceMime(wanted.path);
+          return { contents: ["text" in whole ? { uri: request.params.uri, mimeType, text: whole.text } : { uri: request.params.uri, mimeType, blob: Buffer.from(whole.bytes).toString("base64") }] };
+        }
         const page = await session.skills.read(entry.name, wanted.path, wanted.offset, MAX_READ_LIMIT);
         const more = page.next_offset === null ? {} : { _meta: { "albedo/next": skillUri(entry.name, wanted.path, page.next_offset), "albedo/size": page.size } };
         const content = page.encoding === "base64" ? { uri: request.params.uri, mimeType: resourceMime(wanted.path), blob: page.content } : { uri: request.params.uri, mimeType: resourceMime(wanted.path), text: page.content };

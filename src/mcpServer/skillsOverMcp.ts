@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
-import type { McpServer, ServerContext } from "@modelcontextprotocol/server";
+import type { McpServer, Server, ServerContext } from "@modelcontextprotocol/server";
 import {
   DIRECTORY_MIME_TYPE, SKILL_LIMITS, SkillCatalogError, SkillsExtension, skillEntry,
   type DirectoryResource, type Skill, type SkillCatalogChanges, type SkillReadResult, type SkillSource, type SkillWarning,
@@ -35,6 +35,9 @@ export interface SkillsOverMcpOptions {
    */
   readonly onChange?: (changes: SkillCatalogChanges) => void;
 }
+
+/** Where a skill that cannot be published, or a file changed since, is said by default: one line on stderr. */
+const defaultWarning = (warning: SkillWarning): void => void process.stderr.write(`albedo: skills over MCP: ${warning.path}: ${warning.message}\n`);
 
 /** The scheme of albedo's skill resources, which the extension's entries share. */
 const BASE_URI = "skill://";
@@ -67,6 +70,8 @@ const keyOf = (skill: string, path: string): string => `${skill}\0${path}`;
  */
 export class SkillsOverMcp {
   readonly extension: SkillsExtension;
+  /** The session's skills as the extension asks for them. */
+  readonly source: SkillSource;
   private published: Published | undefined;
   private building: { snapshot: CatalogSnapshot; done: Promise<Published> } | undefined;
   private readonly servers = new Set<WeakRef<McpServer>>();
@@ -78,8 +83,9 @@ export class SkillsOverMcp {
     private readonly session: Promise<SkillsSession>,
     private readonly options: SkillsOverMcpOptions = {},
   ) {
-    this.warn = options.onWarning ?? ((w) => void process.stderr.write(`albedo: skills over MCP: ${w.path}: ${w.message}\n`));
-    this.extension = new SkillsExtension({ source: this.source(), baseUri: BASE_URI, onWarning: this.warn });
+    this.warn = options.onWarning ?? defaultWarning;
+    this.source = this.sourceOf();
+    this.extension = new SkillsExtension({ source: this.source, baseUri: BASE_URI, onWarning: this.warn });
     session.then(
       (served) => {
         if (!this.disposed) this.watching = served.catalog.onChange(() => void this.announce());
@@ -146,7 +152,19 @@ export class SkillsOverMcp {
     return await this.building.done;
   }
 
-  private source(): SkillSource {
+  /**
+   * The published file `uri` names (a plain `skill://NAME/PATH`), whole and checked against its
+   * digest, when it is at most `maxBytes`; undefined for an address that is not one, or a file
+   * larger (read it in pages).
+   */
+  async readWhole(uri: string, maxBytes: number): Promise<SkillReadResult | undefined> {
+    const named = parseUri(uri);
+    if (named === undefined) return undefined;
+    const file = (await this.current()).files.get(keyOf(named.skill, named.path));
+    return file === undefined || file.size > maxBytes ? undefined : await this.readPublished(file);
+  }
+
+  private sourceOf(): SkillSource {
     return {
       list: async ({ cursor }) => {
         const { skills } = await this.current();
@@ -216,6 +234,46 @@ export function offerSkillsOverMcp(mcp: McpServer, session: SkillsSession | Prom
     throw error;
   }
   return skills;
+}
+
+/** One publisher per session, whatever number of server instances serve it (an HTTP endpoint builds one per request). */
+const publishers = new WeakMap<SkillsSession, SkillsOverMcp>();
+
+function publisherOf(session: SkillsSession): SkillsOverMcp {
+  let publisher = publishers.get(session);
+  if (publisher === undefined) {
+    publisher = new SkillsOverMcp(Promise.resolve(session));
+    publishers.set(session, publisher);
+  }
+  return publisher;
+}
+
+/** Reads a published skill file whole, checked against its digest; undefined when `uri` is no such file or it is over `maxBytes`. */
+export type WholeSkillRead = (uri: string, maxBytes: number) => Promise<SkillReadResult | undefined>;
+
+/**
+ * Serves Skills over MCP on albedo's low-level `server`, before it connects, in either era:
+ * `skills/list`, `skills/get` and `resources/directory/read` are the SDK extension's, over the
+ * session `session()` finds for each request (its publisher shared by every server of that
+ * session, so entries are built once per catalog snapshot). albedo's own `resources/*` handlers
+ * stay: the answer is the whole-file read they give a plain `skill://` address, so a host can check
+ * what it reads against the entry's digest. Announcing reloads is the server's own (it sends
+ * `resources/list_changed` after every one).
+ */
+export function attachSkillsOverMcp(server: Server, session: () => Promise<SkillsSession>): WholeSkillRead {
+  const of = async () => publisherOf(await session()).source;
+  const delegated: SkillSource = {
+    list: async (params, ctx) => (await of()).list(params, ctx),
+    get: async (uri, ctx) => (await of()).get(uri, ctx),
+    read: async (uri, ctx) => (await of()).read(uri, ctx),
+    readDirectory: async (uri, params, ctx) => (await of()).readDirectory!(uri, params, ctx),
+  };
+  const extension = new SkillsExtension({ source: delegated, baseUri: BASE_URI, onWarning: defaultWarning });
+  // The extension attaches to a high-level McpServer: albedo's server is the low-level one under
+  // it, and albedo's resources/read keeps answering skill:// addresses (its template is not registered).
+  const host = { server, isConnected: () => false, registerResource: () => undefined } as unknown as McpServer;
+  extension.attach(host);
+  return async (uri, maxBytes) => publisherOf(await session()).readWhole(uri, maxBytes);
 }
 
 /** Builds the entries of every enabled skill of `snapshot`; a skill that cannot be published is left out with a warning. */

@@ -4,11 +4,14 @@
  * extension; over stdio (`albedo mcp serve` as a child process) and over `/mcp` on a real daemon.
  * A handle keeps a kernel's state between calls, an unknown handle is an isError result, a long
  * cell becomes a task that tasks/get answers and tasks/cancel interrupts, idle handles close, and
- * tools/list is the same in both eras and across fresh servers.
+ * tools/list is the same in both eras and across fresh servers; Skills over MCP (skills/list,
+ * skills/get, verified reads, directory reads) is served in both eras, its digests following a reload.
  */
-import { mkdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -91,6 +94,32 @@ describe("P-5 albedo mcp serve in the 2026-07-28 era (stdio)", () => {
     expect((read.contents[0] as { text: string }).text).toContain("# Demo");
   });
 
+  it("Skills over MCP in both eras: skills/list with the digests of the files on disk, skills/get, verified reads; a reload after an edit changes that file's digest", async () => {
+    const manifest = join(roots.wsAgents(dirs.workspace), "demo", "SKILL.md");
+    const digest = () => `sha256:${createHash("sha256").update(readFileSync(manifest)).digest("hex")}`;
+    const legacy = new ModernClient({ name: "albedo-era-test", version: "1.0.0" });
+    await legacy.connect(new ModernStdio({ command: process.execPath, args: [BIN, "mcp", "serve", "--workspace", dirs.workspace], env: serveEnv(dirs) as Record<string, string>, cwd: dirs.root, stderr: "pipe" }));
+    try {
+      expect(legacy.getProtocolEra()).toBe("legacy");
+      for (const host of [new SkillsClient(client), new SkillsClient(legacy)]) {
+        const { skills, invalid } = await host.list();
+        expect(invalid).toEqual([]);
+        const demo = skills.find((entry) => entry.uri === "skill://demo/SKILL.md");
+        expect(demo?.resources).toEqual([expect.objectContaining({ uri: "skill://demo/SKILL.md", digest: digest() })]);
+        const { skill } = await host.get("skill://demo/SKILL.md");
+        expect(await host.read(skill)).toMatchObject({ verified: true, body: "# Demo\n\nTidy up.\n" });
+      }
+      const before = digest();
+      writeFileSync(manifest, readFileSync(manifest, "utf8").replace("Tidy up.", "Tidy up, then sort."));
+      await client.callTool({ name: "reload", arguments: {} });
+      const after = (await new SkillsClient(client).list()).skills.find((entry) => entry.uri === "skill://demo/SKILL.md");
+      expect(after!.resources).toEqual([expect.objectContaining({ uri: "skill://demo/SKILL.md", digest: digest() })]);
+      expect(digest()).not.toBe(before);
+    } finally {
+      await legacy.close();
+    }
+  }, 120_000);
+
   it("tools/list is the same in both eras and on a fresh server: order, descriptions, schemas", async () => {
     const modern = shapes((await client.listTools()).tools);
     expect(modern.map((tool) => (tool as { name: string }).name)).toEqual(["python", "skill", "reload"]);
@@ -140,6 +169,15 @@ describe("P-5 the daemon's /mcp in the 2026-07-28 era", () => {
     const unknown = await python(client, { code: "x", session: "s-AAAAAAAAAAAAAAAAAAAAAA" });
     expect(unknown.isError).toBe(true);
     expect(texts(unknown)[0]).toMatch(/call python without "session" to start a new session/);
+  }, 120_000);
+
+  it("Skills over MCP on /mcp in this era: skills/list lists the workspace's skills, directory reads list their files", async () => {
+    writeSkill(roots.wsAgents(dirs.workspace), "tidy", { description: "Tidy a folder.", body: "# Tidy\n" });
+    const host = new SkillsClient(await modernHttp());
+    const { skills } = await host.list();
+    expect(skills.map((entry) => entry.uri)).toContain("skill://tidy/SKILL.md");
+    const { skill } = await host.get("skill://tidy/SKILL.md");
+    expect(await host.read(skill)).toMatchObject({ verified: true, body: "# Tidy\n" });
   }, 120_000);
 
   it("a handle is bound to the workspace of the URL it was opened on: another ?workspace= does not find it", async () => {
