@@ -16,6 +16,7 @@ import { benchRemote } from "./remote.js";
 import { benchScale } from "./scale.js";
 import { benchImageConversation, benchImages } from "./images.js";
 import { benchDaemonImageMemory } from "./daemonImages.js";
+import { benchKernelFlood } from "./kernelFlood.js";
 import { benchMcp } from "./mcp.js";
 import { benchMcpServer } from "./mcpServer.js";
 import { benchNetwork } from "./network.js";
@@ -34,6 +35,7 @@ const BENCHES: ReadonlyArray<[string, Bench]> = [
   ["images", benchImages],
   ["images_conversation", benchImageConversation],
   ["images_daemon_memory", benchDaemonImageMemory],
+  ["kernel_flood_daemon_memory", benchKernelFlood],
   ["mcp", benchMcp],
   ["mcp_server", benchMcpServer],
   ["scale", benchScale],

@@ -6,22 +6,38 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { KernelMessage } from "@jupyterlab/services";
 import { zeromq, type Zeromq as zmq } from "../platform/index.js";
 import { channelAddress, type ConnectionInfo } from "./connection.js";
+import { kernelBytesInFlight, type BudgetAccount, type KernelByteBudget } from "./budget.js";
 import type { Signer } from "./signing.js";
-import { KERNEL_RECEIVE_HIGH_WATER_MARK, KERNEL_RECONNECT_CHECK_MS, MAX_KERNEL_MESSAGE_BYTES } from "./limits.js";
+import {
+  KERNEL_RECEIVE_HIGH_WATER_MARK, KERNEL_RECONNECT_CHECK_MS, MAX_KERNEL_CONTROL_MESSAGE_BYTES, MAX_KERNEL_MESSAGE_BYTES, MAX_KERNEL_REPLY_BYTES, MAX_OUTPUT_MESSAGE_BYTES,
+} from "./limits.js";
 import { deserialize, serialize } from "./wire.js";
 
 export type SendChannel = "shell" | "control" | "stdin";
 export type ReceiveChannel = SendChannel | "iopub";
+
+/** The largest message ZeroMQ takes from the kernel on each socket (ZMQ_MAXMSGSIZE), and its name; a larger one drops the connection. */
+export const RECEIVE_BOUNDS: Readonly<Record<ReceiveChannel, { readonly name: string; readonly bytes: number }>> = {
+  iopub: { name: "MAX_KERNEL_MESSAGE_BYTES", bytes: MAX_KERNEL_MESSAGE_BYTES },
+  shell: { name: "MAX_KERNEL_REPLY_BYTES", bytes: MAX_KERNEL_REPLY_BYTES },
+  control: { name: "MAX_KERNEL_CONTROL_MESSAGE_BYTES", bytes: MAX_KERNEL_CONTROL_MESSAGE_BYTES },
+  stdin: { name: "MAX_KERNEL_CONTROL_MESSAGE_BYTES", bytes: MAX_KERNEL_CONTROL_MESSAGE_BYTES },
+};
 
 export interface ChannelHandlers {
   onMessage(message: KernelMessage.IMessage): void;
   /** A received message that failed framing or signature checks; it was not delivered. */
   onDropped(channel: ReceiveChannel, reason: string): void;
   /**
-   * ZeroMQ dropped `channel`'s connection for a message over MAX_KERNEL_MESSAGE_BYTES; it is
+   * ZeroMQ dropped `channel`'s connection for a message over its bound (RECEIVE_BOUNDS); it is
    * connected again, and what the kernel sent on it meanwhile is lost.
    */
   onConnectionLost(channel: ReceiveChannel): void;
+  /**
+   * The process-wide budget of kernel bytes in flight cut this connection, the one holding the
+   * most (see KernelByteBudget): every socket is closed already; `reason` says why.
+   */
+  onCut(reason: string): void;
 }
 
 export class KernelChannels {
@@ -33,22 +49,35 @@ export class KernelChannels {
   private closed = false;
   /** Whether iopub's read loop waits on an empty queue: false while a message is taken in or waits its turn. */
   private iopubWaiting = false;
+  /** This connection's share of the process-wide budget of kernel bytes in flight. */
+  private readonly account: BudgetAccount;
 
   /**
    * Connects all four sockets. The shell and stdin DEALERs share `sessionId` as routing id because
    * the kernel routes input_request to the identity that sent the execute_request. iopub subscribes
    * to everything and to `welcomeTopic` as well: ipykernel may not welcome a lone "" subscription.
    */
-  constructor(info: ConnectionInfo, private readonly signer: Signer, sessionId: string, welcomeTopic: string, private readonly handlers: ChannelHandlers) {
-    // What ZeroMQ may hold of what the kernel sent: few messages, each within the bound (see the limits).
-    const receiving = { linger: 0, maxMessageSize: MAX_KERNEL_MESSAGE_BYTES, receiveHighWaterMark: KERNEL_RECEIVE_HIGH_WATER_MARK };
+  constructor(
+    info: ConnectionInfo,
+    private readonly signer: Signer,
+    sessionId: string,
+    welcomeTopic: string,
+    private readonly handlers: ChannelHandlers,
+    budget: KernelByteBudget = kernelBytesInFlight,
+  ) {
+    this.account = budget.open(sessionId, (reason) => {
+      this.close();
+      handlers.onCut(reason);
+    });
+    // What ZeroMQ may hold of what the kernel sent: few messages, each within its socket's bound (see the limits).
+    const receiving = (channel: ReceiveChannel) => ({ linger: 0, maxMessageSize: RECEIVE_BOUNDS[channel].bytes, receiveHighWaterMark: KERNEL_RECEIVE_HIGH_WATER_MARK });
     const dealer = (channel: SendChannel): zmq.Dealer => {
-      const socket = new (zeromq().Dealer)({ ...receiving, routingId: sessionId });
+      const socket = new (zeromq().Dealer)({ ...receiving(channel), routingId: sessionId });
       this.connect(channel, socket, channelAddress(info, channel));
       return socket;
     };
     this.dealers = { shell: dealer("shell"), control: dealer("control"), stdin: dealer("stdin") };
-    this.iopub = new (zeromq().Subscriber)(receiving);
+    this.iopub = new (zeromq().Subscriber)(receiving("iopub"));
     this.iopub.subscribe("");
     this.iopub.subscribe(welcomeTopic);
     this.connect("iopub", this.iopub, channelAddress(info, "iopub"));
@@ -76,6 +105,7 @@ export class KernelChannels {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.account.close();
     for (const check of this.checks) clearTimeout(check);
     for (const socket of [...Object.values(this.dealers), this.iopub]) socket.close();
   }
@@ -113,10 +143,20 @@ export class KernelChannels {
       // One awaited receive() per message, as the RPC server reads (see its receive loop); close() fails the pending one.
       for (;;) {
         if (channel === "iopub") this.iopubWaiting = true;
+        if (!socket.readable) this.account.drained(channel);
         // A receive() with a message queued settles before any timer can run, so this is false then.
         const frames = await socket.receive();
         if (channel === "iopub") this.iopubWaiting = false;
         if (this.closed) return;
+        // Charged before it is decoded: a charge past the budget may cut this very connection (closed then).
+        const bytes = messageBytes(frames);
+        if (!this.account.take(channel, frames, bytes, socket.readable)) return;
+        // A large one is decoded on a later turn: the loops of other sockets that took one in the same
+        // turn charge theirs first, so the budget sees every flood before any of them is decoded.
+        if (bytes > MAX_OUTPUT_MESSAGE_BYTES) {
+          await nextTurn();
+          if (this.closed) return;
+        }
         const decoded = deserialize(frames, this.signer, channel);
         if (decoded.ok) this.handlers.onMessage(decoded.message);
         else this.handlers.onDropped(channel, decoded.reason);
@@ -129,4 +169,10 @@ export class KernelChannels {
       if (!this.closed) this.handlers.onDropped(channel, `socket read failed: ${String(error)}`);
     }
   }
+}
+
+function messageBytes(frames: readonly Buffer[]): number {
+  let bytes = 0;
+  for (const frame of frames) bytes += frame.length;
+  return bytes;
 }

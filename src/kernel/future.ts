@@ -6,7 +6,8 @@ import type { KernelMessage } from "@jupyterlab/services";
 import type { ExecuteOptions, ExecuteOutput, ExecuteReply } from "./kernel.js";
 import { humanSize } from "../json/index.js";
 import { boundOutput, boundReply } from "./outputs.js";
-import { LOST_IDLE_GRACE_MS, MAX_KERNEL_MESSAGE_BYTES, MAX_PENDING_OUTPUTS, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GRACE_MS } from "./limits.js";
+import { RECEIVE_BOUNDS, type ReceiveChannel } from "./channels.js";
+import { LOST_IDLE_GRACE_MS, MAX_PENDING_OUTPUTS, MAX_PENDING_OUTPUT_BYTES, REPLY_AFTER_IDLE_GRACE_MS } from "./limits.js";
 import { noteOutput } from "./messages.js";
 import { ExecuteTimeline } from "./timeline.js";
 import { type Disposable, Emitter } from "../platform/index.js";
@@ -127,15 +128,16 @@ export class ExecuteFuture implements AsyncIterable<ExecuteOutput> {
   }
 
   /**
-   * The kernel's connection on `channel` was dropped for a message over MAX_KERNEL_MESSAGE_BYTES
+   * The kernel's connection on `channel` was dropped for a message over its bound (RECEIVE_BOUNDS)
    * and made again: a note among the outputs says what was lost. An idle lost on iopub no longer
    * holds the execution past LOST_IDLE_GRACE_MS after its reply (a reply lost on shell is missed
    * REPLY_AFTER_IDLE_GRACE_MS after its idle, as always); with both lost, it ends
    * LOST_IDLE_GRACE_MS after the second loss, as a missing reply.
    */
-  connectionLost(channel: string): void {
+  connectionLost(channel: ReceiveChannel): void {
     if (this.settled) return;
-    const limit = `MAX_KERNEL_MESSAGE_BYTES (${humanSize(MAX_KERNEL_MESSAGE_BYTES)})`;
+    const bound = RECEIVE_BOUNDS[channel];
+    const limit = `${bound.name} (${humanSize(bound.bytes)})`;
     this.push(noteOutput(this.request, `[albedo: the kernel sent a message over ${limit} on ${channel}; it was dropped, with what the kernel sent on ${channel} until albedo connected again]\n`) as ExecuteOutput);
     if (channel === "iopub") this.lost.idle = true;
     if (channel === "shell") this.lost.reply = true;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { KernelMessage } from "@jupyterlab/services";
-import { KernelChannels, type ReceiveChannel, type SendChannel } from "./channels.js";
+import { KernelChannels, RECEIVE_BOUNDS, type ReceiveChannel, type SendChannel } from "./channels.js";
 import {
   channelAddress, connectionText, ensureRunDir, newConnectionInfo, removeConnectionFiles, writeConnectionFile, type ConnectionInfo,
 } from "./connection.js";
@@ -13,7 +13,7 @@ import { KernelStartError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
 import type { KernelInfo, StartKernelOptions, WrappedLaunch } from "./kernel.js";
 import { kernelArgv, KernelProcess, type ProcessExit } from "./launcher.js";
-import { KERNEL_INFO_RETRY_MS, KERNEL_READY_TIMEOUT_MS, MAX_KERNEL_MESSAGE_BYTES, SHUTDOWN_REPLY_TIMEOUT_MS, SIGKILL_TIMEOUT_MS } from "./limits.js";
+import { KERNEL_INFO_RETRY_MS, KERNEL_READY_TIMEOUT_MS, SHUTDOWN_REPLY_TIMEOUT_MS, SIGKILL_TIMEOUT_MS } from "./limits.js";
 import { kernelInfoRequest, shutdownRequest } from "./messages.js";
 import { createSigner } from "./signing.js";
 import { parentMsgId } from "./wire.js";
@@ -25,7 +25,7 @@ export interface InstanceHandlers {
   onMessage(message: KernelMessage.IMessage): void;
   /** The process exited or its heartbeat stopped while nobody was shutting it down. */
   onDeath(reason: string): void;
-  /** A connection dropped for a message over MAX_KERNEL_MESSAGE_BYTES was made again (see ChannelHandlers). */
+  /** A connection dropped for a message over its socket's bound was made again (see ChannelHandlers). */
   onConnectionLost(channel: ReceiveChannel): void;
   readonly log: Log;
 }
@@ -51,9 +51,12 @@ export class KernelInstance {
       onMessage: (message) => this.dispatch(message),
       onDropped: (channel, reason) => handlers.log("warn", "dropped a kernel message", { channel, reason }),
       onConnectionLost: (channel) => {
-        handlers.log("warn", `the kernel sent a message over MAX_KERNEL_MESSAGE_BYTES (${MAX_KERNEL_MESSAGE_BYTES} bytes); albedo dropped it and connected again`, { channel, pid: process.pid });
+        const bound = RECEIVE_BOUNDS[channel];
+        handlers.log("warn", `the kernel sent a message over ${bound.name} (${bound.bytes} bytes); albedo dropped it and connected again`, { channel, pid: process.pid });
         handlers.onConnectionLost(channel);
       },
+      // The sockets are closed already: the kernel is of no more use, so it counts as lost, with the reason.
+      onCut: (reason) => this.die(reason),
     });
   }
 

@@ -59,15 +59,34 @@ export const MAX_KERNEL_MESSAGE_BYTES = 64 * 1024 * 1024;
  * default, all of it in these queues.
  */
 export const KERNEL_RECEIVE_HIGH_WATER_MARK = 1;
-/** The sockets that receive from one kernel: shell, control, stdin and iopub. */
-const KERNEL_RECEIVE_SOCKETS = 4;
 /**
- * Bytes of kernel messages the runtime holds for one session at most, however fast its kernel
- * sends: on each receiving socket KERNEL_RECEIVE_HIGH_WATER_MARK messages queued and one more read,
- * each within MAX_KERNEL_MESSAGE_BYTES. Messages are taken from the queues and decoded one at a time
- * for all sessions together (a decode holds a few copies of one message while it runs).
+ * Bytes of one message a kernel sends on shell (ZMQ_MAXMSGSIZE there, as MAX_KERNEL_MESSAGE_BYTES is
+ * on iopub): the replies to execute, kernel_info, complete and inspect requests, whose outputs come
+ * on iopub instead. A larger one is dropped like a message over MAX_KERNEL_MESSAGE_BYTES.
  */
-export const MAX_KERNEL_QUEUED_BYTES_PER_SESSION = KERNEL_RECEIVE_SOCKETS * (KERNEL_RECEIVE_HIGH_WATER_MARK + 1) * MAX_KERNEL_MESSAGE_BYTES;
+export const MAX_KERNEL_REPLY_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes of one message a kernel sends on control or stdin (ZMQ_MAXMSGSIZE there): an interrupt or
+ * shutdown reply, an input prompt.
+ */
+export const MAX_KERNEL_CONTROL_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * Bytes of kernel messages ZeroMQ holds for one session at most, however fast its kernel sends: on
+ * each receiving socket KERNEL_RECEIVE_HIGH_WATER_MARK messages queued and one more read, each
+ * within that socket's bound (iopub MAX_KERNEL_MESSAGE_BYTES, shell MAX_KERNEL_REPLY_BYTES, control
+ * and stdin MAX_KERNEL_CONTROL_MESSAGE_BYTES). Messages are taken from the queues and decoded one at
+ * a time for all sessions together (a decode holds a few copies of one message while it runs).
+ */
+export const MAX_KERNEL_QUEUED_BYTES_PER_SESSION =
+  (KERNEL_RECEIVE_HIGH_WATER_MARK + 1) * (MAX_KERNEL_MESSAGE_BYTES + MAX_KERNEL_REPLY_BYTES + 2 * MAX_KERNEL_CONTROL_MESSAGE_BYTES);
+/**
+ * Bytes of kernel messages the runtime holds for all local kernels together (see KernelByteBudget):
+ * the messages taken in whose frames are still alive, and what ZeroMQ still queues behind them.
+ * Past it, the kernel whose messages hold the most is cut (its sockets closed, the kernel counted
+ * as lost with the reason), never a quiet one: a few kernels flooding at once cannot take the
+ * daemon further, however many sessions are open.
+ */
+export const MAX_KERNEL_BYTES_IN_FLIGHT = 512 * 1024 * 1024;
 /** Bytes of a heartbeat's answer: the kernel echoes the few bytes of each ping. */
 export const MAX_HEARTBEAT_REPLY_BYTES = 1024;
 /**

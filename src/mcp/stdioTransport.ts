@@ -1,12 +1,14 @@
 /**
- * The stdio transport of a server process (M-2), on the SDK's ReadBuffer and serializeMessage.
+ * The stdio transport of a server process (M-2): stdout is cut into lines by LineFrames (each byte
+ * scanned once, a line held in pieces until its newline), each line a message; serializeMessage is the SDK's.
  * The process runs in its own process group with exactly its launch's environment; stderr and
  * stdout lines that are not messages go to the log bounded; a message over MCP_MAX_MESSAGE_BYTES
  * breaks the connection. close() climbs the shutdown ladder until the whole group is gone.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { LineFrames, LineTooLong } from "../json/index.js";
 import type { Log } from "../platform/index.js";
 import { sandboxServer, ServerSandboxError, type SandboxedProcess } from "../sandbox/index.js";
 import { MCP_GROUP_POLL_MS, MCP_MAX_MESSAGE_BYTES, MCP_SIGKILL_WAIT_MS, MCP_SIGTERM_WAIT_MS, MCP_STDIN_CLOSE_WAIT_MS } from "./limits.js";
@@ -61,7 +63,8 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly readBuffer = new ReadBuffer({ maxBufferSize: MCP_MAX_MESSAGE_BYTES });
+  /** stdout as whole lines, each within MCP_MAX_MESSAGE_BYTES. */
+  private lines: LineFrames | undefined;
   /** With `pid`, its name marks this as a stdio transport to the SDK, which then takes a silent era probe as a legacy server. */
   private readonly stderr: ServerOutput;
   private readonly noise: ServerOutput;
@@ -130,7 +133,14 @@ export class StdioTransport implements Transport {
     child.on("error", (error) => this.onerror?.(error));
     child.stdin!.on("error", () => undefined);
     child.stderr!.on("data", (chunk: Buffer) => this.stderr.write(chunk));
-    child.stdout!.on("data", (chunk: Buffer) => this.read(chunk));
+    const lines = new LineFrames(MCP_MAX_MESSAGE_BYTES);
+    this.lines = lines;
+    lines.on("data", (line: Buffer) => this.read(line));
+    lines.once("error", (error) => {
+      const cause = error instanceof LineTooLong ? `a message over ${MCP_MAX_MESSAGE_BYTES} bytes (MCP_MAX_MESSAGE_BYTES)` : `unreadable output (${error.message})`;
+      this.break(new McpOversizeError(`mcp server ${this.options.server} sent ${cause}; the connection was dropped`));
+    });
+    child.stdout!.pipe(lines);
     // "close", not "exit": a last reply may still sit in the stdout pipe when the process exits.
     child.once("close", () => this.exited());
   }
@@ -171,32 +181,26 @@ export class StdioTransport implements Transport {
     return true;
   }
 
-  private read(chunk: Buffer): void {
+  /** One line of stdout: a message, else data to log (bounded), never a reason to stop reading. */
+  private read(line: Buffer): void {
     if (this.broken) return;
+    const text = line.toString("utf8").replace(/\r?\n$/, "");
+    if (text.length === 0) return;
+    let message: JSONRPCMessage;
     try {
-      this.readBuffer.append(chunk);
-    } catch {
-      this.break(new McpOversizeError(`mcp server ${this.options.server} sent a message over ${MCP_MAX_MESSAGE_BYTES} bytes (MCP_MAX_MESSAGE_BYTES); the connection was dropped`));
+      message = deserializeMessage(text);
+    } catch (error) {
+      this.noise.line(`not a JSON-RPC message: ${(error as Error).message}`);
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.readBuffer.readMessage();
-      } catch (error) {
-        // A line that is not a message is data to log (bounded), never a reason to stop reading.
-        this.noise.line(`not a JSON-RPC message: ${(error as Error).message}`);
-        continue;
-      }
-      if (message === null) return;
-      this.answered = true;
-      this.onmessage?.(message);
-    }
+    this.answered = true;
+    this.onmessage?.(message);
   }
 
   private break(error: Error): void {
     this.broken = error;
-    this.readBuffer.clear();
+    // Nothing more is read: what the server still writes is left in the pipe, which closes with it.
+    if (this.lines) this.child?.stdout?.unpipe(this.lines);
     this.onerror?.(error);
     if (this.child?.pid !== undefined) signalGroup(this.child.pid, "SIGKILL");
     void this.close();

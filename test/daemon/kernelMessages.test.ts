@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { processMemoryMb } from "../../bench/pss.js";
-import { KERNEL_RECEIVE_HIGH_WATER_MARK, LOST_IDLE_GRACE_MS, MAX_KERNEL_MESSAGE_BYTES } from "../../src/kernel/limits.js";
+import { KERNEL_RECEIVE_HIGH_WATER_MARK, LOST_IDLE_GRACE_MS, MAX_KERNEL_BYTES_IN_FLIGHT, MAX_KERNEL_MESSAGE_BYTES } from "../../src/kernel/limits.js";
 import { call, type DaemonProcess } from "./support/daemon.js";
 import { daemonFixture } from "./support/fixture.js";
 
@@ -22,6 +22,18 @@ const fixture = daemonFixture();
 /** The daemon's peak resident memory (VmHWM), in MiB. */
 const daemonPeakMib = (daemon: DaemonProcess): number => processMemoryMb(daemon.process.pid!).peak;
 
+/** A daemon with `count` sessions open, each kernel sandboxed. */
+async function sandboxedSessions(count: number): Promise<{ daemon: DaemonProcess; ids: string[] }> {
+  const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
+  const ids: string[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const opened = await call(daemon, "POST", "/sessions", { workspace: fixture.dirs.workspace });
+    expect(opened.body.kernel.sandbox).toBe("bwrap");
+    ids.push(opened.body.id as string);
+  }
+  return { daemon, ids };
+}
+
 /** A cell that sends one display_data of `mib` MiB straight on the kernel's iopub socket, past the kernel package's own stream cut. */
 function rawMessage(mib: number): string {
   return [
@@ -34,14 +46,7 @@ function rawMessage(mib: number): string {
 
 describe("B K-2 D-1 a message over MAX_KERNEL_MESSAGE_BYTES from a kernel is never received", () => {
   it(`${SESSIONS} sandboxed kernels each send ${SENT_MIB} MiB on iopub at once: each execution says it was dropped, the daemon's memory stays flat, the sessions keep working`, { timeout: 240_000 }, async () => {
-    const { dirs } = fixture;
-    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
-    const ids: string[] = [];
-    for (let n = 0; n < SESSIONS; n += 1) {
-      const opened = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace });
-      expect(opened.body.kernel.sandbox).toBe("bwrap");
-      ids.push(opened.body.id as string);
-    }
+    const { daemon, ids } = await sandboxedSessions(SESSIONS);
     const before = daemonPeakMib(daemon);
     const answers = await Promise.all(ids.map((id) => call(daemon, "POST", `/sessions/${id}/execute`, { code: rawMessage(SENT_MIB) })));
     const note = `[albedo: the kernel sent a message over MAX_KERNEL_MESSAGE_BYTES (${MAX_KERNEL_MESSAGE_BYTES / MIB}.0 MB) on iopub; it was dropped, with what the kernel sent on iopub until albedo connected again]\n`;
@@ -66,6 +71,8 @@ const FLOOD_MESSAGES = 8;
  * messages the collector has not freed yet (measured: about ten at once in this flood).
  */
 const DECODE_COPIES = 12;
+/** Kernels flooding at once in the test of one session's bound: few enough to stay within MAX_KERNEL_BYTES_IN_FLIGHT together (four do not, see the next test). */
+const FLOODING_PER_SESSION_TEST = 2;
 
 /**
  * A cell that sends `count` display_data messages of `mib` MiB straight on the kernel's iopub
@@ -87,15 +94,8 @@ function flood(mib: number, count: number, sendQueue?: number): string {
 }
 
 describe("B K-2 D-1 kernels flooding iopub with messages under MAX_KERNEL_MESSAGE_BYTES", () => {
-  it(`${SESSIONS} sandboxed kernels each send ${FLOOD_MESSAGES} messages of ${FLOOD_MIB} MiB at once: the daemon holds at most KERNEL_RECEIVE_HIGH_WATER_MARK + 1 of them per kernel, and a well-behaved session keeps answering meanwhile`, { timeout: 600_000 }, async () => {
-    const { dirs } = fixture;
-    const daemon = await fixture.start(["--listen", "127.0.0.1:0", "--pool", "0"]);
-    const ids: string[] = [];
-    for (let n = 0; n < SESSIONS + 1; n += 1) {
-      const opened = await call(daemon, "POST", "/sessions", { workspace: dirs.workspace });
-      expect(opened.body.kernel.sandbox).toBe("bwrap");
-      ids.push(opened.body.id as string);
-    }
+  it(`${FLOODING_PER_SESSION_TEST} sandboxed kernels each send ${FLOOD_MESSAGES} messages of ${FLOOD_MIB} MiB at once: the daemon holds at most KERNEL_RECEIVE_HIGH_WATER_MARK + 1 of them per kernel, and a well-behaved session keeps answering meanwhile`, { timeout: 600_000 }, async () => {
+    const { daemon, ids } = await sandboxedSessions(FLOODING_PER_SESSION_TEST + 1);
     const [calm, ...flooding] = ids as [string, ...string[]];
     const before = daemonPeakMib(daemon);
     let floodsDone = 0;
@@ -108,14 +108,14 @@ describe("B K-2 D-1 kernels flooding iopub with messages under MAX_KERNEL_MESSAG
     const calmAnswers = [];
     for (let n = 0; n < 3; n += 1) calmAnswers.push({ answer: await call(daemon, "POST", `/sessions/${calm}/execute`, { code: `print(${n} + 1)` }), floodsDone });
     for (const [n, { answer }] of calmAnswers.entries()) expect(answer.body.outputs).toEqual([expect.objectContaining({ msg_type: "stream", content: { name: "stdout", text: `${n + 1}\n` } })]);
-    expect(calmAnswers[0]!.floodsDone).toBeLessThan(SESSIONS);
+    expect(calmAnswers[0]!.floodsDone).toBeLessThan(flooding.length);
     for (const answer of await floods) {
       // Each ends on its own idle, which came behind its whole flood, however long the others' took.
       expect(answer.body.status).toBe("ok");
       expect(answer.body.outputs).toContainEqual(expect.objectContaining({ msg_type: "display_data" }));
       expect(JSON.stringify(answer.body.outputs)).not.toContain("no idle status came");
     }
-    const held = SESSIONS * (KERNEL_RECEIVE_HIGH_WATER_MARK + 1) + DECODE_COPIES;
+    const held = flooding.length * (KERNEL_RECEIVE_HIGH_WATER_MARK + 1) + DECODE_COPIES;
     expect(daemonPeakMib(daemon) - before).toBeLessThan(held * FLOOD_MIB + MAX_GROWTH_MIB);
   });
 
@@ -129,5 +129,41 @@ describe("B K-2 D-1 kernels flooding iopub with messages under MAX_KERNEL_MESSAG
     expect(answer.body.outputs).toContainEqual(expect.objectContaining({ msg_type: "stream", content: { name: "stderr", text: note } }));
     // The session goes on: the next cell is answered (what that kernel's shrunken send queue drops of its outputs is its own loss).
     expect((await call(daemon, "POST", `/sessions/${id}/execute`, { code: "print(1 + 1)" })).body.status).toBe("ok");
+  });
+});
+
+/** Sessions flooding at once beside a quiet one: their queues alone hold more than MAX_KERNEL_BYTES_IN_FLIGHT. */
+const FLOODERS = 8;
+/** Messages each of them sends. */
+const GLOBAL_FLOOD_MESSAGES = 8;
+/**
+ * What the daemon may hold at its peak, derived from the budget: what the kernels' accounts hold
+ * (MAX_KERNEL_BYTES_IN_FLIGHT); the frames of the kernels cut, until the collector frees them (what
+ * their accounts held when cut: within the budget again); and the copies decoding makes of the
+ * messages (their text and parsed values, DECODE_COPIES messages at the bound).
+ */
+const BUDGET_BOUND_MIB = (2 * MAX_KERNEL_BYTES_IN_FLIGHT + DECODE_COPIES * MAX_KERNEL_MESSAGE_BYTES) / MIB;
+
+describe("B K-2 D-1 MAX_KERNEL_BYTES_IN_FLIGHT bounds what all kernels together make the daemon hold", () => {
+  it(`${FLOODERS} sandboxed kernels flood iopub at once beside a quiet session: the daemon's peak stays within the budget, the kernels holding the most are cut with the reason, the quiet session answers`, { timeout: 600_000 }, async () => {
+    const { daemon, ids } = await sandboxedSessions(FLOODERS + 1);
+    const [quiet, ...flooding] = ids as [string, ...string[]];
+    const before = daemonPeakMib(daemon);
+    const floods = Promise.all(flooding.map((id) => call(daemon, "POST", `/sessions/${id}/execute`, { code: flood(FLOOD_MIB, GLOBAL_FLOOD_MESSAGES) })));
+    const quietAnswer = await call(daemon, "POST", `/sessions/${quiet}/execute`, { code: "print(6 * 7)" });
+    const answers = await floods;
+    const peak = daemonPeakMib(daemon) - before;
+    console.log(`[M3] peak growth ${peak.toFixed(0)} MiB with ${FLOODERS} kernels flooding ${GLOBAL_FLOOD_MESSAGES} x ${FLOOD_MIB} MiB`);
+    expect(quietAnswer.body.outputs).toEqual([expect.objectContaining({ msg_type: "stream", content: { name: "stdout", text: "42\n" } })]);
+    const cut = answers.filter((answer) => JSON.stringify(answer.body).includes("MAX_KERNEL_BYTES_IN_FLIGHT"));
+    console.log(`[M3] ${cut.length} of ${FLOODERS} flooding kernels cut`);
+    expect(cut.length).toBeGreaterThan(0);
+    // The others took their whole flood in and ended on their own idle.
+    for (const answer of answers.filter((each) => !cut.includes(each))) expect(answer.body.status).toBe("ok");
+    for (const answer of cut) expect(JSON.stringify(answer.body)).toMatch(/past MAX_KERNEL_BYTES_IN_FLIGHT \(512\.0 MiB\) for all kernels together: [\d.]+ MiB held, [\d.]+ MiB of it from this kernel, the most of any/);
+    expect(peak).toBeLessThan(BUDGET_BOUND_MIB + MAX_GROWTH_MIB);
+    // The quiet session still answers after, and /health too.
+    expect((await call(daemon, "POST", `/sessions/${quiet}/execute`, { code: "print(1 + 1)" })).body.outputs).toEqual([expect.objectContaining({ content: { name: "stdout", text: "2\n" } })]);
+    expect((await call(daemon, "GET", "/health")).status).toBe(200);
   });
 });

@@ -107,6 +107,39 @@ describe("M-5 results past the bounds", () => {
   });
 });
 
+describe("B M-2 a server's stdout is read a line at a time, each line within MCP_MAX_MESSAGE_BYTES", () => {
+  it("a line of 50 MB with no newline fails that server naming the bound, the event loop keeps turning meanwhile, and the server is restarted", async () => {
+    const hub = made.make();
+    await hub.start(await resolved(temps, { endless: raw("normal") }));
+    const pid = status(hub, "endless").pid;
+    // A timer that would stop firing while a read held the event loop (a buffer joined and scanned again on every chunk).
+    let ticks = 0;
+    let ticksAtBreak = -1;
+    const ticker = setInterval(() => (ticks += 1), 1);
+    try {
+      const call = hub.call("endless.endless", { bytes: 50 * 1024 * 1024 }, { signal: NEVER });
+      await expect(call).rejects.toMatchObject({ code: "limit_exceeded", message: expect.stringContaining(`over ${MCP_MAX_MESSAGE_BYTES} bytes (MCP_MAX_MESSAGE_BYTES)`) });
+      ticksAtBreak = ticks;
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(ticksAtBreak).toBeGreaterThan(0);
+    await poll(() => status(hub, "endless").status === "running", { what: "endless restarted" });
+    expect(status(hub, "endless").pid).not.toBe(pid);
+    expect((await hub.call("endless.ok", { text: "e" }, { signal: NEVER })).value).toBe("ok e");
+  });
+
+  it("a message just under MCP_MAX_MESSAGE_BYTES with the next one right behind it in the same write is read, and so is the next", async () => {
+    const { log, lines } = logSink();
+    const hub = made.make({ log });
+    await hub.start(await resolved(temps, { near: raw("normal") }));
+    const pid = status(hub, "near").pid;
+    expect((await hub.call("near.near", { bytes: MCP_MAX_MESSAGE_BYTES - 16 }, { signal: NEVER })).value).toBe("after the near one");
+    expect(status(hub, "near")).toMatchObject({ status: "running", pid });
+    expect(lines.some((line) => line.includes("MCP_MAX_MESSAGE_BYTES"))).toBe(false);
+  });
+});
+
 describe("M-2 tool lists that are too long or odd", () => {
   it(`a list of 10,000 tools is cut at MAX_MCP_TOOLS_PER_SERVER (${MAX_MCP_TOOLS_PER_SERVER}) with a diagnostic`, async () => {
     const hub = made.make();

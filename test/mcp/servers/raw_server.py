@@ -9,7 +9,9 @@ Usage: raw_server.py MODE. MODE decides how it starts:
   many     lists 10,000 tools
   exit_on_list  answers initialize, then writes to stderr and exits when asked for its tools
   odd_names     lists tools whose names hold full-width letters, a ligature or zero-width characters
-Tools (normal, garbage, flood): ok, big (argument bytes), hang (never answers; a cancellation is
+Tools (normal, garbage, flood): ok, big (argument bytes), endless (writes argument bytes with no
+newline, then waits), near (a notification of argument bytes as one line, the answer right behind it
+in the same write), hang (never answers; a cancellation is
 appended to $RECORD, as is the server's pid at start), fail (isError), secret (echoes $SECRET), change (adds tool "added" and sends
 tools/list_changed), bad_schema, my-tool, has.dot, a 200-character name, pid.
 """
@@ -47,6 +49,8 @@ def tools():
     listed = [
         tool("ok", {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}, "Says ok.\nSecond line."),
         tool("big", {"type": "object", "properties": {"bytes": {"type": "integer"}}}),
+        tool("endless", {"type": "object", "properties": {"bytes": {"type": "integer"}}}),
+        tool("near", {"type": "object", "properties": {"bytes": {"type": "integer"}}}),
         tool("hang"), tool("fail"), tool("secret"), tool("change"), tool("pid"),
         tool("bad_schema", {"type": "object", "properties": {"q": {"type": "not-a-type"}}}),
         tool("my-tool"), tool("has.dot"), tool("x" * 200),
@@ -69,6 +73,20 @@ def call(request):
         return None
     if name == "big":
         return text("y" * int(args.get("bytes", 0)))
+    if name == "endless":
+        chunk = "y" * 65536
+        for _ in range(int(args.get("bytes", 0)) // len(chunk)):
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+        sys.stdin.readline()
+        return None
+    if name == "near":
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": ""}}
+        note["params"]["data"] = "y" * (int(args.get("bytes", 0)) - len(json.dumps(note)) - 1)
+        answer = {"jsonrpc": "2.0", "id": request["id"], "result": text("after the near one")}
+        sys.stdout.write(json.dumps(note) + "\n" + json.dumps(answer) + "\n")
+        sys.stdout.flush()
+        return None
     if name == "fail":
         return text("it went wrong", True)
     if name == "secret":
