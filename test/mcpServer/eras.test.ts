@@ -17,7 +17,7 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_PATH } from "../../src/daemon/index.js";
-import { PYTHON_TASK_AFTER_MS, SERVER_NAME } from "../../src/mcpServer/index.js";
+import { PYTHON_PROGRESS_INTERVAL_MS, PYTHON_TASK_AFTER_MS, SERVER_NAME } from "../../src/mcpServer/index.js";
 import { call, type DaemonProcess, type Dirs } from "../daemon/support/daemon.js";
 import { sessionDirs, type SessionDirs } from "../session/fixtures.js";
 import { runProgram } from "../support/cli.js";
@@ -93,6 +93,26 @@ describe("P-5 albedo mcp serve in the 2026-07-28 era (stdio)", () => {
     const read = await client.readResource({ uri: "skill://demo/SKILL.md" });
     expect((read.contents[0] as { text: string }).text).toContain("# Demo");
   });
+
+  it("the legacy suite's core holds in this era: an error is isError with its traceback, images are image content, a long cell sends progress, a cancelled call interrupts its cell", async () => {
+    const failed = await python(client, { code: "1 / 0" });
+    expect(failed.isError).toBe(true);
+    expect(texts(failed)[0]).toContain("ZeroDivisionError");
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC";
+    const shown = await python(client, { code: `from IPython.display import Image, display\nimport base64\ndisplay(Image(data=base64.b64decode("${png}")))\nprint("shown")` });
+    expect(shown.content.filter((part) => part.type === "image")).toEqual([expect.objectContaining({ type: "image", mimeType: "image/png" })]);
+    expect(texts(shown)[0]).toBe("shown\n");
+    const seen: number[] = [];
+    const slow = await client.callTool({ name: "python", arguments: { code: `import time; time.sleep(${(PYTHON_PROGRESS_INTERVAL_MS * 2.5) / 1000}); print('done')` } }, { onprogress: (progress) => seen.push(progress.progress) });
+    expect(texts(slow as unknown as AnyResult)[0]).toBe("done\n");
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    const controller = new AbortController();
+    const cancelled = client.callTool({ name: "python", arguments: { code: "import time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    stopped = True\n    raise" } }, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    controller.abort("the user pressed stop");
+    await expect(cancelled).rejects.toThrow();
+    await poll(async () => texts(await python(client, { code: "print(globals().get('stopped', False))" }))[0] === "True\n", { what: "the cancelled cell's flag", timeoutMs: 30_000, intervalMs: 200 });
+  }, 120_000);
 
   it("Skills over MCP in both eras: skills/list with the digests of the files on disk, skills/get, verified reads; a reload after an edit changes that file's digest", async () => {
     const manifest = join(roots.wsAgents(dirs.workspace), "demo", "SKILL.md");
