@@ -61,10 +61,12 @@ export const MAX_KERNEL_MESSAGE_BYTES = 64 * 1024 * 1024;
 export const KERNEL_RECEIVE_HIGH_WATER_MARK = 1;
 /**
  * Bytes of one message a kernel sends on shell (ZMQ_MAXMSGSIZE there, as MAX_KERNEL_MESSAGE_BYTES is
- * on iopub): the replies to execute, kernel_info, complete and inspect requests, whose outputs come
- * on iopub instead. A larger one is dropped like a message over MAX_KERNEL_MESSAGE_BYTES.
+ * on iopub): the replies to execute, kernel_info, complete and inspect requests. As much as iopub
+ * takes, because an execute reply that failed carries the error whole (name, value and traceback,
+ * as the error output on iopub does), and an inspect reply a docstring bundle. A larger one is
+ * dropped like a message over MAX_KERNEL_MESSAGE_BYTES; the process-wide budget bounds them all.
  */
-export const MAX_KERNEL_REPLY_BYTES = 8 * 1024 * 1024;
+export const MAX_KERNEL_REPLY_BYTES = MAX_KERNEL_MESSAGE_BYTES;
 /**
  * Bytes of one message a kernel sends on control or stdin (ZMQ_MAXMSGSIZE there): an interrupt or
  * shutdown reply, an input prompt.

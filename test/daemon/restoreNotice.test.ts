@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -52,6 +53,21 @@ async function restoreRows(daemon: DaemonProcess, session: string): Promise<stri
   return rows.filter((row) => row.kind === "notice" && row.text?.startsWith("the kernel restarted and was restored")).map((row) => row.text!);
 }
 
+/**
+ * Waits until the kernel's checkpoint lists `name`: it is written after the cell answered, and a
+ * kernel killed before that comes back without the cell's names (nothing to restore).
+ */
+async function checkpointed(session: string, name: string): Promise<void> {
+  const manifest = join(fixture.dirs.state, "checkpoints", session, "kernel", "manifest.json");
+  await poll(() => {
+    try {
+      return name in (JSON.parse(readFileSync(manifest, "utf8")) as { names: Record<string, unknown> }).names;
+    } catch {
+      return false;
+    }
+  }, { what: `the checkpoint to list ${name}` });
+}
+
 async function kernelPid(daemon: DaemonProcess, session: string): Promise<number> {
   return (await call(daemon, "GET", `/sessions/${session}`)).body.kernel.pid as number;
 }
@@ -62,6 +78,7 @@ describe("K-15 O-9 the model is told what came back", () => {
     const { daemon, session } = await daemonWithModel();
     const executed = await call(daemon, "POST", `/sessions/${session}/execute`, { code: "frame = {'rows': 3}" });
     expect(executed.status).toBe(200);
+    await checkpointed(session, "frame");
     const pid = await kernelPid(daemon, session);
     process.kill(pid, "SIGKILL");
     await poll(async () => {
@@ -84,6 +101,7 @@ describe("K-15 O-9 the model is told what came back", () => {
     server.requests.length = 0;
     const { daemon, session } = await daemonWithModel();
     await call(daemon, "POST", `/sessions/${session}/execute`, { code: "kept = [1, 2, 3]" });
+    await checkpointed(session, "kept");
     server.enqueue(python("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"), prose("The kernel died."), prose("Fine."));
     expect((await say(daemon, session, "crash it")).outcome).toMatchObject({ result: "completed" });
     const tool = (server.requests[1]!.body.messages as { role: string; content: string }[]).find((message) => message.role === "tool")!;
