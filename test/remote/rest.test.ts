@@ -11,6 +11,11 @@ import { poll } from "../support/poll.js";
 /** Small bounds, so each edge is reached with a few bytes and a short wait. */
 const BOUNDS = { maxBytes: 1024, timeoutMs: 300 };
 const TOKEN = "jt-0123456789abcdef";
+/** An endless answer comes in chunks this size, against a bound of many chunks (as the real one is). */
+const ENDLESS_CHUNK_BYTES = 64 * 1024;
+const ENDLESS_BOUNDS = { maxBytes: 4 * 1024 * 1024, timeoutMs: 30_000 };
+/** How many endless answers in a row must each be closed. */
+const ENDLESS_ROUNDS = 100;
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -63,6 +68,33 @@ describe("K-12 B every REST answer of a remote server is read within a byte boun
   it("an answer whose Content-Length passes the bound is aborted before its body is read", async () => {
     await expect((await read(`${base}/declared`)).text()).rejects.toThrow(/larger than MAX_REMOTE_BODY_BYTES/);
     await poll(() => closed.has("/declared"), { what: "the server to see its answer aborted" });
+  });
+
+  it("an endless answer the server keeps pushing is closed each time it passes the bound, so the server is never left blocked writing", async () => {
+    const ended: number[] = [];
+    const endless = createServer((_req, res) => {
+      let gone = false;
+      const chunk = Buffer.alloc(ENDLESS_CHUNK_BYTES, 0x61);
+      const pump = () => {
+        while (!gone) if (!res.write(chunk)) return void res.once("drain", pump);
+      };
+      res.once("close", () => ((gone = true), ended.push(ended.length)));
+      pump();
+    });
+    await new Promise<void>((done) => endless.listen(0, "127.0.0.1", done));
+    const address = endless.address();
+    const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/endless`;
+    const bounded = boundedFetch([TOKEN], ENDLESS_BOUNDS);
+    try {
+      // Before the body was cancelled too, one of the first few such answers stayed open, paused.
+      for (let round = 1; round <= ENDLESS_ROUNDS; round += 1) {
+        await expect((await bounded(url, { method: "POST", body: "{}" })).arrayBuffer()).rejects.toThrow(/larger than MAX_REMOTE_BODY_BYTES/);
+        await poll(() => ended.length === round, { what: `the server to see answer ${round} of ${ENDLESS_ROUNDS} closed` });
+      }
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((done) => endless.close(() => done()));
+    }
   });
 
   it("no answer by the deadline rejects naming REMOTE_REQUEST_TIMEOUT_MS, and so does a body that stops coming", async () => {

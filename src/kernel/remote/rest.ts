@@ -44,26 +44,34 @@ export function boundedFetch(secrets: readonly string[], bounds: RestBounds = RE
   };
 }
 
-/** The whole body, or a throw once it passes `maxBytes` (the response is aborted then) or the deadline aborts it. */
+/**
+ * The whole body, or a throw once it passes `maxBytes` or the deadline aborts it. Either way the
+ * request is aborted and the body cancelled: the abort alone now and then leaves undici holding the
+ * socket, paused, with the server blocked writing to it; the cancel closes the connection.
+ */
 async function readBounded(response: Response, maxBytes: number, controller: AbortController, what: string): Promise<Uint8Array> {
-  const tooLarge = () => new RemoteKernelError("server", `${what}: the answer is larger than MAX_REMOTE_BODY_BYTES (${humanSize(maxBytes)}); albedo stopped reading it`);
   if (response.body === null) return new Uint8Array();
-  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) throw abort(controller, tooLarge());
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks, size);
-    size += value.byteLength;
-    if (size > maxBytes) throw abort(controller, tooLarge());
-    chunks.push(value);
+  const tooLarge = () => {
+    const error = new RemoteKernelError("server", `${what}: the answer is larger than MAX_REMOTE_BODY_BYTES (${humanSize(maxBytes)}); albedo stopped reading it`);
+    controller.abort(error);
+    return error;
+  };
+  try {
+    if (Number(response.headers.get("content-length") ?? 0) > maxBytes) throw tooLarge();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return Buffer.concat(chunks, size);
+      size += value.byteLength;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(value);
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => undefined);
+    throw error;
   }
-}
-
-function abort(controller: AbortController, error: Error): Error {
-  controller.abort(error);
-  return error;
 }
 
 /** The answer services reads: `body` as it came, or in place of a failed read a body that fails (success) or says why (error answer). */
