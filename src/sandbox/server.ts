@@ -12,7 +12,7 @@ import { findExecutable, within } from "../platform/index.js";
 import { detectSandbox } from "./detect.js";
 import { SERVER_SHM_MB } from "./limits.js";
 import { traceRealPath } from "./paths.js";
-import { SandboxPlan, type ExposureRequest } from "./plan.js";
+import { REPLACED_SYSTEM_PATHS, SandboxPlan, type ExposureRequest } from "./plan.js";
 import { bwrapLaunch, type SandboxProfile } from "./profile.js";
 
 /** Under the state dir: one scratch dir per running server, removed when it stops. */
@@ -78,14 +78,19 @@ export function sandboxServer(places: ServerSandboxPlaces, server: ServerProcess
 }
 
 /**
- * Where the server's command is installed, when the home (which the sandbox hides) holds it: the
- * prefix of the command as found on PATH and of its real file (`~/.pyenv/versions/3.11.7` for
- * `~/.pyenv/versions/3.11.7/bin/python3.11`), shown read-only.
+ * Where the server's command is installed, when a place the sandbox hides or replaces (the home,
+ * the host's /tmp and /run) holds it: the prefix of the command as found on PATH and of its real
+ * file (`~/.pyenv/versions/3.11.7` for `~/.pyenv/versions/3.11.7/bin/python3.11`, a checkout's
+ * `.venv` under /tmp), shown read-only. Never one of those places whole; the plan still refuses
+ * what the state dir or a kernel-writable place holds.
  */
 function installOf(server: ServerProcess, home: string): ExposureRequest[] {
   const found = server.command.includes("/") ? resolve(server.cwd, server.command) : findExecutable(server.command, server.env.PATH);
   if (found === undefined) return [];
   const real = traceRealPath(found)?.real ?? found;
-  const prefixes = [found, real].filter((path) => within(path, home)).map((path) => dirname(dirname(path)));
-  return [...new Set(prefixes)].filter((prefix) => prefix !== home).map((path) => ({ path, kind: "ro" as const, what: `the install of ${basename(server.command)}` }));
+  const hidden = [home, ...REPLACED_SYSTEM_PATHS];
+  const prefixes = [found, real].filter((path) => hidden.some((place) => within(path, place))).map((path) => dirname(dirname(path)));
+  return [...new Set(prefixes)]
+    .filter((prefix) => !hidden.some((place) => within(place, prefix)))
+    .map((path) => ({ path, kind: "ro" as const, what: `the install of ${basename(server.command)}` }));
 }

@@ -16,11 +16,14 @@ const MIB = 1024 * 1024;
 /** A marker a cut output ends with. */
 const CUT_MARKER = /\[albedo: [\d.]+ MB of output dropped: more than MAX_OUTPUT_MESSAGE_BYTES \(2\.0 MB\) in one output\]\n$/;
 /**
- * The daemon's V8 heap limit in these tests (NODE_OPTIONS --max-old-space-size), far below the
- * 320 MB the flooding cell prints: a daemon that kept what it dropped runs out of heap and dies.
- * What it may hold: 16 MB of kept outputs, one message being cut, and its own baseline.
+ * The daemon's V8 heap limit in these tests (NODE_OPTIONS --max-old-space-size), below the 320 MB
+ * the flooding cell prints: a daemon that kept what it dropped runs out of heap and dies. What it
+ * may hold: 16 MB of kept outputs, its own baseline, and the messages being cut, each as text and
+ * parsed: the failed cell's 20 MB error arrives on iopub and, whole again, in its reply on shell,
+ * and the two sockets' messages may be decoded in the same turn. Measured live after a full
+ * collection: 122 MB alone, 199 MB with two other flooding test files beside it (192 was too tight).
  */
-const DAEMON_HEAP_MIB = 192;
+const DAEMON_HEAP_MIB = 256;
 /** Room for the one marker output an answer ends with when it left outputs out. */
 const ANSWER_MARKER_BYTES = 1024;
 

@@ -114,7 +114,7 @@ describe("P-5 albedo mcp serve in the 2026-07-28 era (stdio)", () => {
     await poll(async () => texts(await python(client, { code: "print(globals().get('stopped', False))" }))[0] === "True\n", { what: "the cancelled cell's flag", timeoutMs: 30_000, intervalMs: 200 });
   }, 120_000);
 
-  it("Skills over MCP in both eras: skills/list with the digests of the files on disk, skills/get, verified reads; a reload after an edit changes that file's digest", async () => {
+  it("Skills over MCP in both eras: skills/list with the digests of the files on disk, skills/get, verified reads; a reload after an edit changes that file's digest and reaches a subscriptions/listen stream", async () => {
     const manifest = join(roots.wsAgents(dirs.workspace), "demo", "SKILL.md");
     const digest = () => `sha256:${createHash("sha256").update(readFileSync(manifest)).digest("hex")}`;
     const legacy = new ModernClient({ name: "albedo-era-test", version: "1.0.0" });
@@ -130,8 +130,14 @@ describe("P-5 albedo mcp serve in the 2026-07-28 era (stdio)", () => {
         expect(await host.read(skill)).toMatchObject({ verified: true, body: "# Demo\n\nTidy up.\n" });
       }
       const before = digest();
+      // The reload also reaches this client's subscriptions/listen stream as a tool-list change.
+      let toolsChanged = 0;
+      client.setNotificationHandler("notifications/tools/list_changed", () => void (toolsChanged += 1));
+      const subscription = await client.listen({ toolsListChanged: true });
       writeFileSync(manifest, readFileSync(manifest, "utf8").replace("Tidy up.", "Tidy up, then sort."));
       await client.callTool({ name: "reload", arguments: {} });
+      await poll(() => toolsChanged > 0, { what: "the reload's tool-list change on the listen stream" });
+      await subscription.close();
       const after = (await new SkillsClient(client).list()).skills.find((entry) => entry.uri === "skill://demo/SKILL.md");
       expect(after!.resources).toEqual([expect.objectContaining({ uri: "skill://demo/SKILL.md", digest: digest() })]);
       expect(digest()).not.toBe(before);
@@ -198,6 +204,30 @@ describe("P-5 the daemon's /mcp in the 2026-07-28 era", () => {
     expect(skills.map((entry) => entry.uri)).toContain("skill://tidy/SKILL.md");
     const { skill } = await host.get("skill://tidy/SKILL.md");
     expect(await host.read(skill)).toMatchObject({ verified: true, body: "# Tidy\n" });
+  }, 120_000);
+
+  it("a reload of a handle's session reaches a client listening on subscriptions/listen as list changes", async () => {
+    const listener = await modernHttp();
+    const heard: string[] = [];
+    listener.setNotificationHandler("notifications/tools/list_changed", () => void heard.push("tools"));
+    listener.setNotificationHandler("notifications/prompts/list_changed", () => void heard.push("prompts"));
+    listener.setNotificationHandler("notifications/resources/list_changed", () => void heard.push("resources"));
+    const subscription = await listener.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
+    try {
+      const client = await modernHttp();
+      const handle = (await python(client, { code: "1" })).structuredContent?.session as string;
+      expect(heard).toEqual([]);
+      writeSkill(roots.wsAgents(dirs.workspace), "listened", { description: "Appears after a reload.", body: "# Listened\n" });
+      const reloaded = (await client.callTool({ name: "reload", arguments: { session: handle } })) as AnyResult;
+      expect(reloaded.isError).not.toBe(true);
+      await poll(() => ["tools", "prompts", "resources"].every((kind) => heard.includes(kind)), { what: "the three list changes on the listen stream" });
+      // What the listener reads after the notice names the new skill.
+      expect(JSON.stringify((await listener.listTools()).tools)).toContain("listened");
+    } finally {
+      await subscription.close();
+    }
+    expect(await subscription.closed).toBe("local");
   }, 120_000);
 
   it("a handle is bound to the workspace of the URL it was opened on: another ?workspace= does not find it", async () => {

@@ -5,7 +5,7 @@
  * plain call would take (its status messages on the cell's stderr), an interrupt cancels the task on the server, and a project server in the
  * new era still waits for approval.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpApprovals, type McpServerEntry } from "../../src/mcp/index.js";
@@ -16,12 +16,19 @@ import { run, sessionsPerTest, type SessionDirs } from "./fixtures.js";
 const sessions = sessionsPerTest();
 const ERA_SERVER = resolve("test/mcp/servers/era_server.py");
 const STARTUP_MS = 120_000;
+/** Where a project keeps the server's script, relative to its workspace. */
+const PROJECT_SCRIPT = "tools/era_server.py";
 
 const record = (dirs: SessionDirs) => join(dirs.root, "era-record.txt");
 const recorded = (dirs: SessionDirs) => readFileSync(record(dirs), { encoding: "utf8", flag: "a+" }).split("\n").filter(Boolean);
 
 function modern(dirs: SessionDirs): McpServerEntry {
   return { command: TEST_VENV_PYTHON, args: [ERA_SERVER, "modern"], env: { RECORD: record(dirs) }, startup_timeout_ms: STARTUP_MS } as McpServerEntry;
+}
+
+/** The same server as a project ships it: its script in the workspace, named relative to it (the script is copied there first). */
+function projectModern(dirs: SessionDirs): McpServerEntry {
+  return { ...modern(dirs), args: [PROJECT_SCRIPT, "modern"] } as McpServerEntry;
 }
 
 async function running(session: { mcp: { servers(): readonly { status: string }[] } }): Promise<void> {
@@ -81,15 +88,16 @@ describe.skipIf(!HAVE_TEST_VENV)("M-6 a server that speaks only 2026-07-28, from
 
   it("a project server in the new era still waits for approval of its entry; approved, it starts in the new era", async () => {
     const { session, dirs } = await sessions.open(async (d) => {
-      const entry = modern(d);
+      mkdirSync(join(d.workspace, "tools"));
+      copyFileSync(ERA_SERVER, join(d.workspace, PROJECT_SCRIPT));
       mkdirSync(join(d.workspace, ".albedo"), { recursive: true });
-      writeFileSync(join(d.workspace, ".albedo", "settings.json"), JSON.stringify({ mcp: { servers: { notes: entry } } }));
+      writeFileSync(join(d.workspace, ".albedo", "settings.json"), JSON.stringify({ mcp: { servers: { notes: projectModern(d) } } }));
     });
     const [waiting] = session.mcp.servers();
     expect(waiting).toMatchObject({ name: "notes", status: "disabled", origin: "project" });
     expect(waiting!.diagnostics.join("\n")).toContain("albedo mcp approve notes");
     expect(recorded(dirs)).toEqual([]);
-    await (await McpApprovals.load(dirs.stateDir, dirs.workspace)).approve("notes", modern(dirs), dirs.workspace);
+    await (await McpApprovals.load(dirs.stateDir, dirs.workspace)).approve("notes", projectModern(dirs), dirs.workspace);
     await session.reload();
     await running(session);
     expect(session.mcp.servers()[0]).toMatchObject({ name: "notes", status: "running", era: "modern", origin: "project" });

@@ -40,6 +40,11 @@ export interface DaemonProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Signals that end a daemon only when it crashed or the machine killed it (tests stop it with SIGTERM or SIGKILL). */
+const CRASH_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(["SIGABRT", "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"]);
+/** How much of a crashed daemon's stderr the run's log shows. */
+const CRASH_STDERR_CHARS = 4000;
+
 /**
  * Spawns `albedo serve` (default --listen 127.0.0.1:0) and waits for its "listening" line; `env` adds to envFor(dirs).
  * `wrap` runs it through another program, e.g. ["sh", "-c", 'umask 000; exec "$0" "$@"'].
@@ -58,7 +63,13 @@ export async function startDaemon(
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   let gone = false;
-  void exited.then(() => (gone = true));
+  void exited.then(({ code, signal }) => {
+    gone = true;
+    // A daemon that crashed (not stopped by its test) says so where the run's log shows it, with how its stderr ended.
+    if ((code !== null && code !== 0 && code !== 1) || (signal !== null && CRASH_SIGNALS.has(signal))) {
+      process.stderr.write(`albedo serve (pid ${child.pid}) ended with ${signal ?? `exit code ${code}`}; the end of its stderr:\n${err.slice(-CRASH_STDERR_CHARS)}\n`);
+    }
+  });
   await poll(() => {
     if (gone) throw new Error(`albedo serve exited early: ${err}${out}`);
     return /listening on (\S+)/.test(out);
