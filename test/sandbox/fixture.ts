@@ -129,7 +129,11 @@ export interface RunResult {
 
 /** Runs `python -c code` through `wrap` and waits for it; kills it at RUN_TIMEOUT_MS. */
 export async function runPython(wrap: Wrap | undefined, code: string, spawnEnv?: Record<string, string>): Promise<RunResult> {
-  const child = spawnWrapped(wrap, [PYTHON, "-c", code], "ignore", spawnEnv);
+  return await collect(spawnWrapped(wrap, [PYTHON, "-c", code], "ignore", spawnEnv));
+}
+
+/** Waits for `child` (spawned with piped stdout and stderr), collecting both; kills it at RUN_TIMEOUT_MS. */
+export async function collect(child: ChildProcess): Promise<RunResult> {
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sandboxServer, type ServerSandboxPlaces } from "../../src/sandbox/index.js";
 import { NO_SANDBOX } from "../support/sandbox.js";
 import { tempDirs } from "../support/tempDirs.js";
-import { PYTHON, RUN_TIMEOUT_MS } from "./fixture.js";
+import { collect, PYTHON, type RunResult } from "./fixture.js";
 
 /** Dirs in the host's /tmp (a hidden place under test). */
 const dirs = tempDirs("albedo-srv-");
@@ -27,19 +27,11 @@ function venvAt(prefix: string): string {
   return python;
 }
 
-/** Runs `code` with `python` in the server sandbox of `places`; answers its exit code and output. */
-async function runServer(places: ServerSandboxPlaces, python: string, code: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `code` with `python` in the server sandbox of `places`; answers how it ended and what it printed. */
+async function runServer(places: ServerSandboxPlaces, python: string, code: string): Promise<RunResult> {
   const launch = sandboxServer(places, { command: python, args: ["-c", code], env: { PATH: "/usr/bin:/bin" }, cwd: places.workspace });
   try {
-    const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ["ignore", "pipe", "pipe", ...launch.fds] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
-    const exit = await new Promise<number | null>((done) => child.once("close", done));
-    clearTimeout(timer);
-    return { code: exit, stdout, stderr };
+    return await collect(spawn(launch.command, launch.args, { env: launch.env, stdio: ["ignore", "pipe", "pipe", ...launch.fds] }));
   } finally {
     launch.dispose();
   }
